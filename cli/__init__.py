@@ -1,0 +1,1 @@
+"""The command-line face: argparse commands over the core calls."""

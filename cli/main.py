@@ -1,0 +1,54 @@
+"""`convo-tui` entry point: with no command it starts the app.
+
+Each command lives in its own module under cli/ exposing
+`register(subparsers)`, which adds a parser whose `func(args) -> int` runs it.
+Expected problems (`ConvoError`) print one line to stderr and exit non-zero.
+"""
+
+from __future__ import annotations
+
+import argparse
+import importlib
+import sys
+
+from core.errors import ConvoError
+
+# Command modules, in the order `--help` lists them.
+COMMANDS = ["show"]
+
+
+def build_parser() -> argparse.ArgumentParser:
+    parser = argparse.ArgumentParser(
+        prog="convo-tui",
+        description="Search and browse your past conversations with AI coding assistants.",
+    )
+    parser.add_argument("--config", metavar="FILE", help="settings file (default: the platform config dir; env CONVO_TUI_CONFIG)")
+    parser.add_argument("--index-dir", metavar="DIR", help="index folder (env CONVO_TUI_INDEX_DIR)")
+    parser.add_argument("--demo", action="store_true", help="start the app on the bundled demo corpus, indexed into a temporary folder")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    for name in COMMANDS:
+        importlib.import_module(f"cli.{name}").register(subparsers)
+    return parser
+
+
+def main(argv: list[str] | None = None) -> int:
+    parser = build_parser()
+    args = parser.parse_args(argv)
+    try:
+        if args.command is None:
+            from cli.app import run_app
+
+            return run_app(args)
+        return int(args.func(args) or 0)
+    except ConvoError as exc:
+        print(f"convo-tui: {exc}", file=sys.stderr)
+        return 1
+    except KeyboardInterrupt:
+        print("convo-tui: interrupted", file=sys.stderr)
+        return 130
+    except BrokenPipeError:
+        return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())

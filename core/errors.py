@@ -1,0 +1,39 @@
+"""The project's own errors: each renders as one line a user can act on."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+
+class ConvoError(Exception):
+    """Base class for expected problems (shown as one line, no traceback)."""
+
+
+class ParseError(ConvoError):
+    """A source file could not be read as a transcript.
+
+    The only exception the parser API lets escape; `str()` names the file, the
+    line where that helps, and the reason.
+    """
+
+    def __init__(self, path: str | Path, reason: str, line: int | None = None):
+        self.path = str(path)
+        self.reason = reason
+        self.line = line
+        super().__init__(str(self))
+
+    def __str__(self) -> str:
+        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        return f"{where}: {self.reason}"
+
+
+class ConfigError(ConvoError):
+    """The settings file is unreadable or has a bad value."""
+
+
+class QueryError(ConvoError):
+    """A search query has a malformed filter."""
+
+
+class IndexUnavailable(ConvoError):
+    """The index cannot be opened or used as asked (locked, other model, ...)."""

@@ -1,0 +1,70 @@
+"""What search and the index hand to the faces (CLI, app): plain records.
+
+Kept apart from search.py so the app can render results without importing the
+search machinery (and its model) at start-up.
+"""
+
+from __future__ import annotations
+
+from dataclasses import asdict, dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+HitKind = Literal["turn", "message"]
+
+
+@dataclass
+class Hit:
+    """One search result card: a turn (or a lone message) of a session.
+
+    `similarity` is the dense cosine similarity in 0..1, what a person reads on
+    the card; `score` is the fused rank score that ordered the results.
+    """
+
+    kind: HitKind
+    session_id: str
+    session_title: str
+    project: str
+    source: str
+    path: str
+    turn_index: int
+    message_ids: list[str]
+    matched_message_ids: list[str]
+    similarity: float
+    score: float
+    timestamp: datetime | None
+    user_text: str
+    ai_text: str
+    tools: list[str] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        data["timestamp"] = self.timestamp.isoformat() if self.timestamp else None
+        return data
+
+
+@dataclass
+class SessionSummary:
+    """A session as the sessions list shows it, read from the index."""
+
+    id: str
+    title: str
+    project: str
+    source: str
+    path: str
+    message_count: int
+    turn_count: int
+    started_at: datetime | None
+    updated_at: datetime | None
+    description: str = ""
+    starred: bool = False
+    tags: list[str] = field(default_factory=list)
+    # The source file is gone; the index still holds the whole session.
+    orphaned: bool = False
+
+    def to_json(self) -> dict[str, Any]:
+        data = asdict(self)
+        for key in ("started_at", "updated_at"):
+            value = getattr(self, key)
+            data[key] = value.isoformat() if value else None
+        return data

@@ -1,0 +1,117 @@
+"""The transcript model every source produces and everything else consumes.
+
+Plain dataclasses with no behaviour beyond small derived views, so that parsers,
+the index, the CLI and the app can share them without importing each other.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass, field
+from datetime import datetime
+from typing import Any, Literal
+
+Role = Literal["user", "assistant", "system"]
+
+USER: Role = "user"
+ASSISTANT: Role = "assistant"
+SYSTEM: Role = "system"
+
+
+@dataclass
+class ToolCall:
+    """One call the assistant made; `args` keeps the source's argument values."""
+
+    name: str
+    args: dict[str, Any] = field(default_factory=dict)
+
+
+@dataclass
+class Message:
+    """One message as the user saw it, with tool traffic and thinking set apart.
+
+    `text` never contains tool calls or tool results. `virtual` messages were
+    shown to the user but never sent to the model (chat threads); `sidechain`
+    messages belong to a sub-agent; `error` marks an API error the tool logged.
+    Neither of those three takes part in pairing or indexing.
+    """
+
+    id: str
+    role: Role
+    text: str
+    thinking: str = ""
+    timestamp: datetime | None = None
+    tools: list[ToolCall] = field(default_factory=list)
+    virtual: bool = False
+    sidechain: bool = False
+    error: bool = False
+    is_html: bool = False
+    attachment: str | None = None
+    available_tasks: list[Any] = field(default_factory=list)
+    meta: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def is_conversation(self) -> bool:
+        """True when the message is part of the user <-> model exchange."""
+        return not (self.virtual or self.sidechain or self.error)
+
+
+@dataclass
+class Turn:
+    """A user question and the AI's answer, merged per the pairing rules."""
+
+    index: int
+    user_message_ids: list[str]
+    ai_message_ids: list[str]
+    user_text: str
+    ai_text: str
+    combined_text: str
+    tools: list[ToolCall] = field(default_factory=list)
+    timestamp: datetime | None = None
+
+    @property
+    def message_ids(self) -> list[str]:
+        return [*self.user_message_ids, *self.ai_message_ids]
+
+    @property
+    def tool_names(self) -> list[str]:
+        return [tool.name for tool in self.tools]
+
+
+@dataclass
+class Session:
+    """One conversation from one source file (or thread folder)."""
+
+    id: str
+    title: str
+    project: str
+    source: str
+    path: str
+    messages: list[Message] = field(default_factory=list)
+    started_at: datetime | None = None
+    updated_at: datetime | None = None
+    meta: dict[str, Any] = field(default_factory=dict)
+    # Problems the parser recovered from (a truncated line, a dangling parent):
+    # the session is usable, the user is told.
+    warnings: list[str] = field(default_factory=list)
+    _turns: list[Turn] | None = field(default=None, repr=False, compare=False)
+
+    @property
+    def turns(self) -> list[Turn]:
+        if self._turns is None:
+            from core.pairing import pair_messages
+
+            self._turns = pair_messages(self.messages)
+        return self._turns
+
+    def message(self, message_id: str) -> Message | None:
+        for message in self.messages:
+            if message.id == message_id:
+                return message
+        return None
+
+    def fill_times(self) -> None:
+        """Derive started_at/updated_at from message timestamps when unset."""
+        stamps = [m.timestamp for m in self.messages if m.timestamp is not None]
+        if stamps:
+            self.started_at = self.started_at or min(stamps)
+            self.updated_at = self.updated_at or max(stamps)

@@ -1,0 +1,130 @@
+"""Sessions to and from JSON-ready dicts.
+
+`session_to_json` is the `convo-tui show --json` shape (documented in the
+README). `session_to_record`/`session_from_record` round-trip a whole session
+through the index so it can be read after its file is gone.
+"""
+
+from __future__ import annotations
+
+from datetime import datetime
+from typing import Any
+
+from core.model import Message, Session, ToolCall
+
+
+def iso(value: datetime | None) -> str | None:
+    return value.isoformat() if value else None
+
+
+def parse_iso(value: Any) -> datetime | None:
+    if not isinstance(value, str) or not value:
+        return None
+    try:
+        return datetime.fromisoformat(value)
+    except ValueError:
+        return None
+
+
+def session_to_json(session: Session) -> dict[str, Any]:
+    return {
+        "session": {
+            "id": session.id,
+            "title": session.title,
+            "project": session.project,
+            "source": session.source,
+            "path": session.path,
+            "started_at": iso(session.started_at),
+            "updated_at": iso(session.updated_at),
+        },
+        "messages": [
+            {
+                "id": m.id,
+                "role": m.role,
+                "text": m.text,
+                "thinking": m.thinking,
+                "timestamp": iso(m.timestamp),
+                "tools": [{"name": t.name, "args": t.args} for t in m.tools],
+                "virtual": m.virtual,
+            }
+            for m in session.messages
+        ],
+        "turns": [
+            {
+                "index": t.index,
+                "user_message_ids": t.user_message_ids,
+                "ai_message_ids": t.ai_message_ids,
+                "user_text": t.user_text,
+                "ai_text": t.ai_text,
+                "combined_text": t.combined_text,
+                "tools": t.tool_names,
+                "timestamp": iso(t.timestamp),
+            }
+            for t in session.turns
+        ],
+    }
+
+
+def _message_record(m: Message) -> dict[str, Any]:
+    record: dict[str, Any] = {"id": m.id, "role": m.role, "text": m.text}
+    optional = {
+        "thinking": m.thinking,
+        "timestamp": iso(m.timestamp),
+        "tools": [{"name": t.name, "args": t.args} for t in m.tools],
+        "virtual": m.virtual,
+        "sidechain": m.sidechain,
+        "error": m.error,
+        "is_html": m.is_html,
+        "attachment": m.attachment,
+        "available_tasks": m.available_tasks,
+        "meta": m.meta,
+    }
+    record.update({k: v for k, v in optional.items() if v})
+    return record
+
+
+def session_to_record(session: Session) -> dict[str, Any]:
+    """Everything needed to rebuild the session, compactly (falsy fields dropped)."""
+    return {
+        "id": session.id,
+        "title": session.title,
+        "project": session.project,
+        "source": session.source,
+        "path": session.path,
+        "started_at": iso(session.started_at),
+        "updated_at": iso(session.updated_at),
+        "meta": session.meta,
+        "messages": [_message_record(m) for m in session.messages],
+    }
+
+
+def session_from_record(record: dict[str, Any]) -> Session:
+    messages = [
+        Message(
+            id=m["id"],
+            role=m["role"],
+            text=m.get("text", ""),
+            thinking=m.get("thinking", ""),
+            timestamp=parse_iso(m.get("timestamp")),
+            tools=[ToolCall(t["name"], t.get("args", {})) for t in m.get("tools", [])],
+            virtual=m.get("virtual", False),
+            sidechain=m.get("sidechain", False),
+            error=m.get("error", False),
+            is_html=m.get("is_html", False),
+            attachment=m.get("attachment"),
+            available_tasks=m.get("available_tasks", []),
+            meta=m.get("meta", {}),
+        )
+        for m in record.get("messages", [])
+    ]
+    return Session(
+        id=record["id"],
+        title=record.get("title", ""),
+        project=record.get("project", ""),
+        source=record.get("source", ""),
+        path=record.get("path", ""),
+        messages=messages,
+        started_at=parse_iso(record.get("started_at")),
+        updated_at=parse_iso(record.get("updated_at")),
+        meta=record.get("meta", {}),
+    )
