@@ -1,0 +1,1 @@
+"""Index stores behind one contract (see base.py)."""

@@ -1,0 +1,140 @@
+"""The index store contract: the little that indexing and search need from Qdrant.
+
+Two backends implement it (embedded Qdrant Edge, and a Qdrant server through
+qdrant-client); one contract test suite runs against both. Vectors are named:
+`dense` (cosine) and `bm25` (sparse, IDF modifier). Filters are backend-neutral
+so search builds them once.
+"""
+
+from __future__ import annotations
+
+import uuid
+from abc import ABC, abstractmethod
+from collections.abc import Iterator, Sequence
+from dataclasses import dataclass, field
+from typing import Any
+
+DENSE = "dense"
+SPARSE = "bm25"
+
+# Point ids are uuid5 of the point's key, so re-indexing is an idempotent upsert.
+_ID_NAMESPACE = uuid.UUID("6f1c2a52-3e0b-4b8e-9a57-2f6d0f3c7a10")
+
+
+def point_id(key: str) -> str:
+    return str(uuid.uuid5(_ID_NAMESPACE, key))
+
+
+@dataclass
+class SparseVec:
+    indices: list[int]
+    values: list[float]
+
+
+@dataclass
+class Point:
+    key: str  # "<session>:turn-3", "<session>:msg-4#1" (chunk 1), "<session>:session"
+    dense: Sequence[float] | None
+    sparse: SparseVec | None
+    payload: dict[str, Any] = field(default_factory=dict)
+
+    @property
+    def id(self) -> str:
+        return point_id(self.key)
+
+
+@dataclass(frozen=True)
+class Cond:
+    """One condition on a payload field.
+
+    Exactly one of: `value` (equals), `any` (equals one of), or a range
+    (`gte`/`lte`, numbers; timestamps are stored as epoch seconds).
+    """
+
+    key: str
+    value: str | int | bool | None = None
+    any: tuple[str | int, ...] = ()
+    gte: float | None = None
+    lte: float | None = None
+
+
+@dataclass(frozen=True)
+class Filter:
+    must: tuple[Cond, ...] = ()
+    must_not: tuple[Cond, ...] = ()
+
+    def and_(self, *conds: Cond) -> "Filter":
+        return Filter(must=self.must + tuple(conds), must_not=self.must_not)
+
+
+@dataclass
+class Query:
+    """One search: dense and/or sparse; both means fusion (RRF) inside Qdrant."""
+
+    dense: Sequence[float] | None = None
+    sparse: SparseVec | None = None
+    filter: Filter | None = None
+    limit: int = 10
+    # Candidates each vector contributes before fusion.
+    prefetch_limit: int | None = None
+    # Return the stored dense vector (to compute the cosine similarity a card shows).
+    with_dense: bool = False
+
+
+@dataclass
+class Scored:
+    id: str
+    score: float
+    payload: dict[str, Any]
+    dense: list[float] | None = None
+
+
+class Store(ABC):
+    """An open index. Not thread-safe for writes; reads may run alongside."""
+
+    @abstractmethod
+    def ensure(self, dim: int) -> None:
+        """Create the collection (vectors, BM25 with IDF, payload indexes) if absent."""
+
+    @abstractmethod
+    def upsert(self, points: Sequence[Point]) -> None: ...
+
+    @abstractmethod
+    def delete(self, flt: Filter) -> None: ...
+
+    @abstractmethod
+    def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
+        """Merge `values` into the payload of every point matching `flt`."""
+
+    @abstractmethod
+    def query(self, queries: Sequence[Query]) -> list[list[Scored]]:
+        """Run several searches in one round trip (turn and message levels)."""
+
+    @abstractmethod
+    def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
+        """Every matching point (payload only, or only `fields` of it)."""
+
+    @abstractmethod
+    def retrieve(self, keys: Sequence[str]) -> list[Scored]: ...
+
+    @abstractmethod
+    def count(self, flt: Filter | None = None) -> int: ...
+
+    @abstractmethod
+    def read_meta(self) -> dict[str, Any]:
+        """The index's own metadata (model, dimension, schema version, ...)."""
+
+    @abstractmethod
+    def write_meta(self, meta: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def flush(self) -> None: ...
+
+    @abstractmethod
+    def close(self) -> None: ...
+
+    def __enter__(self) -> "Store":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()
