@@ -1,0 +1,65 @@
+"""Typed settings: defaults, TOML file, env overrides, clear errors."""
+
+from __future__ import annotations
+
+from pathlib import Path
+
+import pytest
+
+from core.errors import ConfigError
+from core.settings import DEFAULT_MODEL, Settings
+
+
+def test_defaults_when_no_file(isolated_dirs):
+    settings = Settings.load()
+    assert settings.model == DEFAULT_MODEL
+    assert settings.search_mode == "hybrid"
+    assert settings.redact is True
+    assert settings.index_dir == isolated_dirs / "index"  # from CONVO_TUI_INDEX_DIR
+    assert settings.config_path == isolated_dirs / "config.toml"  # from CONVO_TUI_CONFIG
+
+
+def test_reads_toml_file(isolated_dirs, monkeypatch):
+    monkeypatch.delenv("CONVO_TUI_INDEX_DIR")
+    (isolated_dirs / "config.toml").write_text(
+        'index_dir = "/tmp/x-index"\nmodel = "BAAI/bge-small-en-v1.5"\nsources = ["~/notes"]\n'
+        'search_limit = 25\ndebounce-ms = 80\n[keys]\n"card.open" = "enter"\n',
+        encoding="utf-8",
+    )
+    settings = Settings.load()
+    assert settings.index_dir == Path("/tmp/x-index")
+    assert settings.model == "BAAI/bge-small-en-v1.5"
+    assert settings.sources == [Path("~/notes").expanduser()]
+    assert settings.search_limit == 25 and settings.debounce_ms == 80
+    assert settings.keys == {"card.open": "enter"}
+
+
+def test_env_index_dir_wins_over_file(isolated_dirs):
+    (isolated_dirs / "config.toml").write_text('index_dir = "/tmp/elsewhere"\n', encoding="utf-8")
+    assert Settings.load().index_dir == isolated_dirs / "index"
+
+
+def test_explicit_path_argument(tmp_path):
+    path = tmp_path / "other.toml"
+    path.write_text('search_mode = "keyword"\n', encoding="utf-8")
+    assert Settings.load(path).search_mode == "keyword"
+
+
+@pytest.mark.parametrize(
+    "content, message",
+    [
+        ("model = [", "invalid TOML"),
+        ("colour = 'blue'\n", "unknown setting 'colour'"),
+        ("search_limit = -1\n", "'search_limit' must be a non-negative whole number"),
+        ("search_mode = 'magic'\n", "'search_mode' must be one of hybrid, semantic, keyword, fuzzy"),
+        ("redact = 'yes'\n", "'redact' must be true or false"),
+        ("sources = 'a'\n", "'sources' must be a list of paths"),
+    ],
+)
+def test_bad_file_gives_one_line_error_naming_file(isolated_dirs, content, message):
+    (isolated_dirs / "config.toml").write_text(content, encoding="utf-8")
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    text = str(info.value)
+    assert "\n" not in text.strip()
+    assert str(isolated_dirs / "config.toml") in text and message in text
