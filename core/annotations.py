@@ -1,0 +1,223 @@
+"""User edits of conversations, kept apart from the indexed points.
+
+Titles, descriptions, stars, tags, per-session settings and deletions are the
+user's, not the source's: re-indexing rewrites every point of a changed
+session, so the edits live in a small SQLite file next to the index
+(`annotations.sqlite3`, mode 0600) keyed by session id and are laid over what
+the index returns. With the server backend the file still lives in the local
+index folder: edits are personal to the machine, never written to a shared
+Qdrant collection.
+
+A deletion remembers the source file's size and mtime at that moment; the
+indexer skips the session while the file is unchanged (`is_suppressed`), so a
+deleted conversation comes back only when its source changes or the user
+restores it.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import sqlite3
+from collections.abc import Iterable
+from contextlib import closing
+from dataclasses import dataclass, field
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any
+
+from core.errors import ConvoError
+
+FILE_NAME = "annotations.sqlite3"
+
+# Per-session settings the app honours, with their defaults.
+SESSION_SETTINGS: dict[str, bool] = {"hide_thinking": False, "hide_tools": False}
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS annotations (
+    session_id TEXT PRIMARY KEY,
+    title TEXT,
+    description TEXT NOT NULL DEFAULT '',
+    starred INTEGER NOT NULL DEFAULT 0,
+    tags TEXT NOT NULL DEFAULT '[]',
+    settings TEXT NOT NULL DEFAULT '{}',
+    deleted_at TEXT,
+    deleted_path TEXT,
+    deleted_size INTEGER,
+    deleted_mtime_ns INTEGER,
+    updated_at TEXT NOT NULL
+)
+"""
+
+
+@dataclass(frozen=True)
+class Deletion:
+    """When a session was deleted and what its source file looked like then."""
+
+    at: datetime
+    path: str
+    size: int | None
+    mtime_ns: int | None
+
+
+@dataclass
+class Annotation:
+    """Everything the user set on one session; defaults mean "nothing set"."""
+
+    session_id: str
+    title: str | None = None
+    description: str = ""
+    starred: bool = False
+    tags: list[str] = field(default_factory=list)
+    settings: dict[str, bool] = field(default_factory=dict)
+    deleted: Deletion | None = None
+
+    def effective_settings(self) -> dict[str, bool]:
+        return {**SESSION_SETTINGS, **self.settings}
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat()
+
+
+def _file_state(path: str) -> tuple[int | None, int | None]:
+    try:
+        stat = os.stat(path)
+    except OSError:
+        return None, None
+    return stat.st_size, stat.st_mtime_ns
+
+
+def normalize_tags(tags: Iterable[str]) -> list[str]:
+    """Trimmed, non-empty, first occurrence kept (case-insensitively)."""
+    seen: set[str] = set()
+    result: list[str] = []
+    for tag in tags:
+        tag = tag.strip()
+        if tag and tag.casefold() not in seen:
+            seen.add(tag.casefold())
+            result.append(tag)
+    return result
+
+
+class Annotations:
+    """The annotations file of one index folder. Each call opens its own short
+    connection, so the app and the CLI may edit at the same time."""
+
+    def __init__(self, index_dir: str | Path):
+        self.path = Path(index_dir) / FILE_NAME
+
+    def _connect(self) -> sqlite3.Connection:
+        try:
+            if not self.path.exists():
+                self.path.parent.mkdir(parents=True, exist_ok=True)
+                os.close(os.open(self.path, os.O_CREAT | os.O_WRONLY, 0o600))
+            conn = sqlite3.connect(self.path, timeout=10)
+            conn.execute(_SCHEMA)
+        except (OSError, sqlite3.Error) as exc:
+            raise ConvoError(f"{self.path}: cannot open the annotations file ({exc})") from None
+        return conn
+
+    def _row_to_annotation(self, row: sqlite3.Row | tuple) -> Annotation:
+        (session_id, title, description, starred, tags, settings, deleted_at, deleted_path, size, mtime_ns) = row
+        deleted = None
+        if deleted_at:
+            deleted = Deletion(datetime.fromisoformat(deleted_at), deleted_path or "", size, mtime_ns)
+        return Annotation(
+            session_id=session_id,
+            title=title,
+            description=description,
+            starred=bool(starred),
+            tags=json.loads(tags),
+            settings=json.loads(settings),
+            deleted=deleted,
+        )
+
+    _COLUMNS = (
+        "session_id, title, description, starred, tags, settings, "
+        "deleted_at, deleted_path, deleted_size, deleted_mtime_ns"
+    )
+
+    def get(self, session_id: str) -> Annotation:
+        if not self.path.exists():
+            return Annotation(session_id)
+        with closing(self._connect()) as conn:
+            row = conn.execute(f"SELECT {self._COLUMNS} FROM annotations WHERE session_id = ?", (session_id,)).fetchone()
+        return self._row_to_annotation(row) if row else Annotation(session_id)
+
+    def all(self) -> dict[str, Annotation]:
+        if not self.path.exists():
+            return {}
+        with closing(self._connect()) as conn:
+            rows = conn.execute(f"SELECT {self._COLUMNS} FROM annotations").fetchall()
+        return {row[0]: self._row_to_annotation(row) for row in rows}
+
+    def _update(self, session_id: str, **columns: Any) -> None:
+        names = list(columns)
+        assignments = ", ".join(f"{name} = excluded.{name}" for name in [*names, "updated_at"])
+        sql = (
+            f"INSERT INTO annotations (session_id, {', '.join(names)}, updated_at) "
+            f"VALUES (?, {', '.join('?' for _ in names)}, ?) "
+            f"ON CONFLICT(session_id) DO UPDATE SET {assignments}"
+        )
+        with closing(self._connect()) as conn, conn:
+            conn.execute(sql, (session_id, *columns.values(), _now()))
+
+    def set_title(self, session_id: str, title: str | None) -> None:
+        """A blank title gives the source's title back."""
+        self._update(session_id, title=(title or "").strip() or None)
+
+    def set_description(self, session_id: str, text: str) -> None:
+        self._update(session_id, description=text.strip())
+
+    def set_starred(self, session_id: str, starred: bool = True) -> None:
+        self._update(session_id, starred=int(starred))
+
+    def set_tags(self, session_id: str, tags: Iterable[str]) -> list[str]:
+        clean = normalize_tags(tags)
+        self._update(session_id, tags=json.dumps(clean, ensure_ascii=False))
+        return clean
+
+    def set_settings(self, session_id: str, **values: bool) -> dict[str, bool]:
+        """Merge `values` into the session's settings; returns the effective settings."""
+        for key, value in values.items():
+            if key not in SESSION_SETTINGS:
+                raise ConvoError(f"unknown session setting '{key}' (known: {', '.join(SESSION_SETTINGS)})")
+            if not isinstance(value, bool):
+                raise ConvoError(f"session setting '{key}' must be true or false, got {value!r}")
+        current = self.get(session_id)
+        merged = {**current.settings, **values}
+        self._update(session_id, settings=json.dumps(merged))
+        return {**SESSION_SETTINGS, **merged}
+
+    def mark_deleted(self, session_id: str, source_path: str) -> None:
+        size, mtime_ns = _file_state(source_path)
+        self._update(
+            session_id,
+            deleted_at=_now(),
+            deleted_path=source_path,
+            deleted_size=size,
+            deleted_mtime_ns=mtime_ns,
+        )
+
+    def restore(self, session_id: str) -> bool:
+        """Forget a deletion; True when there was one. The next index run brings it back."""
+        if self.get(session_id).deleted is None:
+            return False
+        self._update(session_id, deleted_at=None, deleted_path=None, deleted_size=None, deleted_mtime_ns=None)
+        return True
+
+    def is_suppressed(self, session_id: str, source_path: str | None = None) -> bool:
+        """True while a deleted session's source file is as it was when deleted.
+
+        The indexer asks this before writing a session: a changed (or
+        re-created) file means new content the user has not rejected yet.
+        """
+        deletion = self.get(session_id).deleted
+        if deletion is None:
+            return False
+        size, mtime_ns = _file_state(source_path or deletion.path)
+        return (size, mtime_ns) == (deletion.size, deletion.mtime_ns)
+
+    def deleted_ids(self) -> set[str]:
+        return {sid for sid, a in self.all().items() if a.deleted is not None}
