@@ -11,7 +11,13 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
-from typing import Any, Literal
+from typing import TYPE_CHECKING, Any, Literal
+
+from core.hits import Hit
+from core.model import Session
+
+if TYPE_CHECKING:
+    from core.library import Library
 
 ChatRole = Literal["system", "user", "assistant"]
 
@@ -102,3 +108,82 @@ def build_messages(
 def request_body(model: str, messages: Sequence[ChatMessage]) -> dict[str, Any]:
     """The Chat Completions request body, ready for `json.dumps`."""
     return {"model": model, "messages": [m.to_json() for m in messages]}
+
+
+def recent_lines(session: Session, count: int) -> list[str]:
+    """The last `count` conversation messages of a session, oldest first."""
+    if count <= 0:
+        return []
+    spoken = [m for m in session.messages if m.is_conversation and m.text.strip()]
+    return [format_line(m.role, m.text) for m in spoken[-count:]]
+
+
+def reference_lines(hits: Iterable[Hit], count: int, exclude: Iterable[str] = ()) -> list[str]:
+    """`User:`/`Assistant:` lines of the best `count` hits that add something new.
+
+    A hit whose lines are all in `exclude` (the recent section) or already
+    taken from a better hit does not use up one of the `count` places.
+    """
+    seen = set(exclude)
+    lines: list[str] = []
+    used = 0
+    for hit in hits:
+        if used >= count:
+            break
+        fresh = []
+        for role, text in (("user", hit.user_text), ("assistant", hit.ai_text)):
+            if text.strip():
+                line = format_line(role, text)
+                if line not in seen:
+                    seen.add(line)
+                    fresh.append(line)
+        if fresh:
+            lines.extend(fresh)
+            used += 1
+    return lines
+
+
+def context_for(
+    library: Library,
+    question: str,
+    *,
+    session_id: str | None = None,
+    recent: int = 10,
+    refs: int = 5,
+    all_sessions: bool = False,
+    preferences: str | None = None,
+    system: str | None = DEFAULT_SYSTEM,
+    split: bool = False,
+) -> list[ChatMessage]:
+    """The messages for `question`, drawn from the index.
+
+    With `session_id`: its last `recent` messages, and references searched in
+    that session only (every session with `all_sessions`). Without it: no
+    recent section, references from every session.
+    """
+    recent_part: list[str] = []
+    query = question
+    if session_id is not None:
+        recent_part = recent_lines(library.session(session_id), recent)
+        if not all_sessions:
+            query = f"{session_filter(session_id)} {question}"
+    references: list[str] = []
+    if refs > 0 and question.strip():
+        # Ask for spares: hits made only of recent lines do not count.
+        hits = library.search(query, limit=refs + recent // 2 + 2)
+        references = reference_lines(hits, refs, exclude=recent_part)
+    return build_messages(
+        question,
+        system=system,
+        preferences=preferences,
+        recent=recent_part,
+        references=references,
+        split=split,
+    )
+
+
+def session_filter(session_id: str) -> str:
+    """`session:ID`, quoted when the id has spaces or quotes of its own."""
+    if any(ch.isspace() or ch == '"' for ch in session_id):
+        return 'session:"' + session_id.replace('"', '\\"') + '"'
+    return f"session:{session_id}"

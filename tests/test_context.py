@@ -108,3 +108,47 @@ def test_format_line_labels_and_rejects_unknown_roles():
     assert format_line("system", "c") == "System: c"
     with pytest.raises(ValueError, match="unknown role 'tool'"):
         format_line("tool", "x")
+
+
+def _hit(user: str, ai: str, turn: int = 0):
+    from core.hits import Hit
+
+    return Hit("turn", "s", "t", "p", "cursor", "/x", turn, [], [], 0.5, 1.0, None, user, ai)
+
+
+def test_recent_lines_keep_time_order_and_skip_non_conversation():
+    from core.context import recent_lines
+    from core.model import Message, Session
+
+    session = Session("s", "t", "p", "cursor", "/x", messages=[
+        Message("0", "system", "Be brief."),
+        Message("1", "user", "first"),
+        Message("2", "assistant", "shown only", virtual=True),
+        Message("3", "assistant", "   "),
+        Message("4", "assistant", "answer one"),
+        Message("5", "user", "second"),
+        Message("6", "assistant", "sub-agent", sidechain=True),
+    ])
+    assert recent_lines(session, 10) == ["System: Be brief.", "User: first", "Assistant: answer one", "User: second"]
+    assert recent_lines(session, 2) == ["Assistant: answer one", "User: second"]
+    assert recent_lines(session, 0) == []
+
+
+def test_reference_lines_skip_recent_and_duplicates_without_using_a_place():
+    from core.context import reference_lines
+
+    hits = [
+        _hit("猫吃什么", "猫是肉食动物"),  # entirely in recent: no place used
+        _hit("我家的猫喜欢鱼", "可以适量喂鱼，注意去刺。"),
+        _hit("我家的猫喜欢鱼", "鱼刺要去掉"),  # user line already taken
+        _hit("", "lone answer"),
+        _hit("never reached", "x"),
+    ]
+    recent = ["User: 猫吃什么", "Assistant: 猫是肉食动物"]
+    assert reference_lines(hits, 3, exclude=recent) == [
+        "User: 我家的猫喜欢鱼",
+        "Assistant: 可以适量喂鱼，注意去刺。",
+        "Assistant: 鱼刺要去掉",
+        "Assistant: lone answer",
+    ]
+    assert reference_lines(hits, 0) == []

@@ -1,0 +1,59 @@
+"""`convo-tui context QUESTION`: the OpenAI request body for a question, as JSON."""
+
+from __future__ import annotations
+
+import argparse
+import json
+
+from core.context import DEFAULT_LLM_MODEL, context_for, request_body
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "context",
+        help="print the LLM request body (OpenAI chat messages) for a question",
+        description=(
+            "Assemble the recent messages of a session and the most relevant past turns "
+            "into an OpenAI Chat Completions request body and print it as JSON."
+        ),
+    )
+    parser.add_argument("question", help="the question to ask the model")
+    parser.add_argument("--session", metavar="ID", help="session whose recent messages and memory to use")
+    parser.add_argument("--recent", type=_count, default=10, metavar="N", help="recent messages of the session (default 10)")
+    parser.add_argument("--refs", type=_count, default=5, metavar="K", help="semantic references from the index (default 5)")
+    parser.add_argument("--all-sessions", action="store_true", help="search references in every session, not only --session")
+    parser.add_argument("--preferences", metavar="TEXT", help="user preferences to include")
+    parser.add_argument("--system", metavar="TEXT", help="system message (default: a short built-in instruction)")
+    parser.add_argument("--llm-model", default=DEFAULT_LLM_MODEL, metavar="NAME", help=f"model name in the body (default {DEFAULT_LLM_MODEL})")
+    parser.add_argument("--split", action="store_true", help="send the context and the question as two user messages")
+    parser.set_defaults(func=run)
+
+
+def _count(value: str) -> int:
+    try:
+        number = int(value)
+    except ValueError:
+        raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
+    if number < 0:
+        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    return number
+
+
+def run(args: argparse.Namespace) -> int:
+    from cli.session import open_library
+
+    kwargs = {} if args.system is None else {"system": args.system}
+    with open_library(args) as library:
+        messages = context_for(
+            library,
+            args.question,
+            session_id=args.session,
+            recent=args.recent,
+            refs=args.refs,
+            all_sessions=args.all_sessions,
+            preferences=args.preferences,
+            split=args.split,
+            **kwargs,
+        )
+    print(json.dumps(request_body(args.llm_model, messages), ensure_ascii=False, indent=2))
+    return 0

@@ -1,0 +1,147 @@
+"""`convo-tui session ...`: the user's edits of one conversation.
+
+Rename, describe, star, tag, per-session settings, delete from the index and
+restore. Edits live beside the index (core/annotations.py) and survive
+re-indexing; the source transcript is never touched.
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from core.errors import ConvoError
+
+if TYPE_CHECKING:
+    from core.library import Library
+
+
+@contextmanager
+def open_library(args: argparse.Namespace) -> Iterator["Library"]:
+    """The Library for the global --config / --index-dir options."""
+    from core.library import Library
+    from core.settings import Settings
+
+    settings = Settings.load(getattr(args, "config", None))
+    if getattr(args, "index_dir", None):
+        settings.index_dir = Path(args.index_dir).expanduser()
+    library = Library.open(settings)
+    try:
+        yield library
+    finally:
+        library.close()
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "session",
+        help="rename, describe, star, tag, configure or delete a session",
+        description="Edit one session. Edits are kept beside the index and survive re-indexing; source files are never changed.",
+    )
+    actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+
+    rename = actions.add_parser("rename", help="give the session your own title (an empty title restores the original)")
+    rename.add_argument("id")
+    rename.add_argument("title")
+    rename.set_defaults(func=_rename)
+
+    describe = actions.add_parser("describe", help="set the session's description")
+    describe.add_argument("id")
+    describe.add_argument("text")
+    describe.set_defaults(func=_describe)
+
+    for name, starred in (("star", True), ("unstar", False)):
+        star = actions.add_parser(name, help=f"{name} the session")
+        star.add_argument("id")
+        star.set_defaults(func=_star, starred=starred)
+
+    tag = actions.add_parser("tag", help="add tags to the session (or remove them with --remove)")
+    tag.add_argument("id")
+    tag.add_argument("tags", nargs="+", metavar="TAG")
+    tag.add_argument("--remove", action="store_true", help="remove these tags instead")
+    tag.set_defaults(func=_tag)
+
+    settings = actions.add_parser("settings", help="show or change how the app displays the session")
+    settings.add_argument("id")
+    settings.add_argument("--hide-thinking", dest="hide_thinking", action="store_true", default=None)
+    settings.add_argument("--show-thinking", dest="hide_thinking", action="store_false")
+    settings.add_argument("--hide-tools", dest="hide_tools", action="store_true", default=None, help="hide tool calls")
+    settings.add_argument("--show-tools", dest="hide_tools", action="store_false")
+    settings.set_defaults(func=_settings)
+
+    delete = actions.add_parser("delete", help="remove the session from the index (the source file is kept)")
+    delete.add_argument("id")
+    delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
+    delete.set_defaults(func=_delete)
+
+    restore = actions.add_parser("restore", help="undo a delete: the next index run brings the session back")
+    restore.add_argument("id")
+    restore.set_defaults(func=_restore)
+
+
+def _rename(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        summary = library.rename_session(args.id, args.title)
+    print(f"{summary.id}: title is now {summary.title!r}")
+    return 0
+
+
+def _describe(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        summary = library.describe_session(args.id, args.text)
+    print(f"{summary.id}: description set" if summary.description else f"{summary.id}: description cleared")
+    return 0
+
+
+def _star(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        summary = library.star_session(args.id, args.starred)
+    print(f"{summary.id}: {'starred' if summary.starred else 'not starred'}")
+    return 0
+
+
+def _tag(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        summary = library.tag_session(args.id, args.tags, remove=args.remove)
+    print(f"{summary.id}: tags {', '.join(summary.tags) if summary.tags else '(none)'}")
+    return 0
+
+
+def _settings(args: argparse.Namespace) -> int:
+    changes = {k: v for k in ("hide_thinking", "hide_tools") if (v := getattr(args, k)) is not None}
+    with open_library(args) as library:
+        values = library.set_session_settings(args.id, **changes) if changes else library.session_settings(args.id)
+    for key, value in values.items():
+        print(f"{key} = {'true' if value else 'false'}")
+    return 0
+
+
+def _delete(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        summary = library.session_summary(args.id)
+        if not args.yes:
+            if not sys.stdin.isatty():
+                raise ConvoError(f"not deleting {args.id}: stdin is not a terminal, pass --yes to confirm")
+            answer = input(
+                f"Delete {summary.title!r} ({summary.message_count} messages) from the index? "
+                f"The source file {summary.path} is kept. [y/N] "
+            )
+            if answer.strip().lower() not in {"y", "yes"}:
+                print("not deleted")
+                return 1
+        library.delete_session(args.id)
+    print(f"{args.id}: deleted from the index (source file kept; `convo-tui session restore {args.id}` to undo)")
+    return 0
+
+
+def _restore(args: argparse.Namespace) -> int:
+    with open_library(args) as library:
+        restored = library.restore_session(args.id)
+    if not restored:
+        raise ConvoError(f"session {args.id} was not deleted")
+    print(f"{args.id}: restored; the next `convo-tui index` brings it back")
+    return 0
