@@ -1,1 +1,24 @@
-"""Index stores behind one contract (see base.py)."""
+"""Index stores behind one contract (see base.py): embedded Edge or a Qdrant server."""
+
+from __future__ import annotations
+
+from core.settings import Settings
+from core.store.base import Store
+
+
+def open_store(settings: Settings, *, read_only: bool = False) -> Store:
+    """The server store when a Qdrant URL is configured, else the Edge folder.
+
+    Raises IndexUnavailable (one line) when the index is held by another
+    process, missing in read-only mode, or the server refuses the connection.
+    """
+    if settings.qdrant_url:
+        from core.store.server import ServerStore, connect_server
+
+        client = connect_server(
+            settings.qdrant_url, settings.qdrant_api_key, allow_insecure=settings.qdrant_allow_insecure
+        )
+        return ServerStore(client, read_only=read_only)
+    from core.store.edge import EdgeStore
+
+    return EdgeStore(settings.index_dir, read_only=read_only)

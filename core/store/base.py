@@ -4,6 +4,18 @@ Two backends implement it (embedded Qdrant Edge, and a Qdrant server through
 qdrant-client); one contract test suite runs against both. Vectors are named:
 `dense` (cosine) and `bm25` (sparse, IDF modifier). Filters are backend-neutral
 so search builds them once.
+
+Semantics both backends share (the contract tests pin them):
+- `upsert` stores `payload["key"] = point.key`, so `Cond("key", ...)` works and
+  every returned payload carries its key.
+- `scroll` yields Scored with score 0.0; `retrieve` returns the points that
+  exist, in the order of `keys`.
+- A Query with neither a dense nor a non-empty sparse vector returns [].
+- A Filter with no conditions matches every point (so `delete(Filter())`
+  empties the index).
+- Added after the first draft: PAYLOAD_INDEXES, `optimize()` (call it after a
+  bulk write; a no-op on the server) and `drop()` (start afresh, e.g. when the
+  model changes).
 """
 
 from __future__ import annotations
@@ -16,6 +28,28 @@ from typing import Any
 
 DENSE = "dense"
 SPARSE = "bm25"
+# Reciprocal-rank-fusion constant, the same on both backends so scores agree:
+# a point ranked r (0-based) by a prefetch gets 1 / (RRF_K + r) from it.
+RRF_K = 60
+
+# Payload fields that filters use, and the index each backend builds for them.
+# Kinds: "keyword" (str, or a list of str such as `tools`), "bool", "float"
+# (`timestamp`, epoch seconds, range filters). Other payload fields are stored
+# but not indexed.
+PAYLOAD_INDEXES: dict[str, str] = {
+    "key": "keyword",
+    "session_id": "keyword",
+    "level": "keyword",  # "turn" | "message" | "session"
+    "project": "keyword",
+    "source": "keyword",
+    "role": "keyword",
+    "tools": "keyword",
+    "path": "keyword",
+    "has_tools": "bool",
+    "visible": "bool",
+    "starred": "bool",
+    "timestamp": "float",
+}
 
 # Point ids are uuid5 of the point's key, so re-indexing is an idempotent upsert.
 _ID_NAMESPACE = uuid.UUID("6f1c2a52-3e0b-4b8e-9a57-2f6d0f3c7a10")
@@ -126,6 +160,13 @@ class Store(ABC):
 
     @abstractmethod
     def write_meta(self, meta: dict[str, Any]) -> None: ...
+
+    @abstractmethod
+    def drop(self) -> None:
+        """Delete every point, payload index and the meta; ensure() starts afresh."""
+
+    def optimize(self) -> None:
+        """Build search indexes for what was written (call after a bulk write)."""
 
     @abstractmethod
     def flush(self) -> None: ...

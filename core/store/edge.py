@@ -1,0 +1,322 @@
+"""The embedded store: one Qdrant Edge shard in a private folder.
+
+Layout of the index folder (mode 0700): `lock` (who holds it, see lock.py),
+`meta.json` (0600, replaced atomically) and `shard/` (Edge's own files).
+Edge has no background optimizer: the indexer calls `optimize()` after a bulk
+write so searches run on HNSW segments rather than brute force.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import tempfile
+from collections.abc import Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+
+from core.errors import IndexUnavailable
+from core.store.base import (
+    DENSE,
+    PAYLOAD_INDEXES,
+    RRF_K,
+    SPARSE,
+    Filter,
+    Point,
+    Query,
+    Scored,
+    SparseVec,
+    Store,
+    point_id,
+)
+from core.store.lock import IndexLock
+
+META_NAME = "meta.json"
+SHARD_NAME = "shard"
+
+# qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
+# stored JSON bool; so bool fields are stored as 0/1 here and turned back on read.
+_BOOL_FIELDS = frozenset(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bool")
+_INDEX_SCHEMA = {
+    "keyword": qe.PayloadSchemaType.Keyword,
+    "bool": qe.PayloadSchemaType.Integer,
+    "float": qe.PayloadSchemaType.Float,
+}
+# m=16 / ef_construct=100 are Qdrant's defaults and give >0.95 recall on
+# sentence embeddings; segments under full_scan_threshold KB are brute-forced.
+_HNSW = qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
+
+
+def _private_dir(path: Path) -> None:
+    path.mkdir(parents=True, exist_ok=True, mode=0o700)
+    os.chmod(path, 0o700)
+
+
+class EdgeStore(Store):
+    """An index folder opened by this process alone (others get IndexUnavailable)."""
+
+    def __init__(self, path: Path, read_only: bool = False):
+        self.path = Path(path)
+        self.read_only = read_only
+        self._shard: qe.EdgeShard | None = None
+        if read_only and not (self.path / SHARD_NAME).is_dir():
+            raise IndexUnavailable(f"no index at {self.path} yet; run `convo-tui index` first")
+        _private_dir(self.path)
+        self._lock = IndexLock(self.path)
+        self._lock.acquire()
+        try:
+            if (self.path / SHARD_NAME / "edge_config.json").is_file():
+                self._shard = self._load(None)
+        except BaseException:
+            self._lock.release()
+            raise
+
+    # -- lifecycle ---------------------------------------------------------
+
+    def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
+        try:
+            return qe.EdgeShard.load(str(self.path / SHARD_NAME), config)
+        except Exception as exc:  # Edge raises bare Exception with a message
+            raise IndexUnavailable(f"index {self.path} cannot be opened ({exc})") from None
+
+    def _config(self, dim: int) -> qe.EdgeConfig:
+        return qe.EdgeConfig(
+            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            hnsw_config=_HNSW,
+        )
+
+    def ensure(self, dim: int) -> None:
+        self._writable()
+        if self._shard is None:
+            self._shard = qe.EdgeShard.create(str(self.path / SHARD_NAME), self._config(dim))
+        elif self._dim() != dim:
+            raise IndexUnavailable(
+                f"index {self.path} holds {self._dim()}-dimension vectors, not {dim}; "
+                "it was built with another model: re-index it from scratch"
+            )
+        known = set(self._shard.info().payload_schema)
+        for name, kind in PAYLOAD_INDEXES.items():
+            if name not in known:
+                self._shard.update(qe.UpdateOperation.create_field_index(name, _INDEX_SCHEMA[kind]))
+
+    def _dim(self) -> int:
+        config = json.loads((self.path / SHARD_NAME / "edge_config.json").read_text(encoding="utf-8"))
+        return int(config["vectors"][DENSE]["size"])
+
+    def _writable(self) -> None:
+        if self.read_only:
+            raise IndexUnavailable(f"index {self.path} was opened read-only")
+
+    def _need(self) -> qe.EdgeShard:
+        if self._shard is None:
+            raise IndexUnavailable(f"index {self.path} is not set up yet; run `convo-tui index` first")
+        return self._shard
+
+    def drop(self) -> None:
+        self._writable()
+        if self._shard is not None:
+            self._shard.close()
+            self._shard = None
+        shutil.rmtree(self.path / SHARD_NAME, ignore_errors=True)
+        (self.path / META_NAME).unlink(missing_ok=True)
+
+    def optimize(self) -> None:
+        if self._shard is not None and not self.read_only:
+            self._shard.optimize()
+
+    def flush(self) -> None:
+        if self._shard is not None and not self.read_only:
+            self._shard.flush()
+
+    def close(self) -> None:
+        if self._shard is not None:
+            if not self.read_only:
+                self._shard.flush()
+            self._shard.close()
+            self._shard = None
+        self._lock.release()
+
+    # -- writes ------------------------------------------------------------
+
+    def upsert(self, points: Sequence[Point]) -> None:
+        self._writable()
+        if not points:
+            return
+        out = []
+        for p in points:
+            vector: dict[str, Any] = {}
+            if p.dense is not None:
+                vector[DENSE] = [float(x) for x in p.dense]
+            if p.sparse is not None and p.sparse.indices:
+                vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), [float(v) for v in p.sparse.values])
+            payload = _to_stored({**p.payload, "key": p.key})
+            out.append(qe.Point(p.id, vector, payload))
+        self._need().update(qe.UpdateOperation.upsert_points(out))
+
+    def delete(self, flt: Filter) -> None:
+        self._writable()
+        if self._shard is not None:
+            self._shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt)))
+
+    def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
+        self._writable()
+        if self._shard is not None:
+            self._shard.update(qe.UpdateOperation.set_payload_by_filter(_filter(flt), _to_stored(values)))
+
+    # -- reads -------------------------------------------------------------
+
+    def query(self, queries: Sequence[Query]) -> list[list[Scored]]:
+        if self._shard is None:
+            return [[] for _ in queries]
+        requests, slots = [], []
+        for i, q in enumerate(queries):
+            req = _request(q)
+            if req is not None:
+                requests.append(req)
+                slots.append(i)
+        results: list[list[Scored]] = [[] for _ in queries]
+        if requests:
+            batch = self._shard.query_batch(qe.QueryBatchRequest(requests))
+            for i, points in zip(slots, batch):
+                results[i] = [_scored(p) for p in points]
+        return results
+
+    def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
+        if self._shard is None:
+            return
+        with_payload: Any = qe.PayloadSelector.Include(list(fields)) if fields is not None else True
+        offset = None
+        while True:
+            records, offset = self._shard.scroll(
+                qe.ScrollRequest(offset=offset, limit=batch, filter=_filter(flt), with_payload=with_payload)
+            )
+            for r in records:
+                yield Scored(id=str(r.id), score=0.0, payload=_from_stored(r.payload))
+            if offset is None:
+                return
+
+    def retrieve(self, keys: Sequence[str]) -> list[Scored]:
+        if self._shard is None or not keys:
+            return []
+        records = self._shard.retrieve([point_id(k) for k in keys], True, False)
+        by_id = {str(r.id): r for r in records}
+        return [
+            Scored(id=pid, score=0.0, payload=_from_stored(by_id[pid].payload))
+            for pid in (point_id(k) for k in keys)
+            if pid in by_id
+        ]
+
+    def count(self, flt: Filter | None = None) -> int:
+        if self._shard is None:
+            return 0
+        return self._shard.count(qe.CountRequest(exact=True, filter=_filter(flt)))
+
+    # -- meta --------------------------------------------------------------
+
+    def read_meta(self) -> dict[str, Any]:
+        try:
+            return json.loads((self.path / META_NAME).read_text(encoding="utf-8"))
+        except FileNotFoundError:
+            return {}
+        except (OSError, ValueError) as exc:
+            raise IndexUnavailable(f"{self.path / META_NAME}: unreadable index metadata ({exc})") from None
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        self._writable()
+        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".meta-", suffix=".tmp")
+        try:
+            with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp creates it 0600
+                json.dump(meta, fh, ensure_ascii=False, indent=1)
+                fh.flush()
+                os.fsync(fh.fileno())
+            os.replace(tmp, self.path / META_NAME)
+        except BaseException:
+            Path(tmp).unlink(missing_ok=True)
+            raise
+
+
+# -- translation to qdrant_edge ---------------------------------------------
+
+
+def _to_stored(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: int(v) if k in _BOOL_FIELDS and isinstance(v, bool) else v for k, v in payload.items()}
+
+
+def _from_stored(payload: dict[str, Any] | None) -> dict[str, Any]:
+    if not payload:
+        return {}
+    return {
+        k: bool(v) if k in _BOOL_FIELDS and isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in payload.items()
+    }
+
+
+def _match_value(key: str, value: Any) -> Any:
+    return int(value) if key in _BOOL_FIELDS and isinstance(value, bool) else value
+
+
+def _condition(c: Any) -> qe.FieldCondition:
+    if c.value is not None:
+        return qe.FieldCondition(c.key, match=qe.MatchValue(_match_value(c.key, c.value)))
+    if c.any:
+        return qe.FieldCondition(c.key, match=qe.MatchAny([_match_value(c.key, v) for v in c.any]))
+    if c.gte is not None or c.lte is not None:
+        return qe.FieldCondition(c.key, range=qe.RangeFloat(gte=c.gte, lte=c.lte))
+    raise ValueError(f"condition on {c.key!r} has no value, any or range")
+
+
+def _filter(flt: Filter | None) -> qe.Filter | None:
+    if flt is None or not (flt.must or flt.must_not):
+        return None
+    return qe.Filter(
+        must=[_condition(c) for c in flt.must] or None,
+        must_not=[_condition(c) for c in flt.must_not] or None,
+    )
+
+
+def _request(q: Query) -> qe.QueryRequest | None:
+    flt = _filter(q.filter)
+    sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
+    with_vector: Any = [DENSE] if q.with_dense else False
+    if q.dense is not None and sparse is not None:
+        pre = q.prefetch_limit or q.limit * 2
+        return qe.QueryRequest(
+            limit=q.limit,
+            prefetches=[
+                qe.Prefetch(limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt),
+                qe.Prefetch(limit=pre, query=qe.Query.Nearest(_sparse(sparse), using=SPARSE), filter=flt),
+            ],
+            query=qe.Fusion.Rrf(k=RRF_K),
+            filter=flt,
+            with_payload=True,
+            with_vector=with_vector,
+        )
+    if q.dense is not None:
+        vector: Any = list(q.dense)
+        using = DENSE
+    elif sparse is not None:
+        vector, using = _sparse(sparse), SPARSE
+    else:
+        return None
+    return qe.QueryRequest(
+        limit=q.limit,
+        query=qe.Query.Nearest(vector, using=using),
+        filter=flt,
+        with_payload=True,
+        with_vector=with_vector,
+    )
+
+
+def _sparse(v: SparseVec) -> qe.SparseVector:
+    return qe.SparseVector(list(v.indices), [float(x) for x in v.values])
+
+
+def _scored(p: Any) -> Scored:
+    dense = None
+    if isinstance(p.vector, dict) and DENSE in p.vector:
+        dense = list(p.vector[DENSE])
+    return Scored(id=str(p.id), score=float(p.score), payload=_from_stored(p.payload), dense=dense)

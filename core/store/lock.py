@@ -1,0 +1,85 @@
+"""One process at a time per index folder, with a message that names the holder.
+
+Qdrant Edge refuses a second open of a shard with a raw WAL error ("Can't init
+WAL: WouldBlock"), from another process and from the same one alike, and it
+has no read-only mode that is safe while another process writes. So we take
+an advisory `flock` on `<index>/lock` before Edge sees the folder, write our
+pid and command line into it, and turn contention into IndexUnavailable.
+The kernel drops the lock when the holder dies, so it never goes stale.
+"""
+
+from __future__ import annotations
+
+import fcntl
+import os
+import sys
+from pathlib import Path
+
+from core.errors import IndexUnavailable
+
+LOCK_NAME = "lock"
+
+
+def _command_line() -> str:
+    try:
+        raw = Path("/proc/self/cmdline").read_bytes()
+        parts = [p.decode("utf-8", "replace") for p in raw.split(b"\0") if p]
+    except OSError:
+        parts = [sys.executable, *sys.argv]
+    text = " ".join(parts)
+    return text if len(text) <= 200 else text[:197] + "..."
+
+
+def describe_holder(lock_path: Path) -> str:
+    """'pid 123 (convo-tui index)' from the lock file, or a vaguer phrase."""
+    try:
+        lines = lock_path.read_text(encoding="utf-8", errors="replace").splitlines()
+    except OSError:
+        lines = []
+    pid = lines[0].strip() if lines else ""
+    command = lines[1].strip() if len(lines) > 1 else ""
+    if not pid.isdigit():
+        return "another process"
+    if int(pid) == os.getpid():
+        return f"this process (pid {pid}) through another open handle"
+    return f"pid {pid} ({command})" if command else f"pid {pid}"
+
+
+class IndexLock:
+    """An exclusive, non-blocking lock on an index folder (held until release)."""
+
+    def __init__(self, folder: Path):
+        self.path = folder / LOCK_NAME
+        self._fd: int | None = None
+
+    def acquire(self) -> None:
+        fd = os.open(self.path, os.O_RDWR | os.O_CREAT, 0o600)
+        try:
+            fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
+        except BlockingIOError:
+            os.close(fd)
+            holder = describe_holder(self.path)
+            raise IndexUnavailable(
+                f"index {self.path.parent} is in use by {holder}; "
+                "wait for it to finish or close it, then try again"
+            ) from None
+        except OSError as exc:
+            os.close(fd)
+            raise IndexUnavailable(f"index {self.path.parent}: cannot lock ({exc.strerror})") from None
+        os.ftruncate(fd, 0)
+        os.pwrite(fd, f"{os.getpid()}\n{_command_line()}\n".encode(), 0)
+        self._fd = fd
+
+    def release(self) -> None:
+        if self._fd is None:
+            return
+        try:
+            os.ftruncate(self._fd, 0)
+        except OSError:
+            pass
+        os.close(self._fd)  # closing drops the flock
+        self._fd = None
+
+    @property
+    def held(self) -> bool:
+        return self._fd is not None
