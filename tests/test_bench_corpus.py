@@ -56,7 +56,7 @@ def test_corpus_has_the_realistic_mix() -> None:
 
 def test_chunk_estimate() -> None:
     assert chunks("short text") == 1
-    assert chunks(" ".join(["word"] * 400)) == 3  # 520 tokens at 1.3 per word, 230 a chunk
+    assert chunks(" ".join(["word"] * 400)) == 3  # 520 tokens at 1.3 per word, 180 a chunk
     assert estimate_tokens("向量库") == 3
 
 
