@@ -181,7 +181,7 @@ def render_cursor(session: FakeSession) -> str:
             continue
         out.append("assistant:")
         if message.thinking:
-            out.append(f"[Thinking] {message.thinking}")
+            out += [f"[Thinking] {message.thinking}", ""]
         paragraphs = message.text.split("\n\n")
         out.append(paragraphs[0])
         for tool in message.tools:

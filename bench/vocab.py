@@ -51,7 +51,8 @@ TOPICS: dict[str, tuple[list[str], list[str]]] = {
     ),
 }
 
-PROJECTS = ["cocursor", "billing-api", "convo-tui", "webshop", "ml-platform", "infra", "mobile-app", "docs-site"]
+# No hyphens: a Cursor folder slug cannot tell "billing-api" from "billing/api".
+PROJECTS = ["cocursor", "billing", "convotui", "webshop", "mlplatform", "infra", "mobileapp", "docsite"]
 
 EN_VERBS = ["set up", "debug", "refactor", "configure", "test", "migrate", "speed up", "document", "replace", "review"]
 EN_QUESTION = [

@@ -60,17 +60,17 @@ def test_chunk_estimate() -> None:
     assert estimate_tokens("向量库") == 3
 
 
-def test_cursor_files_parse_into_the_generated_messages(tmp_path: Path) -> None:
+def test_every_file_parses_into_the_generated_messages(tmp_path: Path) -> None:
     stats = write_corpus(tmp_path, 400)
     generated = {s.id: s for s in sessions_for(400)}
-    cursor_files = [p for p in stats.files if p.suffix == ".txt"]
-    assert cursor_files
-    for path in cursor_files:
+    assert {p.suffix for p in stats.files} == {".txt", ".jsonl"}
+    for path in stats.files:
         (session,) = parse_path(path)
         fake = generated[path.stem]
+        assert session.source == ("claude-code" if path.suffix == ".jsonl" else "cursor")
         assert [m.role for m in session.messages] == [m.role for m in fake.messages]
         assert [m.text for m in session.messages] == [m.text for m in fake.messages]
-        assert [[t.name for t in m.tools] for m in session.messages] == [[t.name for t in m.tools] for m in fake.messages]
+        assert [[(t.name, t.args) for t in m.tools] for m in session.messages] == [[(t.name, t.args) for t in m.tools] for m in fake.messages]
         assert [m.thinking.strip() for m in session.messages] == [m.thinking for m in fake.messages]
         assert session.project == fake.project
         assert len(session.turns) == fake.turns
