@@ -1,0 +1,113 @@
+"""Small helpers every source parser shares: times, titles, ids, JSON lines.
+
+Kept here so that each format module only describes its own format.
+"""
+
+from __future__ import annotations
+
+import json
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, Iterator
+
+from core.model import USER, Message
+
+TITLE_LIMIT = 80
+# Epoch values above this are milliseconds (1e11 s is the year 5138).
+_MS_THRESHOLD = 1e11
+
+
+def to_utc(value: Any) -> datetime | None:
+    """A timezone-aware UTC datetime from epoch s/ms, ISO 8601 or SQL text.
+
+    Naive values are taken as UTC (the exports we read store UTC); anything
+    unreadable is None rather than an error, since a time is never essential.
+    """
+    if value is None or isinstance(value, bool):
+        return None
+    if isinstance(value, datetime):
+        stamp = value
+    elif isinstance(value, (int, float)):
+        return _from_epoch(float(value))
+    elif isinstance(value, str):
+        text = value.strip()
+        if not text:
+            return None
+        try:
+            return _from_epoch(float(text))
+        except ValueError:
+            pass
+        if text.endswith(("Z", "z")):
+            text = text[:-1] + "+00:00"
+        try:
+            stamp = datetime.fromisoformat(text)
+        except ValueError:
+            return None
+    else:
+        return None
+    if stamp.tzinfo is None:
+        return stamp.replace(tzinfo=timezone.utc)
+    return stamp.astimezone(timezone.utc)
+
+
+def _from_epoch(seconds: float) -> datetime | None:
+    if seconds != seconds or seconds <= 0:  # NaN or not a real time
+        return None
+    if seconds > _MS_THRESHOLD:
+        seconds /= 1000.0
+    try:
+        return datetime.fromtimestamp(seconds, tz=timezone.utc)
+    except (OverflowError, OSError, ValueError):
+        return None
+
+
+def file_mtime(path: Path) -> datetime | None:
+    try:
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+    except OSError:
+        return None
+
+
+def clip(text: str, limit: int = TITLE_LIMIT) -> str:
+    text = " ".join(text.split())
+    return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def title_from_messages(messages: list[Message], fallback: str) -> str:
+    """The first user message's first non-blank line, clipped: what the user asked first."""
+    for message in messages:
+        if message.role == USER and message.is_conversation:
+            for line in message.text.splitlines():
+                if line.strip():
+                    return clip(line.strip())
+    return fallback
+
+
+def number_messages(messages: list[Message]) -> list[Message]:
+    """Give ids by position (`msg-0`, ...): stable across re-parses of the same file."""
+    for position, message in enumerate(messages):
+        message.id = f"msg-{position}"
+    return messages
+
+
+def json_error_reason(exc: json.JSONDecodeError, text: str) -> str:
+    if exc.pos >= len(text.rstrip()) or exc.msg.startswith("Unterminated string"):
+        return "truncated JSON (ends in the middle of a value)"
+    return f"invalid JSON ({exc.msg}, column {exc.colno})"
+
+
+def iter_json_lines(text: str, problems: list[tuple[int, str]]) -> Iterator[tuple[int, Any]]:
+    """(line number, value) for each readable JSON line; bad lines go to `problems`."""
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            yield number, json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append((number, json_error_reason(exc, line)))
+        except RecursionError:
+            problems.append((number, "JSON nested too deeply"))
+
+
+def strip_bom(text: str) -> str:
+    return text[1:] if text.startswith("\ufeff") else text

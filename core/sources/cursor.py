@@ -1,0 +1,219 @@
+"""Cursor agent transcripts (`agent-transcripts/*.txt`): the seed form and the real one.
+
+A line `user:` or `assistant:` alone starts a message. Inside assistant
+messages, `[Tool call] NAME` starts a call whose `key: value` lines follow,
+`[Tool result]` starts a block that is skipped, `[Thinking]` is reasoning kept
+apart from the text. User text may be wrapped in `<user_query>` and carry other
+tag blocks (`<attached_files>`), which go to `Message.meta`.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path
+
+from core.errors import ParseError
+from core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
+from core.sources import SourceFormat, read_text
+from core.sources._common import file_mtime, number_messages, strip_bom, title_from_messages
+from core.sources._cursor_slug import decode_slug
+
+SOURCE = "cursor"
+ROLE_LINES: dict[str, Role] = {"user:": USER, "assistant:": ASSISTANT}
+_TOOL_CALL = re.compile(r"^\[Tool call\][ \t]*(.*)$")
+_TOOL_RESULT = re.compile(r"^\[Tool result\]")
+_THINKING = re.compile(r"^\[Thinking\][ \t]?(.*)$")
+_PARAM = re.compile(r"^([ \t]*)([A-Za-z_][\w.\-]*):(?:[ \t](.*))?$")
+# A tag block alone on its lines: `<attached_files>\n...\n</attached_files>`.
+_WRAPPER = re.compile(r"(?ms)^<([A-Za-z_][\w-]*)>[ \t]*\n?(.*?)\n?[ \t]*</\1>[ \t]*$")
+_QUERY_TAG = "user_query"
+
+TEXT, ARGS, RESULT, THINK = "text", "args", "result", "think"
+
+
+class _Draft:
+    """One message while its lines are being read."""
+
+    def __init__(self, role: Role):
+        self.role = role
+        self.segments: list[list[str]] = [[]]
+        self.thinking: list[str] = []
+        self.tools: list[ToolCall] = []
+
+    def add(self, line: str) -> None:
+        self.segments[-1].append(line)
+
+    def cut(self) -> None:
+        """Prose after a tool call or result is a new paragraph of the same message."""
+        if self.segments[-1]:
+            self.segments.append([])
+
+    def finish(self) -> Message:
+        parts = ("\n".join(segment).strip() for segment in self.segments)
+        text = "\n\n".join(part for part in parts if part)
+        meta: dict = {}
+        if self.role == USER:
+            text, meta = split_user_wrappers(text)
+        thinking = "\n\n".join(t.strip() for t in self.thinking if t.strip())
+        return Message(id="", role=self.role, text=text, thinking=thinking, tools=self.tools, meta=meta)
+
+
+class _ArgsReader:
+    """The `key: value` lines of one tool call; a value may span many lines.
+
+    The first parameter line fixes the indent; a parameter line at that indent
+    starts the next argument and anything else continues the current value (a
+    `contents:` argument holds a whole file). With unindented arguments (the
+    seed form) a blank line ends the call; with indented ones a blank line is
+    kept in the value unless a marker follows it.
+    """
+
+    def __init__(self, call: ToolCall):
+        self.call = call
+        self.indent: int | None = None
+        self.key: str | None = None
+        self.blanks = 0
+
+    def feed(self, line: str) -> bool:
+        """Take the line; False means the call ended and the line is not ours."""
+        if not line.strip():
+            if self.indent is None or self.indent == 0:
+                return False
+            self.blanks += 1
+            return True
+        match = _PARAM.match(line)
+        if match and (self.indent is None or len(match.group(1).expandtabs(4)) == self.indent):
+            self.indent = len(match.group(1).expandtabs(4))
+            self.key = match.group(2)
+            self.call.args[self.key] = match.group(3) or ""
+            self.blanks = 0
+            return True
+        if self.key is None:
+            return False
+        value = self.call.args[self.key]
+        joiner = "\n" * (self.blanks + 1)
+        self.call.args[self.key] = line if value == "" and not self.blanks else value + joiner + line
+        self.blanks = 0
+        return True
+
+
+def split_user_wrappers(text: str) -> tuple[str, dict[str, str]]:
+    """The user's own words, and the tag blocks Cursor wrapped around them."""
+    parts: list[str] = []
+    tags: dict[str, str] = {}
+    position = 0
+    for match in _WRAPPER.finditer(text):
+        parts.append(text[position : match.start()])
+        position = match.end()
+        name, body = match.group(1), match.group(2).strip()
+        if name == _QUERY_TAG:
+            parts.append(body)
+        else:
+            tags[name] = f"{tags[name]}\n\n{body}" if name in tags else body
+    parts.append(text[position:])
+    words = "\n\n".join(p.strip() for p in parts if p.strip())
+    return words, tags
+
+
+def parse_transcript(text: str, path: Path) -> tuple[list[Message], list[str]]:
+    """Messages in file order, and warnings for lines that could not be placed."""
+    messages: list[Message] = []
+    warnings: list[str] = []
+    draft: _Draft | None = None
+    mode = TEXT
+    args: _ArgsReader | None = None
+    for number, line in enumerate(strip_bom(text).splitlines(), start=1):
+        role = ROLE_LINES.get(line.rstrip())
+        if role:
+            if draft:
+                messages.append(draft.finish())
+            draft, mode = _Draft(role), TEXT
+            continue
+        if draft is None:
+            if line.strip() and not warnings:
+                warnings.append(f"{path}:{number}: text before the first `user:`/`assistant:` line ignored")
+            continue
+        if draft.role != ASSISTANT:
+            draft.add(line)
+            continue
+        if call := _TOOL_CALL.match(line):
+            tool = ToolCall(call.group(1).strip() or "tool")
+            draft.tools.append(tool)
+            draft.cut()
+            args, mode = _ArgsReader(tool), ARGS
+            continue
+        if _TOOL_RESULT.match(line):
+            draft.cut()
+            mode = RESULT
+            continue
+        if thought := _THINKING.match(line):
+            draft.cut()
+            draft.thinking.append(thought.group(1))
+            mode = THINK
+            continue
+        if mode == ARGS and args is not None:
+            if args.feed(line):
+                continue
+            mode = TEXT
+        elif mode == RESULT:
+            if line.strip():
+                continue
+            mode = TEXT
+        elif mode == THINK:
+            if line.strip():
+                draft.thinking[-1] += "\n" + line
+                continue
+            mode = TEXT
+        draft.add(line)
+    if draft:
+        messages.append(draft.finish())
+    return messages, warnings
+
+
+def project_for(path: Path) -> str:
+    """`.../projects/<slug>/agent-transcripts/x.txt` -> the slug's project, else the parent folder."""
+    folder = path.absolute().parent
+    if folder.name == "agent-transcripts" and folder.parent.name:
+        return decode_slug(folder.parent.name)
+    return folder.name
+
+
+def sniff(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return False
+    for line in strip_bom(head).splitlines():
+        if line.strip():
+            return line.rstrip() in ROLE_LINES
+    return False
+
+
+def sniff_or_location(path: Path, head: str) -> bool:
+    """Content first; a `.txt` inside `agent-transcripts/` is ours even when malformed,
+    so that the user hears what is wrong with it rather than "unknown format"."""
+    if sniff(path, head):
+        return True
+    return not path.is_dir() and path.suffix == ".txt" and path.parent.name == "agent-transcripts"
+
+
+def parse(path: Path) -> list[Session]:
+    path = Path(path)
+    messages, warnings = parse_transcript(read_text(path), path)
+    if not messages:
+        raise ParseError(path, "no `user:` or `assistant:` line found (not a Cursor transcript)")
+    number_messages(messages)
+    session = Session(
+        id=path.stem,
+        title=title_from_messages(messages, path.stem),
+        project=project_for(path),
+        source=SOURCE,
+        path=str(path.absolute()),
+        messages=messages,
+        warnings=warnings,
+    )
+    # The text format has no times; the file's mtime says when it was last written.
+    session.updated_at = file_mtime(path)
+    session.fill_times()
+    return [session]
+
+
+FORMAT = SourceFormat(name=SOURCE, label="Cursor agent transcript", sniff=sniff_or_location, parse=parse)

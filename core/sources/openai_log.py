@@ -1,0 +1,231 @@
+"""OpenAI-style chat logs: message arrays, JSONL, and conversation-row exports.
+
+Accepted shapes, in one JSON document or one per line (JSONL):
+`{role, content}` messages (content a string or a list of parts), arrays of
+them, `{"messages": [...]}`, conversation rows `{conversation_id, timestamp,
+user_message, ai_response}` (one row = one user + one AI message), and the
+`{"conversations": [...], "conversation_messages": [...]}` table export.
+Rows give one session per conversation; plain messages one session per file.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from core.errors import ParseError
+from core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
+from core.sources import SourceFormat, read_text
+from core.sources._common import iter_json_lines, json_error_reason, number_messages, strip_bom, title_from_messages, to_utc
+
+SOURCE = "openai"
+_ROLES: dict[str, Role] = {"user": USER, "assistant": ASSISTANT, "system": SYSTEM, "developer": SYSTEM}
+_TOOL_ROLES = {"tool", "function"}
+_TIME_KEYS = ("timestamp", "created_at", "create_time", "created")
+_ROW_META = ("id", "tokens_input", "tokens_output", "cost", "created_at", "metadata")
+_SNIFF = re.compile(r'"(role|conversation_id|user_message|ai_response|conversation_messages)"\s*:')
+_JSONL_PROBE_LINES = 20
+
+
+def _first(mapping: dict, keys: tuple[str, ...]) -> Any:
+    return next((mapping[k] for k in keys if mapping.get(k) not in (None, "")), None)
+
+
+def content_text(content: Any) -> str:
+    """Plain text of a content field: a string, or text parts (images as a placeholder)."""
+    if isinstance(content, str):
+        return content
+    if isinstance(content, dict):
+        content = [content]
+    if not isinstance(content, list):
+        return ""
+    parts = []
+    for part in content:
+        if isinstance(part, str):
+            parts.append(part)
+        elif isinstance(part, dict):
+            kind = part.get("type")
+            if isinstance(part.get("text"), str) and kind in (None, "text", "input_text", "output_text"):
+                parts.append(part["text"])
+            elif kind in ("image_url", "input_image", "image"):
+                parts.append("[image]")
+            elif kind == "refusal" and isinstance(part.get("refusal"), str):
+                parts.append(part["refusal"])
+    return "\n".join(p for p in parts if p)
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            return {"arguments": raw}
+        return value if isinstance(value, dict) else {"arguments": value}
+    return {} if raw is None else {"arguments": raw}
+
+
+def tool_calls(message: dict[str, Any]) -> list[ToolCall]:
+    calls = []
+    for call in message.get("tool_calls") or []:
+        if isinstance(call, dict):
+            function = call.get("function") if isinstance(call.get("function"), dict) else call
+            calls.append(ToolCall(str(function.get("name") or "tool"), _arguments(function.get("arguments"))))
+    legacy = message.get("function_call")
+    if isinstance(legacy, dict):
+        calls.append(ToolCall(str(legacy.get("name") or "function"), _arguments(legacy.get("arguments"))))
+    return calls
+
+
+def to_message(item: dict[str, Any]) -> Message | None:
+    """One chat message; None for tool results, which never become text."""
+    role = _ROLES.get(str(item.get("role", "")).lower())
+    if role is None:
+        return None
+    thinking = item.get("reasoning_content") or item.get("reasoning")
+    return Message(
+        id="",
+        role=role,
+        text=content_text(item.get("content")),
+        thinking=thinking if isinstance(thinking, str) else "",
+        timestamp=to_utc(_first(item, _TIME_KEYS)),
+        tools=tool_calls(item) if role == ASSISTANT else [],
+    )
+
+
+def row_messages(row: dict[str, Any]) -> list[Message]:
+    stamp = to_utc(_first(row, ("timestamp", "created_at")))
+    meta = {key: row[key] for key in _ROW_META if row.get(key) not in (None, "", {})}
+    out = []
+    for role, key in ((USER, "user_message"), (ASSISTANT, "ai_response")):
+        text = content_text(row.get(key))
+        if text.strip():
+            out.append(Message(id="", role=role, text=text, timestamp=stamp, meta=meta if role == ASSISTANT else {}))
+    return out
+
+
+class _Collector:
+    """Sorts decoded JSON values into plain messages and per-conversation rows."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.messages: list[Message] = []
+        self.title: str | None = None
+        self.rows: dict[str, list[dict]] = {}
+        self.conversations: dict[str, dict] = {}
+        self.problems: list[tuple[int | None, str]] = []
+
+    def add(self, value: Any, line: int | None) -> None:
+        if isinstance(value, list):
+            for item in value:
+                self.add(item, line)
+            return
+        if not isinstance(value, dict):
+            self.problems.append((line, "not an OpenAI message or conversation row"))
+            return
+        if "conversation_messages" in value or "conversations" in value:
+            for conversation in value.get("conversations") or []:
+                if isinstance(conversation, dict) and conversation.get("id") is not None:
+                    self.conversations[str(conversation["id"])] = conversation
+            self.add(value.get("conversation_messages") or [], line)
+        elif "conversation_id" in value and ("user_message" in value or "ai_response" in value):
+            self.rows.setdefault(str(value["conversation_id"]), []).append(value)
+        elif isinstance(value.get("messages"), list):
+            if isinstance(value.get("title"), str):
+                self.title = self.title or value["title"]
+            self.add(value["messages"], line)
+        elif "role" in value:
+            message = to_message(value)
+            if message is not None:
+                self.messages.append(message)
+            elif str(value.get("role")).lower() not in _TOOL_ROLES:
+                self.problems.append((line, f"unknown role {value.get('role')!r}"))
+        else:
+            self.problems.append((line, "not an OpenAI message or conversation row"))
+
+    def sessions(self) -> list[Session]:
+        sessions = []
+        if self.messages:
+            sessions.append(self._session(self.path.stem, self.messages, {}, self.title))
+        order = [cid for cid in self.conversations if cid in self.rows]
+        order += [cid for cid in self.rows if cid not in self.conversations]
+        for cid in order:
+            indexed = list(enumerate(self.rows[cid]))
+            stamps = {i: to_utc(_first(row, ("timestamp", "created_at"))) for i, row in indexed}
+            indexed.sort(key=lambda pair: (0, stamps[pair[0]], pair[0]) if stamps[pair[0]] else (1, pair[0]))
+            messages = [m for _, row in indexed for m in row_messages(row)]
+            conversation = self.conversations.get(cid, {})
+            sessions.append(self._session(cid, messages, conversation, conversation.get("title")))
+        return sessions
+
+    def _session(self, sid: str, messages: list[Message], conversation: dict, title: Any) -> Session:
+        number_messages(messages)
+        meta = {k: conversation[k] for k in ("description", "settings") if conversation.get(k)}
+        session = Session(
+            id=sid,
+            title=str(title) if title else title_from_messages(messages, sid),
+            project=self.path.absolute().parent.name,
+            source=SOURCE,
+            path=str(self.path.absolute()),
+            messages=messages,
+            meta=meta,
+        )
+        session.fill_times()
+        session.started_at = session.started_at or to_utc(conversation.get("created_at"))
+        session.updated_at = session.updated_at or to_utc(conversation.get("updated_at"))
+        return session
+
+
+def _looks_like_jsonl(text: str) -> bool:
+    """Some early line is a whole JSON object or array on its own."""
+    probed = 0
+    for line in text.splitlines():
+        if not line.strip():
+            continue
+        try:
+            if isinstance(json.loads(line), (dict, list)):
+                return True
+        except (json.JSONDecodeError, RecursionError):
+            pass
+        probed += 1
+        if probed >= _JSONL_PROBE_LINES:
+            break
+    return False
+
+
+def parse(path: Path) -> list[Session]:
+    path = Path(path)
+    text = strip_bom(read_text(path))
+    collector = _Collector(path)
+    try:
+        collector.add(json.loads(text), None)
+    except json.JSONDecodeError as exc:
+        if not _looks_like_jsonl(text):
+            raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+        bad_lines: list[tuple[int, str]] = []
+        for number, value in iter_json_lines(text, bad_lines):
+            collector.add(value, number)
+        collector.problems = sorted([*bad_lines, *collector.problems], key=lambda p: p[0] or 0)
+    except RecursionError:
+        raise ParseError(path, "JSON nested too deeply") from None
+    sessions = collector.sessions()
+    if not sessions:
+        if collector.problems:
+            line, reason = collector.problems[0]
+            raise ParseError(path, f"no usable messages ({reason})", line=line)
+        raise ParseError(path, "no OpenAI messages or conversation rows found")
+    sessions[0].warnings.extend(f"{path}:{line}: {reason}" if line else f"{path}: {reason}" for line, reason in collector.problems)
+    return sessions
+
+
+def sniff(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return False
+    text = strip_bom(head).lstrip()
+    return text.startswith(("[", "{")) and bool(_SNIFF.search(text))
+
+
+FORMAT = SourceFormat(name=SOURCE, label="OpenAI chat log", sniff=sniff, parse=parse)
