@@ -1,0 +1,92 @@
+"""Build the benchmark's indexes with the project's own Indexer.
+
+The same files and the same embedders go into both stores (Qdrant Edge, and
+qdrant-client's local mode through ServerStore), so the search comparison
+differs only in the engine.
+"""
+
+from __future__ import annotations
+
+import os
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from core.index import IndexReport, Indexer
+from core.manifest import Manifest
+from core.points import session_points
+from core.sources import parse_path
+from core.store.base import Store
+
+
+@dataclass
+class Built:
+    store: Store
+    report: IndexReport
+    folder: Path
+
+
+def open_edge(folder: Path) -> Store:
+    from core.store.edge import EdgeStore
+
+    return EdgeStore(folder)
+
+
+def open_local_mode(folder: Path) -> Store:
+    """qdrant-client's local mode on disk: what most Qdrant users start with."""
+    from qdrant_client import QdrantClient
+
+    from core.store.server import ServerStore
+
+    folder.mkdir(parents=True, exist_ok=True)
+    return ServerStore(QdrantClient(path=str(folder / "qdrant-local")))
+
+
+def build(store: Store, folder: Path, files: Sequence[Path], dense, sparse) -> Built:
+    """Index `files` into `store`; the manifest lives in `folder`."""
+    manifest = Manifest.load(folder)
+    report = Indexer(store, manifest, dense, sparse).run(files)
+    write_model_meta(store, dense)
+    return Built(store, report, folder)
+
+
+def reindex(built: Built, files: Sequence[Path], dense, sparse) -> IndexReport:
+    return Indexer(built.store, Manifest.load(built.folder), dense, sparse).run(files)
+
+
+def write_model_meta(store: Store, dense) -> None:
+    """Record the model as the Library does, so the app opens the index as its own."""
+    try:
+        from core.library import model_meta  # type: ignore[attr-defined]
+    except ImportError:
+        model_meta = None
+    meta = dict(store.read_meta())
+    if model_meta is not None:
+        meta.update(model_meta(dense))
+    else:
+        meta.setdefault("model", dense.name)
+        meta.setdefault("dim", dense.dim)
+    store.write_meta(meta)
+
+
+def embedded_texts(files: Sequence[Path], tokenizer) -> list[str]:
+    """The distinct texts indexing embeds for these files (what raw fastembed gets too)."""
+    texts: dict[str, None] = {}
+    for path in files:
+        for session in parse_path(path):
+            for point in session_points(session, 0, tokenizer):
+                if point.text:
+                    texts.setdefault(point.text, None)
+    return list(texts)
+
+
+def folder_bytes(folder: Path) -> int:
+    """Bytes actually allocated on disk (Edge preallocates sparse files; size would overstate)."""
+    total = 0
+    for root, _dirs, names in os.walk(folder):
+        for name in names:
+            try:
+                total += os.stat(os.path.join(root, name)).st_blocks * 512
+            except OSError:
+                pass
+    return total
