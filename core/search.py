@@ -1,0 +1,174 @@
+"""Two-level search over the index: hybrid (default), semantic, keyword, fuzzy.
+
+Hybrid, per the seed and better: turn and message levels each fuse dense and
+BM25 inside Qdrant (one batch of two queries); merge.py applies the turn
+bonus, folds message hits into their turn's card and collapses duplicates.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from rapidfuzz import fuzz, process, utils
+
+from core.errors import QueryError
+from core.hits import Hit
+from core.merge import cosine, merge
+from core.points import LEVEL_MESSAGE, LEVEL_TURN
+from core.query import ParsedQuery, parse_query
+from core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
+
+MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+# Fuzzy mode scans every turn text when the filtered scope is this small,
+# otherwise it rescores hybrid candidates.
+FUZZY_SCAN_LIMIT = 4000
+FUZZY_CANDIDATES = 200
+FUZZY_MIN_SCORE = 70.0
+# In one session, a semantic-only hit counts for the reader's n/N above this cosine.
+IN_SESSION_SIMILARITY = 0.45
+_TEXT_FIELDS = ["key", "session_id", "session_title", "project", "source", "path", "turn_index", "message_ids", "timestamp", "user_text", "ai_text", "tools", "role", "text"]
+
+
+@dataclass
+class Embedders:
+    """What a search needs from the models; `dense` may be None (keyword/fuzzy)."""
+
+    dense: object | None
+    sparse: object
+
+
+def level_filter(parsed: ParsedQuery, level: str) -> Filter:
+    return parsed.store_filter().and_(Cond("level", value=level))
+
+
+def search(store: Store, embedders: Embedders, query: str, *, limit: int = 10, mode: str = "hybrid") -> list[Hit]:
+    if mode not in MODES:
+        raise QueryError(f"unknown search mode '{mode}' (use one of {', '.join(MODES)})")
+    parsed = parse_query(query)
+    if limit <= 0:
+        return []
+    if not parsed.text:
+        return _latest(store, parsed, limit) if parsed.has_filters else []
+    query_dense = embedders.dense.embed_query(parsed.text) if embedders.dense is not None else None
+    if mode == "fuzzy":
+        return _fuzzy(store, embedders, parsed, query_dense, limit)
+    if mode == "semantic" and query_dense is None:
+        raise QueryError("semantic search needs the embedding model, which is not loaded")
+    sparse = embedders.sparse.embed_query(parsed.text) if mode != "semantic" else None
+    dense = query_dense if mode != "keyword" else None
+    if dense is None and (sparse is None or not sparse.indices):
+        return []
+    turns, messages = _two_levels(store, parsed, dense, sparse, limit)
+    turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
+    messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
+    return merge(turns, messages, query_dense, limit)
+
+
+def _two_levels(
+    store: Store, parsed: ParsedQuery, dense: Sequence[float] | None, sparse: SparseVec | None, limit: int
+) -> tuple[list[Scored], list[Scored]]:
+    # Phrases are checked after retrieval, so fetch deeper when there are some.
+    fetch = limit * 2 if not parsed.phrases else max(limit * 10, 100)
+    queries = []
+    levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
+    for level in levels:
+        queries.append(
+            Query(dense=dense, sparse=sparse, filter=level_filter(parsed, level), limit=fetch, prefetch_limit=fetch * 2, with_dense=True)
+        )
+    results = store.query(queries)
+    if parsed.role:
+        return [], results[0]
+    return results[0], results[1]
+
+
+def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:
+    """Filters and no words: the newest matching turns (or messages, with role:)."""
+    level = LEVEL_MESSAGE if parsed.role else LEVEL_TURN
+    points = list(store.scroll(level_filter(parsed, level), fields=_TEXT_FIELDS))
+    points = [p for p in points if parsed.matches_phrases(p.payload.get("user_text", ""), p.payload.get("ai_text", ""), p.payload.get("text", ""))]
+    points.sort(key=lambda p: p.payload.get("timestamp") or 0.0, reverse=True)
+    for rank, point in enumerate(points):
+        point.score = 1.0 / (1 + rank)
+    chosen = points[: limit * 2]
+    if level == LEVEL_TURN:
+        return merge(chosen, [], None, limit, turn_bonus=1.0)
+    return merge([], chosen, None, limit)
+
+
+def _fuzzy(store: Store, embedders: Embedders, parsed: ParsedQuery, query_dense: Sequence[float] | None, limit: int) -> list[Hit]:
+    """Typo-tolerant: each query word against the text's closest word (rapidfuzz)."""
+    level = LEVEL_MESSAGE if parsed.role else LEVEL_TURN
+    flt = level_filter(parsed, level)
+    if store.count(flt) <= FUZZY_SCAN_LIMIT:
+        candidates = list(store.scroll(flt, fields=_TEXT_FIELDS))
+    else:
+        sparse = embedders.sparse.embed_query(parsed.text)
+        query = Query(dense=query_dense, sparse=sparse if sparse.indices else None, filter=flt, limit=FUZZY_CANDIDATES)
+        candidates = store.query([query])[0]
+    words = [w for w in utils.default_process(parsed.text).split() if w]
+    scored: list[Scored] = []
+    for point in candidates:
+        p = point.payload
+        text = f"{p.get('user_text', '')}\n{p.get('ai_text', '')}\n{p.get('text', '')}"
+        if not parsed.matches_phrases(text):
+            continue
+        score = fuzzy_score(words, text)
+        if score >= FUZZY_MIN_SCORE:
+            point.score = score / 100.0
+            scored.append(point)
+    scored.sort(key=lambda s: s.score, reverse=True)
+    top = scored[: limit * 2]
+    _fill_dense(store, top, query_dense)
+    if level == LEVEL_TURN:
+        return merge(top, [], query_dense, limit, turn_bonus=1.0)
+    return merge([], top, query_dense, limit)
+
+
+def fuzzy_score(words: list[str], text: str) -> float:
+    """Mean over query words of the best similarity to any word of the text (0..100)."""
+    if not words:
+        return 0.0
+    vocabulary = list(dict.fromkeys(utils.default_process(text).split()))
+    if not vocabulary:
+        return 0.0
+    total = 0.0
+    for word in words:
+        best = process.extractOne(word, vocabulary, scorer=fuzz.ratio, processor=None)
+        total += best[1] if best else 0.0
+    return total / len(words)
+
+
+def _fill_dense(store: Store, points: list[Scored], query_dense: Sequence[float] | None) -> None:
+    """Similarity for scanned points (scroll returns no vectors): one exact query."""
+    if query_dense is None or not points:
+        return
+    ids = {p.id for p in points}
+    keys = tuple(p.payload.get("key") for p in points if p.payload.get("key"))
+    if not keys:
+        return
+    found = store.query([Query(dense=query_dense, filter=Filter(must=(Cond("key", any=keys), Cond("visible", value=True))), limit=len(keys) * 2, with_dense=True)])[0]
+    vectors = {f.id: f.dense for f in found if f.id in ids}
+    for point in points:
+        point.dense = vectors.get(point.id)
+
+
+def hits_in_session(store: Store, embedders: Embedders, query: str, session_id: str, *, mode: str = "hybrid", limit: int = 200) -> list[Hit]:
+    """Every hit of a query within one session, in reading order (for the reader's n/N)."""
+    parsed = parse_query(query)
+    if not parsed.text:
+        return []
+    scoped = f'{query} session:"{session_id}"' if parsed.session is None else query
+    if mode != "hybrid" or embedders.dense is None:
+        hits = search(store, embedders, scoped, limit=limit, mode="keyword" if mode == "hybrid" else mode)
+    else:
+        # Dense retrieval ranks every turn; within a session only the close ones count.
+        hits = search(store, embedders, scoped, limit=limit, mode="keyword")
+        seen = {(h.turn_index, tuple(h.message_ids)) for h in hits}
+        for hit in search(store, embedders, scoped, limit=limit, mode="semantic"):
+            if hit.similarity >= IN_SESSION_SIMILARITY and (hit.turn_index, tuple(hit.message_ids)) not in seen:
+                hits.append(hit)
+    return sorted(hits, key=lambda h: (h.turn_index, h.kind != "turn"))
+
+
+__all__ = ["Embedders", "MODES", "cosine", "hits_in_session", "search"]
