@@ -1,0 +1,222 @@
+"""The Textual app: opens the index at once, loads the model and indexes in the background.
+
+Nothing heavy is imported on the UI thread before the first paint: the
+library module (Qdrant, fastembed, onnx) is imported inside a worker thread.
+"""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.worker import get_current_worker
+
+from core.errors import ConvoError
+from core.settings import Settings
+from tui.commands import ConvoCommands
+from tui.messages import (
+    BackgroundFailed,
+    IndexingFinished,
+    IndexingProgress,
+    LibraryOpened,
+    ModelLoaded,
+)
+from tui.reveal import Redactor
+from tui.screens.help import HelpScreen
+from tui.screens.search import SearchScreen
+
+if TYPE_CHECKING:
+    from core.library import Library
+
+MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+STYLES = Path(__file__).parent / "styles"
+
+
+class ConvoApp(App):
+    TITLE = "convo-tui"
+    CSS_PATH = [STYLES / "app.tcss", STYLES / "card.tcss", STYLES / "reader.tcss", STYLES / "sessions.tcss"]
+    COMMANDS = App.COMMANDS | {ConvoCommands}
+    BINDINGS = [
+        Binding("f1", "help", "Help", id="app.help"),
+        Binding("question_mark", "help", "Help", show=False, id="app.help_alt"),
+        Binding("f2", "cycle_mode", "Mode", id="app.mode"),
+        Binding("f3", "sessions", "Sessions", id="app.sessions"),
+        Binding("f5", "reindex", "Re-index", id="app.reindex"),
+    ]
+
+    def __init__(self, settings: Settings, *, library: "Library | None" = None, demo: bool = False,
+                 index_on_start: bool = True) -> None:
+        super().__init__()
+        self.settings = settings
+        self.library: Library | None = library
+        self._owns_library = library is None
+        self.demo = demo
+        self.index_on_start = index_on_start
+        self.mode = settings.search_mode if settings.search_mode in MODES else "hybrid"
+        self.model_ready = bool(library is not None and library.model_ready)
+        self.indexing = False
+        self.cancel_indexing = threading.Event()
+        self.redactor = Redactor(enabled=settings.redact)
+        if demo:
+            self.sub_title = "demo corpus"
+
+    # -- start-up --------------------------------------------------------------------
+
+    def on_mount(self) -> None:
+        if self.settings.theme in self.available_themes:
+            self.theme = self.settings.theme
+        if self.settings.keys:
+            self.set_keymap(self.settings.keys)
+        self.push_screen(SearchScreen())
+        if self.library is None:
+            self._open_library()
+        else:
+            self.post_message(LibraryOpened())
+            if not self.model_ready:
+                self._load_model()
+            elif self.index_on_start:
+                self.start_indexing()
+
+    @property
+    def search_screen(self) -> SearchScreen:
+        return next(s for s in self.screen_stack if isinstance(s, SearchScreen))
+
+    @work(thread=True, group="startup", name="open index")
+    def _open_library(self) -> None:
+        try:
+            from core.library import Library
+
+            self.library = Library.open(self.settings)
+        except ConvoError as exc:
+            self.post_message(BackgroundFailed("open the index", str(exc)))
+            return
+        self.post_message(LibraryOpened())
+        self._load_model_now()
+
+    @work(thread=True, group="startup", name="load model")
+    def _load_model(self) -> None:
+        self._load_model_now()
+
+    def _load_model_now(self) -> None:
+        assert self.library is not None
+        try:
+            self.library.load_model()
+        except (ConvoError, OSError, ValueError) as exc:
+            self.post_message(BackgroundFailed("load the embedding model", str(exc)))
+            return
+        self.post_message(ModelLoaded())
+
+    def on_library_opened(self, _: LibraryOpened) -> None:
+        self.search_screen.status.say("Loading the embedding model…" if not self.model_ready else "Index open")
+        self.search_screen.refresh_search()
+
+    def on_model_loaded(self, _: ModelLoaded) -> None:
+        self.model_ready = True
+        self.search_screen.status.finish()
+        self.search_screen.refresh_search()
+        if self.index_on_start:
+            self.start_indexing()
+
+    def on_background_failed(self, event: BackgroundFailed) -> None:
+        self.search_screen.status.say(f"Could not {event.what}")
+        self.notify(f"Could not {event.what}: {event.error}", severity="error", timeout=10)
+
+    # -- indexing --------------------------------------------------------------------
+
+    def start_indexing(self, rebuild: bool = False) -> None:
+        if self.library is None or not self.model_ready:
+            self.notify("The index is not ready yet", severity="warning")
+            return
+        if self.indexing:
+            self.notify("Indexing is already running")
+            return
+        self.indexing = True
+        self.cancel_indexing.clear()
+        self.search_screen.status.say("Indexing: looking for transcripts…")
+        self._index(rebuild)
+
+    @work(thread=True, group="index", exclusive=True, name="index")
+    def _index(self, rebuild: bool) -> None:
+        assert self.library is not None
+        worker = get_current_worker()
+
+        def progress(p: Any) -> None:
+            if not worker.is_cancelled:
+                self.post_message(IndexingProgress(p.phase, p.done, p.total, p.path))
+
+        try:
+            report = self.library.index(progress=progress, cancel=self.cancel_indexing, rebuild=rebuild)
+        except ConvoError as exc:
+            self.post_message(BackgroundFailed("index", str(exc)))
+            self.post_message(IndexingFinished(None))
+            return
+        self.post_message(IndexingFinished(report))
+
+    def on_indexing_progress(self, event: IndexingProgress) -> None:
+        self.search_screen.status.progress(event.phase, event.done, event.total, event.path)
+
+    def on_indexing_finished(self, event: IndexingFinished) -> None:
+        self.indexing = False
+        self.search_screen.status.finish()
+        report = event.report
+        if report is not None:
+            changed = report.added + report.updated + report.removed
+            if changed or report.skipped:
+                text = f"Indexed {report.sessions} sessions: {report.added} new, {report.updated} updated"
+                if report.skipped:
+                    text += f", {len(report.skipped)} files skipped"
+                self.notify(text, title="Index")
+            for path, reason in report.skipped[:3]:
+                self.notify(f"{path}: {reason}", severity="warning", timeout=8)
+        self.search_screen.refresh_search()
+
+    async def on_unmount(self) -> None:
+        self.cancel_indexing.set()
+        for worker in list(self.workers):
+            if worker.group in ("index", "startup"):
+                await worker.wait()
+        if self._owns_library and self.library is not None:
+            self.library.close()
+
+    # -- actions -----------------------------------------------------------------------
+
+    def action_help(self) -> None:
+        if not isinstance(self.screen, HelpScreen):
+            self.push_screen(HelpScreen(self.screen))
+
+    def action_cycle_mode(self) -> None:
+        self.set_mode(MODES[(MODES.index(self.mode) + 1) % len(MODES)])
+
+    def set_mode(self, mode: str) -> None:
+        self.mode = mode
+        self.search_screen.refresh_search()
+        self.notify(f"Search mode: {mode}", timeout=2)
+
+    def action_sessions(self) -> None:
+        from tui.screens.sessions import SessionsScreen
+
+        if not isinstance(self.screen, SessionsScreen):
+            self.push_screen(SessionsScreen())
+
+    def action_reindex(self) -> None:
+        self.start_indexing()
+
+    def set_query(self, query: str) -> None:
+        """Back to the search screen with `query` in the box (search in session, filters)."""
+        while not isinstance(self.screen, SearchScreen):
+            self.pop_screen()
+        self.search_screen.set_query(query)
+
+
+def create_app(settings: Settings, *, library: "Library | None" = None, demo: bool = False,
+               index_on_start: bool = True) -> ConvoApp:
+    """The app over `settings`; `library` lets a caller (tests) hand in an open index."""
+    if demo:
+        from tui.demo import demo_settings
+
+        settings = demo_settings(settings)
+    return ConvoApp(settings, library=library, demo=demo, index_on_start=index_on_start)

@@ -1,0 +1,108 @@
+"""Actions shared by the search and reader screens: open, copy, edit, export."""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from textual import work
+
+from core.errors import ConvoError
+from core.model import Session
+from tui.markdown import session_markdown, turn_markdown
+
+if TYPE_CHECKING:
+    from core.hits import Hit
+    from tui.app import ConvoApp
+
+
+class CardActions:
+    """Mixed into a Screen; every method reports problems with notify(), never raises."""
+
+    app: "ConvoApp"
+
+    def load_session(self, session_id: str) -> Session | None:
+        library = self.app.library
+        if library is None:
+            self.app.notify("The index is still opening", severity="warning")
+            return None
+        try:
+            return library.session(session_id)
+        except ConvoError as exc:
+            self.app.notify(str(exc), severity="error")
+            return None
+
+    def open_reader(self, session_id: str, turn_index: int | None, query: str) -> None:
+        from tui.screens.reader import ReaderScreen
+
+        session = self.load_session(session_id)
+        if session is not None:
+            self.app.push_screen(ReaderScreen(session, turn_index, query))
+
+    def copy_turn(self, hit: "Hit") -> None:
+        session = self.load_session(hit.session_id)
+        if session is not None:
+            self.app.copy_to_clipboard(turn_markdown(session, hit.turn_index, hit.message_ids, self.app.redactor))
+            self.app.notify("Copied the turn as Markdown", timeout=2)
+
+    def copy_session(self, session: Session) -> None:
+        self.app.copy_to_clipboard(session_markdown(session, self.app.redactor))
+        self.app.notify("Copied the session as Markdown", timeout=2)
+
+    def edit_source(self, path: str) -> None:
+        if not path or not Path(path).exists():
+            self.app.notify("The source file no longer exists (the index keeps its copy)", severity="warning")
+            return
+        editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+        target = Path(path)
+        if target.is_dir():  # a thread folder: open its messages file
+            target = next(iter(sorted(target.glob("*.json"))), target)
+        try:
+            with self.app.suspend():
+                subprocess.run([*shlex.split(editor), str(target)], check=False)
+        except (OSError, ValueError) as exc:
+            self.app.notify(f"Could not start {editor}: {exc}", severity="error")
+        except Exception as exc:  # SuspendNotSupported (textual-web, tests)
+            self.app.notify(f"Cannot open an editor here: {type(exc).__name__}", severity="error")
+
+    def export_context(self, session_id: str, question: str) -> None:
+        if self.app.library is None or not self.app.model_ready:
+            self.app.notify("The index is not ready yet", severity="warning")
+            return
+        self._export_context(session_id, question)
+
+    @work(thread=True, group="export")
+    def _export_context(self, session_id: str, question: str) -> None:
+        from core.context import DEFAULT_LLM_MODEL, context_for, request_body
+        from core.query import parse_query
+
+        app = self.app
+        try:
+            text = parse_query(question).text if question.strip() else ""
+            messages = context_for(app.library, text, session_id=session_id)
+            body = request_body(DEFAULT_LLM_MODEL, messages)
+        except ConvoError as exc:
+            app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
+            return
+        for message in body["messages"]:
+            message["content"] = app.redactor(message["content"])
+        payload = json.dumps(body, ensure_ascii=False, indent=2)
+        target = export_path(app.settings.index_dir, session_id)
+        try:
+            target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+            target.write_text(payload + "\n", encoding="utf-8")
+            os.chmod(target, 0o600)
+        except OSError as exc:
+            app.call_from_thread(app.notify, f"Could not write {target}: {exc.strerror}", severity="error")
+            return
+        app.call_from_thread(app.copy_to_clipboard, payload)
+        app.call_from_thread(app.notify, f"LLM context copied and saved to {target}", timeout=6)
+
+
+def export_path(index_dir: Path, session_id: str) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in session_id)[:40]
+    return Path(index_dir).parent / "exports" / f"context-{safe}.json"

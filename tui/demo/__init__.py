@@ -1,0 +1,21 @@
+"""The demo corpus that ships with the package: `convo-tui --demo`.
+
+Several sessions in each supported transcript format, English and Chinese,
+indexed into a fresh temporary folder so the user's own index is untouched.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import tempfile
+from pathlib import Path
+
+from core.settings import Settings
+
+DEMO_DIR = Path(__file__).parent / "corpus"
+
+
+def demo_settings(base: Settings) -> Settings:
+    """`base` pointed at the demo corpus only, with a new temporary index folder."""
+    index_dir = Path(tempfile.mkdtemp(prefix="convo-tui-demo-"))
+    return dataclasses.replace(base, index_dir=index_dir, sources=[DEMO_DIR], discover_defaults=False)

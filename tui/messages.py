@@ -1,0 +1,56 @@
+"""Textual messages the workers post back to the UI thread."""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from typing import Any
+
+from textual.message import Message
+
+from core.hits import Hit
+
+
+class LibraryOpened(Message):
+    """The index is open: searches can run (the model may still be loading)."""
+
+
+class ModelLoaded(Message):
+    """The embedding model is ready: semantic and hybrid search can run."""
+
+
+class IndexingProgress(Message):
+    def __init__(self, phase: str, done: int, total: int, path: str | None) -> None:
+        super().__init__()
+        self.phase = phase
+        self.done = done
+        self.total = total
+        self.path = path
+
+
+class IndexingFinished(Message):
+    def __init__(self, report: Any) -> None:
+        super().__init__()
+        self.report = report
+
+
+class BackgroundFailed(Message):
+    """A background job failed with a problem the user should read."""
+
+    def __init__(self, what: str, error: str) -> None:
+        super().__init__()
+        self.what = what
+        self.error = error
+
+
+@dataclass
+class SearchOutcome:
+    query: str
+    mode: str
+    hits: list[Hit]
+    error: str | None = None
+
+
+class SearchFinished(Message):
+    def __init__(self, outcome: SearchOutcome) -> None:
+        super().__init__()
+        self.outcome = outcome

@@ -1,0 +1,61 @@
+"""The line under the query box: mode, active filters, result count, query errors."""
+
+from __future__ import annotations
+
+from datetime import datetime
+
+from rich.text import Text
+
+from core.errors import QueryError
+from core.query import ParsedQuery, parse_query
+
+
+def _day(epoch: float) -> str:
+    return datetime.fromtimestamp(epoch).strftime("%Y-%m-%d")
+
+
+def active_filters(parsed: ParsedQuery) -> list[str]:
+    shown = []
+    for key in ("project", "session", "role", "tool", "source"):
+        value = getattr(parsed, key)
+        if value:
+            shown.append(f"{key}:{value}")
+    if parsed.has_tools:
+        shown.append("has:tools")
+    if parsed.after is not None:
+        shown.append(f"after:{_day(parsed.after)}")
+    if parsed.before is not None:
+        shown.append(f"before:{_day(parsed.before)}")
+    shown.extend(f'"{phrase}"' for phrase in parsed.phrases)
+    return shown
+
+
+def describe_query(query: str, mode: str, *, count: int | None = None, error: str | None = None, note: str = "") -> Text:
+    line = Text()
+    line.append(" mode ", style="reverse")
+    line.append(f" {mode}")
+    if note:
+        line.append(f" ({note})", style="italic")
+    try:
+        filters = active_filters(parse_query(query))
+    except QueryError as exc:
+        filters = []
+        error = error or str(exc)
+    if filters:
+        line.append("   filters ", style="bold")
+        line.append("  ".join(filters))
+    if error:
+        line.append(f"   ⚠ {error}", style="bold")
+    elif count is not None and query.strip():
+        line.append(f"   {count} result{'s' if count != 1 else ''}", style="dim")
+    return line
+
+
+def highlight_words(query: str) -> list[str]:
+    """Words and phrases of the query to mark in the cards (filters left out)."""
+    try:
+        parsed = parse_query(query)
+    except QueryError:
+        return []
+    words = [w for w in parsed.text.split() if len(w) >= 2 and not w.startswith('"')]
+    return list(dict.fromkeys([*parsed.phrases, *words]))

@@ -1,0 +1,44 @@
+"""`?` / F1: the keys of the screen underneath, as a table."""
+
+from __future__ import annotations
+
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.screen import ModalScreen, Screen
+from textual.widgets import DataTable, Static
+
+
+class HelpScreen(ModalScreen[None]):
+    BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss", "Close", id="help.close")]
+
+    def __init__(self, under: Screen) -> None:
+        super().__init__()
+        self.under = under
+
+    def _rows(self, under: Screen) -> list[tuple[str, str, str]]:
+        rows: dict[str, tuple[str, str, str]] = {}
+        for key, active in under.active_bindings.items():
+            binding = active.binding
+            if not binding.description or not binding.id:
+                continue  # widget-internal keys (text editing) would drown ours
+            display = self.app.get_key_display(binding)
+            name = binding.description
+            keys, _, ident = rows.get(name, ("", "", binding.id or ""))
+            keys = f"{keys} {display}".strip() if display not in keys.split() else keys
+            rows[name] = (keys, name, ident)
+        rows["Command palette"] = ("ctrl+p", "Command palette", "")
+        rows["Quit"] = ("ctrl+q", "Quit", "")
+        return sorted(rows.values(), key=lambda row: row[1].lower())
+
+    def compose(self) -> ComposeResult:
+        with Vertical(id="help-box"):
+            yield Static("Keys on this screen  (remap with [keys] in the config file, by binding id)", id="help-title", markup=False)
+            table = DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
+            table.add_columns("Key", "Action", "Binding id")
+            table.add_rows(self._rows(self.under))
+            yield table
+            yield Static("Escape closes", id="help-foot")
+
+    def action_dismiss(self) -> None:
+        self.dismiss(None)

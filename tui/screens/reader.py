@@ -1,0 +1,173 @@
+"""The whole session, turn by turn, scrolled to the hit; n/N walk the query's hits."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
+
+from core.errors import ConvoError
+from core.model import Session
+from tui.card_actions import CardActions
+from tui.query_line import highlight_words
+from tui.widgets.session_view import TurnView, build_turn_views, session_head
+
+if TYPE_CHECKING:
+    from tui.app import ConvoApp
+
+
+class ReaderScreen(CardActions, Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="reader.back"),
+        Binding("n", "next_hit", "Next hit", id="reader.next_hit"),
+        Binding("N", "previous_hit", "Prev hit", id="reader.previous_hit"),
+        Binding("t", "toggle_thinking", "Thinking", id="reader.thinking"),
+        Binding("w", "toggle_tools", "Tools", id="reader.tools"),
+        Binding("s", "search_here", "Search here", id="reader.search_here"),
+        Binding("c", "copy", "Copy", id="reader.copy"),
+        Binding("x", "export", "Export", id="reader.export"),
+        Binding("e", "edit", "Editor", show=False, id="reader.edit"),
+        Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
+        Binding("j", "scroll_down", "Down", show=False, id="reader.down"),
+        Binding("k", "scroll_up", "Up", show=False, id="reader.up"),
+        Binding("g", "top", "Top", show=False, id="reader.top"),
+        Binding("G", "bottom", "Bottom", show=False, id="reader.bottom"),
+    ]
+
+    app: "ConvoApp"
+
+    def __init__(self, session: Session, turn_index: int | None, query: str) -> None:
+        super().__init__()
+        self.session = session
+        self.current_turn = turn_index
+        self.query_text = query
+        self.hit_turns: list[int] = [turn_index] if turn_index is not None else []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Static(session_head(self.session), id="reader-head")
+        yield VerticalScroll(id="reader-body")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self._fill_body()
+        if self.query_text.strip() and self.app.library is not None:
+            self._find_hits(self.query_text, self.app.mode)
+
+    def _fill_body(self) -> None:
+        body = self.query_one("#reader-body", VerticalScroll)
+        body.remove_children()
+        body.mount_all(build_turn_views(self.session, highlight_words(self.query_text), self.app.redactor))
+        self._mark_hits()
+        body.focus()
+        if self.current_turn is not None:
+            self.call_after_refresh(self._scroll_to, self.current_turn)
+
+    def turn_view(self, index: int) -> TurnView | None:
+        found = self.query(f"#turn-{index}")
+        return found.first(TurnView) if found else None
+
+    def _mark_hits(self) -> None:
+        for view in self.query(TurnView):
+            view.set_class(view.index in self.hit_turns, "-hit")
+            view.set_class(view.index == self.current_turn, "-current")
+
+    def _scroll_to(self, index: int) -> None:
+        view = self.turn_view(index)
+        if view is not None:
+            self.query_one("#reader-body", VerticalScroll).scroll_to_widget(view, top=True, animate=False)
+
+    @work(thread=True, exclusive=True, group="reader-hits")
+    def _find_hits(self, query: str, mode: str) -> None:
+        app = self.app
+        used = mode if (mode not in ("hybrid", "semantic") or app.model_ready) else "keyword"
+        try:
+            hits = app.library.hits_in_session(query, self.session.id, mode=used)
+        except ConvoError as exc:
+            app.call_from_thread(app.notify, str(exc), severity="warning")
+            return
+        turns = sorted({hit.turn_index for hit in hits})
+        app.call_from_thread(self._set_hits, turns)
+
+    def _set_hits(self, turns: list[int]) -> None:
+        if self.current_turn is not None and self.current_turn not in turns:
+            turns = sorted({*turns, self.current_turn})
+        self.hit_turns = turns
+        self._mark_hits()
+
+    # -- keys --------------------------------------------------------------------------
+
+    def _jump(self, step: int) -> None:
+        if not self.hit_turns:
+            self.notify("No hits of the query in this session", timeout=2)
+            return
+        if self.current_turn is None:
+            target = self.hit_turns[0 if step > 0 else -1]
+        else:
+            after = [t for t in self.hit_turns if (t > self.current_turn if step > 0 else t < self.current_turn)]
+            if after:
+                target = after[0] if step > 0 else after[-1]
+            else:  # wrap around
+                target = self.hit_turns[0 if step > 0 else -1]
+        self.current_turn = target
+        self._mark_hits()
+        self._scroll_to(target)
+
+    def action_next_hit(self) -> None:
+        self._jump(1)
+
+    def action_previous_hit(self) -> None:
+        self._jump(-1)
+
+    def action_toggle_thinking(self) -> None:
+        hidden = not self.has_class("-hide-thinking")
+        self.set_class(hidden, "-hide-thinking")
+        self.notify("Thinking hidden" if hidden else "Thinking shown", timeout=2)
+
+    def action_toggle_tools(self) -> None:
+        hidden = not self.has_class("-hide-tools")
+        self.set_class(hidden, "-hide-tools")
+        self.notify("Tool calls hidden" if hidden else "Tool calls shown", timeout=2)
+
+    def action_search_here(self) -> None:
+        from core.context import session_filter
+
+        self.app.set_query(f"{session_filter(self.session.id)} ")
+
+    def action_copy(self) -> None:
+        self.copy_session(self.session)
+
+    def action_export(self) -> None:
+        self.export_context(self.session.id, self.query_text)
+
+    def action_edit(self) -> None:
+        self.edit_source(self.session.path)
+
+    def action_reveal(self) -> None:
+        texts = [t for m in self.session.messages for t in (m.text, m.thinking, *(str(a) for tool in m.tools for a in tool.args.values()))]
+        kind = self.app.redactor.reveal_next(texts)
+        if kind is None:
+            self.notify("No masked secret left in this session", timeout=2)
+            return
+        self.notify(f"Revealed one {kind}", timeout=3)
+        self._fill_body()
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_scroll_down(self) -> None:
+        self.query_one("#reader-body", VerticalScroll).scroll_down(animate=False)
+
+    def action_scroll_up(self) -> None:
+        self.query_one("#reader-body", VerticalScroll).scroll_up(animate=False)
+
+    def action_top(self) -> None:
+        self.query_one("#reader-body", VerticalScroll).scroll_home(animate=False)
+
+    def action_bottom(self) -> None:
+        self.query_one("#reader-body", VerticalScroll).scroll_end(animate=False)

@@ -1,0 +1,182 @@
+"""The first screen: a query box, the active filters and mode, and result cards."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from textual import on, work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Static
+from textual.worker import get_current_worker
+
+from core.errors import ConvoError
+from core.hits import Hit
+from tui.card_actions import CardActions
+from tui.messages import SearchFinished, SearchOutcome
+from tui.query_line import describe_query, highlight_words
+from tui.widgets.card import ResultCard
+from tui.widgets.index_status import IndexStatus
+
+if TYPE_CHECKING:
+    from tui.app import ConvoApp
+
+DENSE_MODES = ("hybrid", "semantic")
+
+
+class SearchScreen(CardActions, Screen):
+    BINDINGS = [
+        Binding("slash", "focus_query", "Query", id="search.focus_query"),
+        Binding("escape", "escape", "Clear", id="search.escape"),
+        Binding("down", "first_card", "Results", show=False, id="search.results"),
+    ]
+
+    app: "ConvoApp"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.query_text = ""
+        self.hits: list[Hit] = []
+        self._timer: Timer | None = None
+        self._shown_key: tuple[str, str] | None = None
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="Search your conversations…  (filters: project: session: role: tool: has:tools after: before:)", id="query")
+        yield Static(id="filter-line")
+        yield VerticalScroll(id="results")
+        yield IndexStatus(id="index-status")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        self.query_one("#query", Input).focus()
+        self._show_filter_line()
+        self._show_placeholder()
+
+    @property
+    def status(self) -> IndexStatus:
+        return self.query_one(IndexStatus)
+
+    # -- searching -------------------------------------------------------------------
+
+    @on(Input.Changed, "#query")
+    def _query_changed(self, event: Input.Changed) -> None:
+        self.query_text = event.value
+        self._show_filter_line()
+        if self._timer is not None:
+            self._timer.stop()
+        delay = self.app.settings.debounce_ms / 1000
+        self._timer = self.set_timer(delay, self.refresh_search)
+
+    @on(Input.Submitted, "#query")
+    def _query_submitted(self) -> None:
+        self.action_first_card()
+
+    def set_query(self, query: str) -> None:
+        box = self.query_one("#query", Input)
+        box.value = query
+        box.cursor_position = len(query)
+        box.focus()
+
+    def refresh_search(self) -> None:
+        """Search again for the current query and mode (new key, new mode, more indexed)."""
+        self._show_filter_line()
+        if not self.query_text.strip():
+            self._show_placeholder()
+            return
+        if self.app.library is None:
+            return
+        self._search(self.query_text, self.app.mode)
+
+    @work(thread=True, exclusive=True, group="search")
+    def _search(self, query: str, mode: str) -> None:
+        app = self.app
+        library = app.library
+        assert library is not None
+        used = mode if (mode not in DENSE_MODES or app.model_ready) else "keyword"
+        try:
+            hits = library.search(query, limit=app.settings.search_limit, mode=used)
+            outcome = SearchOutcome(query, mode, hits)
+        except ConvoError as exc:
+            outcome = SearchOutcome(query, mode, [], error=str(exc))
+        if not get_current_worker().is_cancelled:
+            self.post_message(SearchFinished(outcome))
+
+    def on_search_finished(self, event: SearchFinished) -> None:
+        outcome = event.outcome
+        if outcome.query != self.query_text or outcome.mode != self.app.mode:
+            return  # a newer search is on its way
+        if outcome.error:
+            self._show_filter_line(error=outcome.error)
+            return
+        self.hits = outcome.hits
+        self._show_filter_line(count=len(outcome.hits))
+        self._show_cards(outcome.hits)
+
+    # -- showing ---------------------------------------------------------------------
+
+    def _show_filter_line(self, *, count: int | None = None, error: str | None = None) -> None:
+        note = ""
+        if self.app.mode in DENSE_MODES and not self.app.model_ready:
+            note = "keyword until the model loads"
+        line = describe_query(self.query_text, self.app.mode, count=count, error=error, note=note)
+        self.query_one("#filter-line", Static).update(line)
+
+    def _show_placeholder(self) -> None:
+        results = self.query_one("#results", VerticalScroll)
+        results.remove_children()
+        self.hits = []
+        results.mount(Static(
+            "Type a question to search every indexed conversation.\n"
+            "F3 browses sessions by project · F2 changes the mode · F1 lists the keys.",
+            classes="placeholder",
+        ))
+
+    def _show_cards(self, hits: list[Hit]) -> None:
+        results = self.query_one("#results", VerticalScroll)
+        results.remove_children()
+        if not hits:
+            results.mount(Static("No matching conversations.", classes="placeholder"))
+            return
+        terms = highlight_words(self.query_text)
+        results.mount_all(ResultCard(hit, terms, shown=self.app.redactor) for hit in hits)
+        results.scroll_home(animate=False)
+
+    # -- keys ------------------------------------------------------------------------
+
+    def cards(self) -> list[ResultCard]:
+        return list(self.query(ResultCard))
+
+    def action_first_card(self) -> None:
+        cards = self.cards()
+        if cards:
+            cards[0].focus()
+
+    def action_focus_query(self) -> None:
+        self.query_one("#query", Input).focus()
+
+    def action_escape(self) -> None:
+        box = self.query_one("#query", Input)
+        if self.focused is not box:
+            focused = self.focused
+            if isinstance(focused, ResultCard) and focused.expanded:
+                focused.collapse()
+                return
+            box.focus()
+        elif box.value:
+            box.value = ""
+
+    def move_focus(self, card: ResultCard, step: int) -> None:
+        cards = self.cards()
+        index = cards.index(card) + step
+        if index < 0:
+            self.action_focus_query()
+        elif index < len(cards):
+            cards[index].focus()
+            cards[index].scroll_visible(animate=False)
+
+    def current_query(self) -> str:
+        return self.query_text

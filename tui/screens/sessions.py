@@ -1,0 +1,106 @@
+"""Every indexed session, grouped by project, newest first, with a fuzzy filter."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from rich.text import Text
+from textual import on
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Input, OptionList, Static
+from textual.widgets.option_list import Option
+
+from core.errors import ConvoError
+from core.hits import SessionSummary
+from tui.card_actions import CardActions
+from tui.render import format_date, plural
+from tui.session_filter import fuzzy_filter, group_by_project
+
+if TYPE_CHECKING:
+    from tui.app import ConvoApp
+
+
+def session_line(summary: SessionSummary) -> Text:
+    line = Text()
+    line.append("★ " if summary.starred else "  ", style="bold")
+    line.append(summary.title or "(untitled)", style="bold")
+    line.append(f"\n    {format_date(summary.updated_at or summary.started_at)} · {summary.source}"
+                f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}", style="dim")
+    if summary.orphaned:
+        line.append(" · source gone", style="italic")
+    return line
+
+
+class SessionsScreen(CardActions, Screen):
+    BINDINGS = [
+        Binding("escape", "back", "Back", id="sessions.back"),
+        Binding("slash", "focus_filter", "Filter", id="sessions.filter"),
+        Binding("down", "focus_list", "List", show=False, id="sessions.list"),
+    ]
+
+    app: "ConvoApp"
+
+    def __init__(self) -> None:
+        super().__init__()
+        self.summaries: list[SessionSummary] = []
+
+    def compose(self) -> ComposeResult:
+        yield Header()
+        yield Input(placeholder="Filter sessions by title or project…", id="session-filter")
+        yield Static(id="sessions-count")
+        yield OptionList(id="session-list")
+        yield Footer()
+
+    def on_mount(self) -> None:
+        library = self.app.library
+        if library is not None:
+            try:
+                self.summaries = library.sessions()
+            except ConvoError as exc:
+                self.notify(str(exc), severity="error")
+        self._show("")
+        self.query_one("#session-filter", Input).focus()
+
+    @on(Input.Changed, "#session-filter")
+    def _filter(self, event: Input.Changed) -> None:
+        self._show(event.value)
+
+    @on(Input.Submitted, "#session-filter")
+    def _submitted(self) -> None:
+        self.action_focus_list()
+
+    def _show(self, text: str) -> None:
+        shown = fuzzy_filter(self.summaries, text)
+        options: list[Option | None] = []
+        if text.strip():
+            options = [Option(session_line(s), id=s.id) for s in shown]
+        else:
+            for project, members in group_by_project(shown):
+                header = Text(f"{project}  ({len(members)})", style="bold reverse")
+                options.append(Option(header, disabled=True))
+                options.extend(Option(session_line(s), id=s.id) for s in members)
+        listing = self.query_one("#session-list", OptionList)
+        listing.clear_options()
+        listing.add_options(options)
+        total = len(self.summaries)
+        count = f"{len(shown)} of {total} sessions" if text.strip() else f"{total} sessions"
+        self.query_one("#sessions-count", Static).update(count)
+
+    @on(OptionList.OptionSelected, "#session-list")
+    def _open(self, event: OptionList.OptionSelected) -> None:
+        if event.option.id:
+            self.open_reader(event.option.id, None, "")
+
+    def action_back(self) -> None:
+        self.app.pop_screen()
+
+    def action_focus_filter(self) -> None:
+        self.query_one("#session-filter", Input).focus()
+
+    def action_focus_list(self) -> None:
+        listing = self.query_one("#session-list", OptionList)
+        listing.focus()
+        if listing.highlighted is None and listing.option_count:
+            listing.action_first()

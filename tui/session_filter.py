@@ -1,0 +1,34 @@
+"""Fuzzy filter and project grouping for the sessions browser (rapidfuzz)."""
+
+from __future__ import annotations
+
+from rapidfuzz import fuzz, process, utils
+
+from core.hits import SessionSummary
+
+SCORE_CUTOFF = 60
+
+
+def fuzzy_filter(sessions: list[SessionSummary], text: str, limit: int = 200) -> list[SessionSummary]:
+    """Sessions whose title or project match `text`, best first; all of them when empty."""
+    if not text.strip():
+        return list(sessions)
+    choices = {index: f"{s.title} {s.project}" for index, s in enumerate(sessions)}
+    found = process.extract(text, choices, scorer=fuzz.WRatio, processor=utils.default_process,
+                            limit=limit, score_cutoff=SCORE_CUTOFF)
+    return [sessions[index] for _, _, index in found]
+
+
+def group_by_project(sessions: list[SessionSummary]) -> list[tuple[str, list[SessionSummary]]]:
+    """Projects ordered by their newest session; sessions newest first within each."""
+    groups: dict[str, list[SessionSummary]] = {}
+    for summary in sessions:
+        groups.setdefault(summary.project or "(no project)", []).append(summary)
+
+    def newest(summary: SessionSummary) -> float:
+        stamp = summary.updated_at or summary.started_at
+        return stamp.timestamp() if stamp else 0.0
+
+    for members in groups.values():
+        members.sort(key=newest, reverse=True)
+    return sorted(groups.items(), key=lambda item: max(newest(s) for s in item[1]), reverse=True)

@@ -1,0 +1,122 @@
+"""A search result card: the hit in a few lines, expandable in place."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from core.hits import Hit
+from core.model import Session
+from tui.render import clip_lines, format_date, highlighted, similarity_bar
+from tui.widgets.turn_detail import TurnDetail
+
+CLIP_LINES = 3
+
+
+def card_header(hit: Hit) -> Text:
+    header = Text()
+    header.append(hit.session_title or "(untitled)", style="bold")
+    header.append(f"  {hit.project or '—'}", style="italic")
+    header.append(f" · {hit.source} · {format_date(hit.timestamp)}", style="dim")
+    return header
+
+
+def card_score(hit: Hit) -> Text:
+    return Text(f"{similarity_bar(hit.similarity)} {hit.similarity:.2f}")
+
+
+class ResultCard(Vertical, can_focus=True):
+    """Collapsed: header and clipped texts. Expanded: the per-message view.
+
+    The actions ask the screen (search or reader) to do the work.
+    """
+
+    BINDINGS = [
+        Binding("enter,space", "toggle", "Expand", id="card.expand"),
+        Binding("o", "open", "Open", id="card.open"),
+        Binding("c", "copy", "Copy", id="card.copy"),
+        Binding("e", "edit", "Editor", id="card.edit"),
+        Binding("x", "export", "Export", id="card.export"),
+        Binding("down,j", "next", "Next", show=False, id="card.next"),
+        Binding("up,k", "previous", "Previous", show=False, id="card.previous"),
+    ]
+
+    def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None) -> None:
+        super().__init__(classes="card")
+        self.hit = hit
+        self.terms = terms
+        self.expanded = False
+        self._shown = shown or (lambda text: text)
+
+    def compose(self) -> ComposeResult:
+        hit = self.hit
+        with Vertical(classes="card-top"):
+            yield Static(card_header(hit), classes="card-header")
+            yield Static(card_score(hit), classes="card-score")
+        yield Static(self._summary(), classes="card-summary")
+
+    def _summary(self) -> Text:
+        hit = self.hit
+        text = Text()
+        user = clip_lines(self._shown(hit.user_text), CLIP_LINES)
+        ai = clip_lines(self._shown(hit.ai_text), CLIP_LINES)
+        if user:
+            text.append("👤 ", style="bold")
+            text.append_text(highlighted(user.replace("\n", "\n   "), self.terms))
+        if ai:
+            if user:
+                text.append("\n")
+            text.append("🤖 ", style="bold")
+            text.append_text(highlighted(ai.replace("\n", "\n   "), self.terms))
+        if hit.tools:
+            text.append(f"\n🔧 {', '.join(dict.fromkeys(hit.tools))}", style="dim")
+        return text
+
+    def expand(self, session: Session) -> None:
+        if self.expanded:
+            return
+        self.expanded = True
+        self.add_class("-expanded")
+        self.query_one(".card-summary").display = False
+        self.mount(TurnDetail(session, self.hit.turn_index, self.hit.message_ids,
+                              matched=self.hit.matched_message_ids, terms=self.terms, shown=self._shown))
+
+    def collapse(self) -> None:
+        if not self.expanded:
+            return
+        self.expanded = False
+        self.remove_class("-expanded")
+        self.query_one(".card-summary").display = True
+        self.query(TurnDetail).remove()
+
+    def action_toggle(self) -> None:
+        if self.expanded:
+            self.collapse()
+            return
+        session = self.screen.load_session(self.hit.session_id)
+        if session is not None:
+            self.expand(session)
+            self.scroll_visible(animate=False)
+
+    def action_open(self) -> None:
+        self.screen.open_reader(self.hit.session_id, self.hit.turn_index, self.screen.current_query())
+
+    def action_copy(self) -> None:
+        self.screen.copy_turn(self.hit)
+
+    def action_edit(self) -> None:
+        self.screen.edit_source(self.hit.path)
+
+    def action_export(self) -> None:
+        self.screen.export_context(self.hit.session_id, self.screen.current_query())
+
+    def action_next(self) -> None:
+        self.screen.move_focus(self, 1)
+
+    def action_previous(self) -> None:
+        self.screen.move_focus(self, -1)

@@ -1,0 +1,72 @@
+"""A whole session turn by turn, for the reader."""
+
+from __future__ import annotations
+
+from typing import Callable
+
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Static
+
+from core.model import Message, Session
+from tui.render import format_date, plural
+from tui.turns import turn_of_message
+from tui.widgets.message_block import MessageBlock
+
+
+class TurnView(Vertical):
+    """One turn; `index` is None for messages before the first turn."""
+
+    def __init__(self, index: int | None, *children) -> None:
+        super().__init__(*children, classes="turn" if index is not None else "turn -lead",
+                         id=f"turn-{index}" if index is not None else None)
+        self.index = index
+
+
+def session_head(session: Session) -> Text:
+    head = Text()
+    head.append(session.title or "(untitled)", style="bold")
+    head.append(f"\n{session.project or '—'} · {session.source} · {format_date(session.started_at or session.updated_at)}")
+    if session.started_at and session.updated_at and session.updated_at != session.started_at:
+        head.append(f" → {format_date(session.updated_at)}")
+    spoken = sum(1 for m in session.messages if m.is_conversation)
+    head.append(f" · {plural(len(session.turns), 'turn')} · {plural(spoken, 'message')}", style="dim")
+    head.append(f"\n{session.path}", style="dim")
+    return head
+
+
+def group_by_turn(session: Session) -> list[tuple[int | None, list[Message]]]:
+    """Messages in order, cut where a new turn starts; asides stay with the turn before."""
+    owner = turn_of_message(session)
+    groups: list[tuple[int | None, list[Message]]] = []
+    for message in session.messages:
+        index = owner.get(message.id)
+        if index is not None and (not groups or groups[-1][0] != index):
+            groups.append((index, []))
+        elif not groups:
+            groups.append((None, []))
+        groups[-1][1].append(message)
+    return groups
+
+
+def build_turn_views(session: Session, terms: list[str], shown: Callable[[str], str]) -> list[TurnView]:
+    owner = turn_of_message(session)
+    turns = {t.index: t for t in session.turns}
+    views = []
+    for index, messages in group_by_turn(session):
+        children = []
+        if index is not None:
+            title = Text(f"Turn {index}", style="bold")
+            if turns[index].timestamp:
+                title.append(f"  {format_date(turns[index].timestamp)}", style="dim")
+            children.append(Static(title, classes="turn-title"))
+        numbers: dict[str, int] = {}
+        for message in messages:
+            if owner.get(message.id) is None:
+                children.append(MessageBlock(message, None, terms=terms, shown=shown))
+                continue
+            number = numbers.get(message.role, 0)
+            numbers[message.role] = number + 1
+            children.append(MessageBlock(message, number, terms=terms, shown=shown))
+        views.append(TurnView(index, *children))
+    return views
