@@ -1,0 +1,173 @@
+"""`convo-tui show PATH [--json]`: read one transcript without any index and print it.
+
+`print_sessions` is the reusable printer (the index-backed `show SESSION_ID`
+calls it too). Human output is plain text, dimmed thinking only on a colour
+terminal; `--json` prints one `core.serialize.session_to_json` object a line.
+"""
+
+from __future__ import annotations
+
+import argparse
+import json
+import os
+import sys
+from datetime import datetime, timezone
+from pathlib import Path
+from typing import Any, TextIO
+
+from core.model import ASSISTANT, USER, Message, Session, ToolCall
+from core.serialize import session_to_json
+from core.sources import format_by_name, parse_path
+
+INDENT = "    "
+VALUE_LIMIT = 60
+TOOL_LIMIT = 120
+_ROLE_LABELS = {USER: "👤 User", ASSISTANT: "🤖 AI", "system": "⚙ System"}
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "show",
+        help="print one transcript file or thread folder, turn by turn",
+        description="Parse one transcript (Cursor .txt, chat thread, OpenAI log) without any index and print it.",
+    )
+    parser.add_argument("path", metavar="PATH", help="a transcript file or chat thread folder")
+    parser.add_argument("--json", action="store_true", help="one JSON object per session, one per line")
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    if not Path(args.path).exists():
+        print(f"convo-tui: {args.path}: no such file or folder", file=sys.stderr)
+        return 1
+    sessions = parse_path(args.path)
+    print_sessions(sessions, as_json=args.json)
+    print_warnings(sessions)
+    return 0
+
+
+def print_sessions(sessions: list[Session], as_json: bool, out: TextIO | None = None) -> None:
+    out = out or sys.stdout
+    if as_json:
+        for session in sessions:
+            out.write(json.dumps(session_to_json(session), ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+        return
+    style = _Style(out)
+    for position, session in enumerate(sessions):
+        if position:
+            out.write("\n")
+        out.write(render_session(session, style))
+
+
+def print_warnings(sessions: list[Session], err: TextIO | None = None) -> None:
+    """Problems the parser recovered from: one line each, after the output."""
+    err = err or sys.stderr
+    for session in sessions:
+        for warning in session.warnings:
+            err.write(f"convo-tui: warning: {warning}\n")
+
+
+class _Style:
+    """Dim text on a colour terminal; nothing at all in pipes, files or NO_COLOR."""
+
+    def __init__(self, out: TextIO):
+        isatty = getattr(out, "isatty", lambda: False)
+        self.colour = bool(isatty()) and not os.environ.get("NO_COLOR")
+
+    def dim(self, text: str) -> str:
+        return f"\x1b[2m{text}\x1b[0m" if self.colour else text
+
+    def bold(self, text: str) -> str:
+        return f"\x1b[1m{text}\x1b[0m" if self.colour else text
+
+
+def when(stamp: datetime | None) -> str:
+    return stamp.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if stamp else ""
+
+
+def _clip(text: str, limit: int) -> str:
+    return text if len(text) <= limit else text[: limit - 1] + "…"
+
+
+def _value(value: Any) -> str:
+    if isinstance(value, str):
+        lines = value.strip().splitlines()
+        shown = lines[0] if lines else ""
+        if len(lines) > 1:
+            shown += f" …(+{len(lines) - 1} lines)"
+    else:
+        shown = json.dumps(value, ensure_ascii=False, default=str)
+    return _clip(shown, VALUE_LIMIT)
+
+
+def tool_line(tool: ToolCall) -> str:
+    args = ", ".join(f"{key}={_value(value)}" for key, value in tool.args.items())
+    return _clip(f"🔧 {tool.name}({args})", TOOL_LIMIT)
+
+
+def _indented(text: str) -> list[str]:
+    return [INDENT + line if line else "" for line in text.strip().splitlines()]
+
+
+def _header(session: Session, style: _Style) -> list[str]:
+    fmt = format_by_name(session.source)
+    source = f"{fmt.label} ({session.source})" if fmt else session.source
+    lines = [
+        style.bold(session.title or session.id),
+        f"  id:      {session.id}",
+        f"  project: {session.project or '-'}",
+        f"  source:  {source}",
+        f"  path:    {session.path}",
+    ]
+    if session.started_at:
+        lines.append(f"  started: {when(session.started_at)}")
+    if session.updated_at:
+        lines.append(f"  updated: {when(session.updated_at)}")
+    lines.append(f"  {_count(len(session.turns), 'turn')} · {_count(len(session.messages), 'message')}")
+    return lines
+
+
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}" if number == 1 else f"{number} {noun}s"
+
+
+def _message_lines(message: Message, style: _Style) -> list[str]:
+    lines = [_ROLE_LABELS.get(message.role, message.role)]
+    if message.thinking.strip():
+        lines += [style.dim(f"{INDENT}💭 {line}" if i == 0 else f"{INDENT}   {line}")
+                  for i, line in enumerate(message.thinking.strip().splitlines())]
+    lines += _indented(message.text)
+    if message.attachment:
+        lines.append(f"{INDENT}📎 {message.attachment}")
+    lines += [INDENT + tool_line(tool) for tool in message.tools]
+    return lines
+
+
+def _aside_label(message: Message) -> str:
+    if message.virtual:
+        return "virtual message: shown to the user, never sent to the AI"
+    if message.sidechain:
+        return "sub-agent message"
+    if message.error:
+        return "API error"
+    return "system message"
+
+
+def render_session(session: Session, style: _Style | None = None) -> str:
+    """The whole session as text: header, then each turn with its messages in order."""
+    style = style or _Style(sys.stdout)
+    turn_of = {mid: turn for turn in session.turns for mid in turn.message_ids}
+    lines = _header(session, style)
+    shown_turn = None
+    for message in session.messages:
+        turn = turn_of.get(message.id)
+        if turn is None:
+            stamp = f" · {when(message.timestamp)}" if message.timestamp else ""
+            lines += ["", style.dim(f"·· {_aside_label(message)}{stamp}")]
+            shown_turn = None
+        elif turn is not shown_turn:
+            stamp = f" · {when(turn.timestamp)}" if turn.timestamp else ""
+            lines += ["", f"── Turn {turn.index + 1}{stamp}"]
+            shown_turn = turn
+        lines += _message_lines(message, style)
+    return "\n".join(lines) + "\n"
