@@ -14,7 +14,7 @@ import sys
 from core.errors import ConvoError
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = ["show"]
+COMMANDS = ["show", "index", "search", "sessions", "prune"]
 
 
 def build_parser() -> argparse.ArgumentParser:

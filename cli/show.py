@@ -38,8 +38,19 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     if not Path(args.path).exists():
-        print(f"convo-tui: {args.path}: no such file or folder", file=sys.stderr)
-        return 1
+        # Not a path: a session id, read from the index (works after the file is gone).
+        from cli.common import settings_from_args
+        from core.errors import ConvoError
+        from core.library import Library
+
+        try:
+            with Library.open(settings_from_args(args), read_only=True) as library:
+                session = library.session(args.path)
+        except ConvoError:
+            print(f"convo-tui: {args.path}: no such file, folder or indexed session", file=sys.stderr)
+            return 1
+        print_sessions([session], as_json=args.json)
+        return 0
     sessions = parse_path(args.path)
     print_sessions(sessions, as_json=args.json)
     print_warnings(sessions)

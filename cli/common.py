@@ -1,0 +1,39 @@
+"""Settings from the command line: config file, then --index-dir / --model / --qdrant-*.
+
+Subcommands add the store options with `add_store_options`; their defaults are
+SUPPRESS so a value given before the command (`convo-tui --index-dir D index`)
+is not overwritten by the subcommand's own default.
+"""
+
+from __future__ import annotations
+
+import argparse
+import os
+from pathlib import Path
+
+from core.settings import Settings
+
+API_KEY_ENV = "QDRANT_API_KEY"
+
+
+def add_store_options(parser: argparse.ArgumentParser, *, model: bool = True) -> None:
+    hide = argparse.SUPPRESS
+    parser.add_argument("--index-dir", metavar="DIR", default=hide, help="index folder (env CONVO_TUI_INDEX_DIR)")
+    if model:
+        parser.add_argument("--model", metavar="NAME", default=hide, help="fastembed model name (default: bundled all-MiniLM-L6-v2 int8)")
+    parser.add_argument("--qdrant-url", metavar="URL", default=hide, help="use a Qdrant server instead of the embedded index")
+    parser.add_argument("--qdrant-api-key", metavar="KEY", default=hide, help=f"API key for --qdrant-url (env {API_KEY_ENV})")
+
+
+def settings_from_args(args: argparse.Namespace) -> Settings:
+    settings = Settings.load(getattr(args, "config", None))
+    if getattr(args, "index_dir", None):
+        settings.index_dir = Path(args.index_dir).expanduser()
+    if getattr(args, "model", None):
+        settings.model = args.model
+    if getattr(args, "qdrant_url", None):
+        settings.qdrant_url = args.qdrant_url
+    key = getattr(args, "qdrant_api_key", None) or os.environ.get(API_KEY_ENV)
+    if key:
+        settings.qdrant_api_key = key
+    return settings

@@ -1,0 +1,78 @@
+"""`convo-tui index [PATH ...]`: bring the index up to date (incremental)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import threading
+from pathlib import Path
+
+from cli.common import add_store_options, settings_from_args
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "index",
+        help="index transcripts (default: the tools' usual places and configured sources)",
+        description="Index transcripts incrementally: unchanged files are skipped, changed ones replaced.",
+    )
+    parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to index instead of the defaults")
+    parser.add_argument("--rebuild", action="store_true", help="drop the index and build it again from scratch")
+    add_store_options(parser)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.library import Library
+
+    settings = settings_from_args(args)
+    paths = [Path(p).expanduser() for p in args.paths] or None
+    for path in paths or []:
+        if not path.exists():
+            print(f"convo-tui: {path}: no such file or folder", file=sys.stderr)
+            return 1
+    with Library.open(settings, allow_mismatch=args.rebuild) as library:
+        report = _run_with_progress(library, paths, args.rebuild)
+    _print_report(report)
+    return 130 if report.cancelled else 0
+
+
+def _run_with_progress(library, paths, rebuild):
+    cancel = threading.Event()
+    if not sys.stderr.isatty():
+        try:
+            return library.index(paths, cancel=cancel, rebuild=rebuild)
+        except KeyboardInterrupt:
+            cancel.set()
+            raise
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+
+    with Progress(
+        TextColumn("[bold]{task.description:<9}"),
+        BarColumn(),
+        MofNCompleteColumn(),
+        TimeElapsedColumn(),
+        TextColumn("{task.fields[name]}", style="dim"),
+        transient=True,
+    ) as bar:
+        task = bar.add_task("loading", total=None, name="embedding model")
+        library.load_model()
+
+        def progress(p) -> None:
+            name = p.path.rsplit("/", 1)[-1] if p.path else ""
+            bar.update(task, description=p.phase, completed=p.done, total=p.total or None, name=name[:40])
+
+        return library.index(paths, progress=progress, cancel=cancel, rebuild=rebuild)
+
+
+def _print_report(report) -> None:
+    out = sys.stdout
+    out.write(
+        f"sessions: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
+        f"{report.removed} removed; {len(report.skipped)} file(s) skipped\n"
+    )
+    for path, reason in report.skipped:
+        out.write(f"  skipped {path}: {reason}\n")
+    out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s)\n")
+    if report.cancelled:
+        out.write("cancelled: run `convo-tui index` again to finish\n")

@@ -1,0 +1,23 @@
+"""`convo-tui prune`: forget sessions whose source file is gone (the index is an archive until then)."""
+
+from __future__ import annotations
+
+import argparse
+import sys
+
+from cli.common import add_store_options, settings_from_args
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser("prune", help="remove sessions whose transcript file no longer exists")
+    add_store_options(parser, model=False)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.library import Library
+
+    with Library.open(settings_from_args(args)) as library:
+        removed = library.prune()
+    sys.stdout.write(f"pruned {removed} session(s)\n")
+    return 0

@@ -1,0 +1,55 @@
+"""`convo-tui search QUERY`: the best matching turns, as text or JSON lines."""
+
+from __future__ import annotations
+
+import argparse
+import json
+import sys
+
+from cli.common import add_store_options, settings_from_args
+
+MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+
+
+def register(subparsers: argparse._SubParsersAction) -> None:
+    parser = subparsers.add_parser(
+        "search",
+        help="search the index (filters: project: session: role: tool: has:tools source: after: before: \"phrase\")",
+        description="Search indexed conversations. Filters go inside the query, e.g. 'qdrant project:myapp after:2026-01-01'.",
+    )
+    parser.add_argument("query", metavar="QUERY", help="words, \"quoted phrases\" and filters")
+    parser.add_argument("--limit", type=int, default=None, metavar="N", help="number of results (default 10)")
+    parser.add_argument("--mode", choices=MODES, default=None, help="hybrid (default), semantic, keyword or fuzzy")
+    parser.add_argument("--json", action="store_true", help="one JSON object per hit")
+    add_store_options(parser, model=False)
+    parser.set_defaults(func=run)
+
+
+def run(args: argparse.Namespace) -> int:
+    from core.library import Library
+
+    settings = settings_from_args(args)
+    limit = args.limit if args.limit is not None else settings.search_limit
+    mode = args.mode or settings.search_mode
+    with Library.open(settings, read_only=True) as library:
+        hits = library.search(args.query, limit=limit, mode=mode)
+    out = sys.stdout
+    for hit in hits:
+        if args.json:
+            out.write(json.dumps(hit.to_json(), ensure_ascii=False) + "\n")
+        else:
+            out.write(_format(hit))
+    return 0
+
+
+def _format(hit) -> str:
+    when = hit.timestamp.strftime("%Y-%m-%d") if hit.timestamp else "----------"
+    head = f"{hit.similarity:.2f}  {when}  {hit.project or '-'}  {hit.session_title or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
+    lines = [head]
+    for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
+        text = " ".join(text.split())
+        if text:
+            lines.append(f"    {label}: {text[:160]}{'…' if len(text) > 160 else ''}")
+    if hit.tools:
+        lines.append(f"    tools: {', '.join(hit.tools)}")
+    return "\n".join(lines) + "\n\n"
