@@ -32,7 +32,7 @@ class SourceFormat:
 
 
 # Most specific first: the first format whose sniff accepts a file wins.
-_MODULES = ["chat_threads", "openai_log", "cursor"]
+_MODULES = ["chat_threads", "claude_code", "specstory", "chatgpt", "openai_log", "cursor"]
 
 
 def formats() -> list[SourceFormat]:

@@ -1,0 +1,237 @@
+"""ChatGPT data exports (`conversations.json`: many conversations in one file).
+
+Each conversation is a tree in `mapping` (node id -> message, parent,
+children): edits and regenerations are branches. The branch the user last saw
+ends at `current_node`; it is read by following parents up and reversing, never
+in dict order. Everything the assistant side does between two user messages
+(tool calls, tool output, thoughts, the answer) becomes ONE assistant Message,
+as ChatGPT shows it: calls go to `tools`, reasoning to `thinking`, and tool
+output is skipped from the text.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from core.errors import ParseError
+from core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
+from core.sources import SourceFormat, read_text
+from core.sources._common import clip, json_error_reason, number_messages, title_from_messages, to_utc
+
+SOURCE = "chatgpt"
+PROJECT = "ChatGPT"
+IMAGE = "[image]"
+AUDIO = "[audio]"
+_SNIFF = re.compile(r'"mapping"\s*:\s*\{')
+
+
+def sniff(path: Path, head: str) -> bool:
+    start = head.lstrip()[:1]
+    return start in {"[", "{"} and bool(_SNIFF.search(head)) and ('"current_node"' in head or '"create_time"' in head)
+
+
+def _parts_text(content: dict[str, Any]) -> str:
+    """Readable text of `text` / `multimodal_text` content; images become a marker."""
+    out: list[str] = []
+    for part in content.get("parts") or []:
+        if isinstance(part, str):
+            out.append(part)
+        elif isinstance(part, dict):
+            kind = str(part.get("content_type") or "")
+            if "image" in kind:
+                out.append(IMAGE)
+            elif "audio" in kind:
+                out.append(AUDIO)
+            elif isinstance(part.get("text"), str):
+                out.append(part["text"])
+    return "\n\n".join(p.strip() for p in out if p and p.strip())
+
+
+def _thoughts(content: dict[str, Any]) -> str:
+    kind = content.get("content_type")
+    if kind == "reasoning_recap":
+        return str(content.get("content") or "").strip()
+    blocks = []
+    for thought in content.get("thoughts") or []:
+        if isinstance(thought, dict):
+            summary, body = str(thought.get("summary") or "").strip(), str(thought.get("content") or "").strip()
+            blocks.append("\n".join(x for x in (summary, body) if x))
+    return "\n\n".join(b for b in blocks if b)
+
+
+def _tool_args(content: dict[str, Any], text: str) -> dict[str, Any]:
+    if content.get("content_type") == "code":
+        args: dict[str, Any] = {"code": str(content.get("text") or "")}
+        if content.get("language") and content.get("language") != "unknown":
+            args["language"] = content["language"]
+        return args
+    try:
+        parsed = json.loads(text)
+    except (json.JSONDecodeError, RecursionError):
+        parsed = None
+    return parsed if isinstance(parsed, dict) else {"input": text}
+
+
+class _Reply:
+    """The assistant side between two user messages."""
+
+    def __init__(self, node_id: str, stamp: Any):
+        self.node_id = node_id
+        self.stamp = stamp
+        self.texts: list[str] = []
+        self.thinking: list[str] = []
+        self.tools: list[ToolCall] = []
+
+    def message(self) -> Message | None:
+        text = "\n\n".join(t for t in self.texts if t)
+        thinking = "\n\n".join(t for t in self.thinking if t)
+        if not (text or thinking or self.tools):
+            return None
+        return Message(id="", role=ASSISTANT, text=text, thinking=thinking, timestamp=to_utc(self.stamp),
+                       tools=self.tools, meta={"node": self.node_id})
+
+
+def _branch(conv: dict[str, Any], where: str, warnings: list[str]) -> list[dict[str, Any]]:
+    """The messages along the current branch, root first."""
+    mapping = conv.get("mapping")
+    if not isinstance(mapping, dict) or not mapping:
+        return []
+    node_id = conv.get("current_node")
+    if node_id not in mapping:
+        if node_id is not None:
+            warnings.append(f"{where}: current_node {node_id} is not in the mapping; reading the latest leaf")
+        node_id = _latest_leaf(mapping)
+    chain: list[dict[str, Any]] = []
+    seen: set[str] = set()
+    while node_id is not None:
+        if node_id in seen:
+            warnings.append(f"{where}: node {node_id} is its own ancestor; branch cut there")
+            break
+        seen.add(node_id)
+        node = mapping.get(node_id)
+        if not isinstance(node, dict):
+            warnings.append(f"{where}: parent {node_id} is missing from the mapping; earlier messages are lost")
+            break
+        if isinstance(node.get("message"), dict):
+            chain.append(node["message"])
+        node_id = node.get("parent")
+    chain.reverse()
+    return chain
+
+
+def _latest_leaf(mapping: dict[str, Any]) -> str | None:
+    leaves = [k for k, n in mapping.items() if isinstance(n, dict) and not n.get("children")]
+
+    def stamp(key: str) -> float:
+        message = mapping[key].get("message")
+        value = message.get("create_time") if isinstance(message, dict) else None
+        return float(value) if isinstance(value, (int, float)) else 0.0
+
+    return max(leaves, key=stamp) if leaves else None
+
+
+def _hidden(message: dict[str, Any]) -> bool:
+    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    return bool(metadata.get("is_visually_hidden_from_conversation") or metadata.get("is_user_system_message"))
+
+
+def _messages(chain: list[dict[str, Any]]) -> list[Message]:
+    out: list[Message] = []
+    reply: _Reply | None = None
+
+    def close() -> None:
+        nonlocal reply
+        if reply is not None:
+            done = reply.message()
+            if done is not None:
+                out.append(done)
+        reply = None
+
+    for message in chain:
+        author = message.get("author") if isinstance(message.get("author"), dict) else {}
+        role = author.get("role")
+        content = message.get("content") if isinstance(message.get("content"), dict) else {}
+        kind = content.get("content_type")
+        if _hidden(message):
+            continue
+        text = _parts_text(content)
+        if role == USER:
+            close()
+            if text:
+                out.append(Message(id="", role=USER, text=text, timestamp=to_utc(message.get("create_time")),
+                                   meta={"node": message.get("id")}))
+            continue
+        if role == SYSTEM:
+            if text:
+                close()
+                out.append(Message(id="", role=SYSTEM, text=text, timestamp=to_utc(message.get("create_time"))))
+            continue
+        if reply is None:
+            reply = _Reply(str(message.get("id") or ""), message.get("create_time"))
+        if kind in {"thoughts", "reasoning_recap"}:
+            reply.thinking.append(_thoughts(content))
+        elif role == "tool":
+            name = str(author.get("name") or "tool")
+            if not any(t.name == name for t in reply.tools):
+                reply.tools.append(ToolCall(name))  # a tool that ran with no visible call
+        elif message.get("recipient") not in (None, "all"):
+            raw = text or str(content.get("text") or "")
+            reply.tools.append(ToolCall(str(message["recipient"]), _tool_args(content, raw)))
+        elif kind == "code":
+            reply.tools.append(ToolCall("python", _tool_args(content, "")))
+        elif role == ASSISTANT and text:
+            reply.texts.append(text)
+    close()
+    return out
+
+
+def _session(conv: dict[str, Any], path: Path, index: int, warnings: list[str]) -> Session | None:
+    session_id = str(conv.get("conversation_id") or conv.get("id") or f"{path.stem}-{index}")
+    messages = _messages(_branch(conv, f"{path}: conversation {session_id}", warnings))
+    if not messages:
+        return None
+    number_messages(messages)
+    title = str(conv.get("title") or "").strip()
+    session = Session(
+        id=session_id,
+        title=clip(title) if title else title_from_messages(messages, session_id),
+        project=PROJECT,
+        source=SOURCE,
+        path=str(path),
+        messages=messages,
+        started_at=to_utc(conv.get("create_time")),
+        updated_at=to_utc(conv.get("update_time")),
+        warnings=warnings,
+    )
+    session.fill_times()
+    return session
+
+
+def parse(path: Path) -> list[Session]:
+    path = Path(path)
+    text = read_text(path)
+    try:
+        data = json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    conversations = data if isinstance(data, list) else [data]
+    sessions: list[Session] = []
+    pending: list[str] = []  # problems with entries that gave no session: told with the next one
+    for index, conv in enumerate(conversations):
+        if not isinstance(conv, dict):
+            pending.append(f"{path}: entry {index} is not a conversation object; skipped")
+            continue
+        warnings = pending
+        session = _session(conv, path, index, warnings)
+        if session is not None:
+            sessions.append(session)
+            pending = []
+    if pending and sessions:
+        sessions[-1].warnings.extend(pending)
+    return sessions
+
+
+FORMAT = SourceFormat(name=SOURCE, label="ChatGPT export", sniff=sniff, parse=parse, version=1)

@@ -1,0 +1,245 @@
+"""Claude Code session logs (`~/.claude/projects/<slug>/<session>.jsonl`).
+
+One JSON object a line. `user`/`assistant` lines carry `message.content`, a
+string or a list of parts; every other line type is bookkeeping, except the
+title lines (`custom-title`, `ai-title`, `summary`).
+
+Claude Code writes one API response as several lines, one per content part,
+all with the same `message.id` (thinking, then text, then each tool_use).
+Those lines become ONE Message, so a reply reads as the user saw it; lines of
+another API response stay separate messages (pairing joins them into the turn).
+User lines that only carry tool results are the tools talking, not the user.
+"""
+
+from __future__ import annotations
+
+import re
+from pathlib import Path, PureWindowsPath
+from typing import Any
+
+from core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
+from core.sources import SourceFormat, read_text
+from core.sources._common import clip, iter_json_lines, number_messages, title_from_messages, to_utc
+
+SOURCE = "claude-code"
+_LINE_TYPE = re.compile(r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation|custom-title|ai-title|progress|attachment)"')
+# Blocks Claude Code injects into the user's line: reminders, hook output, IDE
+# context, local command output. They are not the user's words.
+_INJECTED = re.compile(
+    r"<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-message|"
+    r"bash-stdout|bash-stderr|user-prompt-submit-hook|ide_opened_file|ide_selection|ide_diagnostics)>.*?</\1>",
+    re.DOTALL,
+)
+_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
+_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
+_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.DOTALL)
+_INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$", re.MULTILINE)
+IMAGE = "[image]"
+DOCUMENT = "[document]"
+
+
+def sniff(path: Path, head: str) -> bool:
+    first = next((line for line in head.splitlines() if line.strip()), "")
+    if not first.lstrip().startswith("{"):
+        return False
+    return bool(_LINE_TYPE.search(first)) and ('"sessionId"' in head or '"leafUuid"' in head)
+
+
+def clean_user_text(text: str) -> str:
+    """The user's own words: injected blocks removed, a slash command shown as typed."""
+    name = _COMMAND_NAME.search(text)
+    if name:
+        args = _COMMAND_ARGS.search(text)
+        command = name.group(1).strip()
+        if args and args.group(1).strip():
+            command = f"{command} {args.group(1).strip()}"
+        text = _COMMAND_ARGS.sub("", _COMMAND_NAME.sub("", text))
+        text = f"{command}\n\n{text}"
+    text = _BASH_INPUT.sub(lambda m: f"!{m.group(1).strip()}", text)
+    text = _INJECTED.sub("", text)
+    text = _INTERRUPTED.sub("", text)
+    return re.sub(r"\n{3,}", "\n\n", text).strip()
+
+
+class _Reply:
+    """The parts of one message while its lines are read."""
+
+    def __init__(self) -> None:
+        self.texts: list[str] = []
+        self.thinking: list[str] = []
+        self.tools: list[ToolCall] = []
+        self.results = 0
+
+    def add_parts(self, content: Any) -> None:
+        if isinstance(content, str):
+            self.texts.append(content)
+            return
+        if not isinstance(content, list):
+            return
+        for part in content:
+            if isinstance(part, str):
+                self.texts.append(part)
+                continue
+            if not isinstance(part, dict):
+                continue
+            kind = part.get("type")
+            if kind == "text":
+                self.texts.append(str(part.get("text") or ""))
+            elif kind in {"thinking", "redacted_thinking"}:
+                self.thinking.append(str(part.get("thinking") or ""))
+            elif kind in {"tool_use", "server_tool_use"}:
+                args = part.get("input")
+                self.tools.append(ToolCall(str(part.get("name") or "tool"), args if isinstance(args, dict) else {"input": args}))
+            elif kind in {"tool_result", "web_search_tool_result"}:
+                self.results += 1
+            elif kind == "image":
+                self.texts.append(IMAGE)
+            elif kind == "document":
+                self.texts.append(DOCUMENT)
+
+
+def _join(parts: list[str]) -> str:
+    return "\n\n".join(p.strip() for p in parts if p and p.strip())
+
+
+class _Reader:
+    """Turns the lines of one file into messages and the session's naming facts."""
+
+    def __init__(self, path: Path):
+        self.path = path
+        self.messages: list[Message] = []
+        self.warnings: list[str] = []
+        self.session_ids: list[str] = []
+        self.cwd: str | None = None
+        self.custom_title = ""
+        self.ai_title = ""
+        self.summaries: list[tuple[str, str]] = []  # (leafUuid, summary)
+        self.uuids: set[str] = set()
+        # API message id -> the Message it became, while the assistant is replying.
+        self._open_replies: dict[tuple[str, bool], Message] = {}
+
+    def read(self, text: str) -> None:
+        for number, line in iter_json_lines(text, self.path, self.warnings):
+            if not isinstance(line, dict):
+                self.warnings.append(f"{self.path}:{number}: not a JSON object")
+                continue
+            self._line(number, line)
+
+    def _line(self, number: int, line: dict[str, Any]) -> None:
+        kind = line.get("type")
+        if isinstance(line.get("sessionId"), str) and line["sessionId"] not in self.session_ids:
+            self.session_ids.append(line["sessionId"])
+        if self.cwd is None and isinstance(line.get("cwd"), str) and line["cwd"].strip():
+            self.cwd = line["cwd"]
+        if isinstance(line.get("uuid"), str):
+            self.uuids.add(line["uuid"])
+        if kind == "custom-title" and isinstance(line.get("customTitle"), str):
+            self.custom_title = line["customTitle"].strip() or self.custom_title
+        elif kind == "ai-title" and isinstance(line.get("aiTitle"), str):
+            self.ai_title = line["aiTitle"].strip() or self.ai_title
+        elif kind == "summary" and isinstance(line.get("summary"), str):
+            self.summaries.append((str(line.get("leafUuid") or ""), line["summary"].strip()))
+        elif kind in {USER, ASSISTANT}:
+            message = line.get("message")
+            if not isinstance(message, dict):
+                self.warnings.append(f"{self.path}:{number}: {kind} line without a message")
+                return
+            if kind == USER:
+                self._user(line, message)
+            else:
+                self._assistant(line, message)
+
+    def _user(self, line: dict[str, Any], message: dict[str, Any]) -> None:
+        if line.get("isMeta"):
+            return  # caveats and expansions Claude Code adds on the user's behalf
+        reply = _Reply()
+        reply.add_parts(message.get("content"))
+        text = clean_user_text(_join(reply.texts))
+        if not text:
+            return  # only tool results, or only injected blocks
+        role: Role = SYSTEM if line.get("isCompactSummary") else USER
+        self._append(role, text, "", [], line)
+        self._open_replies.clear()
+
+    def _assistant(self, line: dict[str, Any], message: dict[str, Any]) -> None:
+        reply = _Reply()
+        reply.add_parts(message.get("content"))
+        error = bool(line.get("isApiErrorMessage") or line.get("error"))
+        if message.get("model") == "<synthetic>" and not error:
+            return  # placeholder Claude Code writes after an interrupt, not the model's words
+        sidechain = bool(line.get("isSidechain"))
+        api_id = message.get("id")
+        key = (api_id, sidechain) if isinstance(api_id, str) and api_id else None
+        previous = self._open_replies.get(key) if key else None
+        if previous is not None and not error:
+            previous.text = _join([previous.text, *reply.texts])
+            previous.thinking = _join([previous.thinking, *reply.thinking])
+            previous.tools.extend(reply.tools)
+            return
+        if not (reply.texts or reply.thinking or reply.tools):
+            return
+        merged = self._append(ASSISTANT, _join(reply.texts), _join(reply.thinking), reply.tools, line, error=error)
+        if key and not error:
+            self._open_replies[key] = merged
+
+    def _append(self, role: Role, text: str, thinking: str, tools: list[ToolCall], line: dict[str, Any], error: bool = False) -> Message:
+        meta = {"uuid": line["uuid"]} if isinstance(line.get("uuid"), str) else {}
+        message = Message(
+            id="",
+            role=role,
+            text=text,
+            thinking=thinking,
+            timestamp=to_utc(line.get("timestamp")),
+            tools=list(tools),
+            sidechain=bool(line.get("isSidechain")),
+            error=error,
+            meta=meta,
+        )
+        self.messages.append(message)
+        return message
+
+    def title(self) -> str:
+        if self.custom_title:
+            return clip(self.custom_title)
+        if self.ai_title:
+            return clip(self.ai_title)
+        for leaf, summary in reversed(self.summaries):
+            if summary and (not leaf or leaf in self.uuids):
+                return clip(summary)
+        main = [m for m in self.messages if not m.sidechain]
+        return title_from_messages(main or self.messages, self.path.stem)
+
+
+def _folder_name(cwd: str) -> str:
+    """The last folder of a cwd written on Linux, macOS or Windows."""
+    cwd = cwd.rstrip("/\\")
+    return (PureWindowsPath(cwd) if "\\" in cwd else Path(cwd)).name or cwd
+
+
+def parse(path: Path) -> list[Session]:
+    path = Path(path)
+    reader = _Reader(path)
+    reader.read(read_text(path))
+    if not reader.messages:
+        return []
+    number_messages(reader.messages)
+    ids = reader.session_ids
+    session_id = path.stem if path.stem in ids or not ids else ids[0]
+    if path.stem.startswith("agent-"):
+        session_id = path.stem  # a sub-agent's own file shares its parent's sessionId
+    project = _folder_name(reader.cwd) if reader.cwd else path.parent.name
+    session = Session(
+        id=session_id,
+        title=reader.title(),
+        project=project,
+        source=SOURCE,
+        path=str(path),
+        messages=reader.messages,
+        meta={"cwd": reader.cwd} if reader.cwd else {},
+        warnings=reader.warnings,
+    )
+    session.fill_times()
+    return [session]
+
+
+FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=1)
