@@ -160,12 +160,12 @@ class EdgeStore(Store):
     def delete(self, flt: Filter) -> None:
         self._writable()
         if self._shard is not None:
-            self._shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt)))
+            self._shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt) or qe.Filter()))
 
     def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
         self._writable()
         if self._shard is not None:
-            self._shard.update(qe.UpdateOperation.set_payload_by_filter(_filter(flt), _to_stored(values)))
+            self._shard.update(qe.UpdateOperation.set_payload_by_filter(_filter(flt) or qe.Filter(), _to_stored(values)))
 
     # -- reads -------------------------------------------------------------
 

@@ -1,0 +1,353 @@
+"""One contract, two backends: Qdrant Edge in a temp folder and qdrant-client local mode.
+
+Dense vectors here come from a hashed bag-of-words embedder written for these
+tests only (deterministic, no model files); relevance with the real model is
+tested elsewhere. Sparse vectors come from Qdrant's own BM25 (multilingual
+tokenizer), as in the app.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import math
+import re
+
+import pytest
+from qdrant_client import QdrantClient
+from qdrant_edge import Bm25, Bm25Config, TokenizerType
+
+from core.errors import ConfigError, IndexUnavailable
+from core.settings import Settings
+from core.store import open_store
+from core.store.base import Cond, Filter, Point, Query, SparseVec, Store, point_id
+from core.store.edge import EdgeStore
+from core.store.server import ServerStore, connect_server
+
+DIM = 64
+BM25 = Bm25(Bm25Config(tokenizer=TokenizerType.Multilingual))
+
+
+def hashed_bow_embed(text: str) -> list[float]:
+    """TEST-ONLY embedder: each word adds 1 to a hashed slot, then L2-normalised."""
+    vec = [0.0] * DIM
+    for word in re.findall(r"\w+", text.lower()):
+        vec[int(hashlib.md5(word.encode()).hexdigest(), 16) % DIM] += 1.0
+    norm = math.sqrt(sum(v * v for v in vec)) or 1.0
+    return [v / norm for v in vec]
+
+
+def bm25_doc(text: str) -> SparseVec:
+    sv = BM25.embed_document(text)
+    return SparseVec(list(sv.indices), list(sv.values))
+
+
+def bm25_query(text: str) -> SparseVec:
+    sv = BM25.embed_query(text)
+    return SparseVec(list(sv.indices), list(sv.values))
+
+
+# key, text, payload (besides key)
+CORPUS = [
+    ("s1:turn-0", "how to configure the qdrant vector database index",
+     dict(level="turn", session_id="s1", project="alpha", source="cursor", tools=["Read", "Edit"],
+          has_tools=True, timestamp=1000.0, visible=True, starred=False)),
+    ("s1:msg-0", "configure qdrant please",
+     dict(level="message", session_id="s1", project="alpha", source="cursor", role="user", tools=[],
+          has_tools=False, timestamp=1000.0, visible=True, starred=False)),
+    ("s1:msg-1", "the answer uses hnsw graphs",
+     dict(level="message", session_id="s1", project="alpha", source="cursor", role="ai", tools=["Read"],
+          has_tools=True, timestamp=1010.0, visible=True, starred=False)),
+    ("s2:turn-0", "fix the flaky pytest fixture in ci",
+     dict(level="turn", session_id="s2", project="beta", source="claude", tools=["Bash"],
+          has_tools=True, timestamp=2000.0, visible=True, starred=False)),
+    ("s2:msg-0", "pytest fixture fails",
+     dict(level="message", session_id="s2", project="beta", source="claude", role="user", tools=[],
+          has_tools=False, timestamp=2000.0, visible=True, starred=False)),
+    ("s3:turn-0", "我们讨论了向量数据库的索引配置",
+     dict(level="turn", session_id="s3", project="gamma", source="chatgpt", tools=[],
+          has_tools=False, timestamp=3000.0, visible=True, starred=True)),
+    ("s3:msg-0", "今天天气很好",
+     dict(level="message", session_id="s3", project="gamma", source="chatgpt", role="user", tools=[],
+          has_tools=False, timestamp=3000.0, visible=False, starred=False)),
+]
+ALL_KEYS = {key for key, _, _ in CORPUS}
+
+
+def corpus_points() -> list[Point]:
+    return [Point(key, hashed_bow_embed(text), bm25_doc(text), {**payload, "text": text}) for key, text, payload in CORPUS]
+
+
+def keys(scored) -> list[str]:
+    return [s.payload["key"] for s in scored]
+
+
+@pytest.fixture(params=["edge", "server"])
+def store(request, tmp_path) -> Store:
+    if request.param == "edge":
+        s: Store = EdgeStore(tmp_path / "index")
+    else:
+        s = ServerStore(QdrantClient(location=":memory:"))
+    s.ensure(DIM)
+    yield s
+    s.close()
+
+
+@pytest.fixture
+def filled(store) -> Store:
+    store.upsert(corpus_points())
+    return store
+
+
+def test_upsert_is_idempotent_and_replaces_payload(store):
+    store.upsert(corpus_points())
+    store.upsert(corpus_points())
+    assert store.count() == 7
+    store.upsert([Point("s1:msg-0", hashed_bow_embed("x"), None, {"session_id": "s1", "title": "new"})])
+    assert store.count() == 7
+    [got] = store.retrieve(["s1:msg-0"])
+    assert got.id == point_id("s1:msg-0")
+    assert got.payload == {"session_id": "s1", "title": "new", "key": "s1:msg-0"}
+
+
+def test_retrieve_keeps_order_and_skips_missing(filled):
+    got = filled.retrieve(["s2:msg-0", "nope:turn-9", "s1:turn-0"])
+    assert keys(got) == ["s2:msg-0", "s1:turn-0"]
+    assert got[1].payload["tools"] == ["Read", "Edit"]
+    assert got[1].payload["has_tools"] is True
+    assert got[0].payload["has_tools"] is False
+    assert filled.retrieve([]) == []
+
+
+def test_fusion_ranks_a_point_found_by_both_vectors_first(store):
+    e = [[1.0 if i == j else 0.0 for i in range(DIM)] for j in range(3)]
+    near = [0.9 * a + 0.436 * b for a, b in zip(e[0], e[1])]
+    store.upsert([
+        Point("dense-only", e[0], SparseVec([100], [1.0]), {}),
+        Point("both", near, SparseVec([7], [2.0]), {}),
+        Point("sparse-only", e[2], SparseVec([7], [1.0]), {}),
+    ])
+    [got] = store.query([Query(dense=e[0], sparse=SparseVec([7], [1.0]), limit=3, prefetch_limit=2)])
+    assert keys(got) == ["both", "dense-only", "sparse-only"]
+    # RRF with k=60 over 0-based ranks: dense (a=0, both=1), sparse (both=0, c=1).
+    assert [s.score for s in got] == pytest.approx([1 / 61 + 1 / 60, 1 / 60, 1 / 61], rel=1e-5)
+
+
+def test_hybrid_text_query_finds_the_matching_turn(filled):
+    text = "qdrant vector database index"
+    [got] = filled.query([Query(dense=hashed_bow_embed(text), sparse=bm25_query(text), limit=3)])
+    assert keys(got)[0] == "s1:turn-0"
+
+
+def test_dense_only_query_returns_cosine_and_stored_vector(filled):
+    vec = hashed_bow_embed("pytest fixture fails")
+    [got] = filled.query([Query(dense=vec, limit=2, with_dense=True)])
+    assert keys(got)[0] == "s2:msg-0"
+    assert got[0].score == pytest.approx(1.0, abs=1e-5)
+    assert got[0].dense == pytest.approx(vec, abs=1e-6)
+    [plain] = filled.query([Query(dense=vec, limit=1)])
+    assert plain[0].dense is None
+
+
+def test_sparse_only_query_finds_exact_words(filled):
+    [got] = filled.query([Query(sparse=bm25_query("pytest"), limit=10)])
+    assert set(keys(got)) == {"s2:turn-0", "s2:msg-0"}
+    assert all(s.score > 0 for s in got)
+
+
+def test_chinese_word_matches_through_multilingual_bm25(filled):
+    [got] = filled.query([Query(sparse=bm25_query("数据库"), limit=10)])
+    assert keys(got) == ["s3:turn-0"]
+    [weather] = filled.query([Query(sparse=bm25_query("天气"), limit=10)])
+    assert keys(weather) == ["s3:msg-0"]
+
+
+def test_batch_keeps_slots_and_empty_queries_return_nothing(filled):
+    got = filled.query([
+        Query(sparse=bm25_query("pytest"), filter=Filter((Cond("level", "turn"),))),
+        Query(),
+        Query(sparse=SparseVec([], [])),
+        Query(sparse=bm25_query("hnsw")),
+    ])
+    assert [keys(g) for g in got] == [["s2:turn-0"], [], [], ["s1:msg-1"]]
+
+
+FILTERS = [
+    ("value str", Filter((Cond("project", "alpha"),)), {"s1:turn-0", "s1:msg-0", "s1:msg-1"}),
+    ("value bool true", Filter((Cond("has_tools", True),)), {"s1:turn-0", "s1:msg-1", "s2:turn-0"}),
+    ("value bool false", Filter((Cond("has_tools", False), Cond("level", "message"))),
+     {"s1:msg-0", "s2:msg-0", "s3:msg-0"}),
+    ("list member", Filter((Cond("tools", "Read"),)), {"s1:turn-0", "s1:msg-1"}),
+    ("any", Filter((Cond("source", any=("claude", "chatgpt")),)),
+     {"s2:turn-0", "s2:msg-0", "s3:turn-0", "s3:msg-0"}),
+    ("any list", Filter((Cond("tools", any=("Bash", "Edit")),)), {"s1:turn-0", "s2:turn-0"}),
+    ("range gte", Filter((Cond("timestamp", gte=2000.0),)), {"s2:turn-0", "s2:msg-0", "s3:turn-0", "s3:msg-0"}),
+    ("range lte", Filter((Cond("timestamp", lte=1000.0),)), {"s1:turn-0", "s1:msg-0"}),
+    ("range both", Filter((Cond("timestamp", gte=1005.0, lte=2000.0),)), {"s1:msg-1", "s2:turn-0", "s2:msg-0"}),
+    ("role", Filter((Cond("role", "ai"),)), {"s1:msg-1"}),
+    ("key", Filter((Cond("key", "s3:turn-0"),)), {"s3:turn-0"}),
+    ("starred", Filter((Cond("starred", True),)), {"s3:turn-0"}),
+    ("must_not", Filter(must_not=(Cond("visible", False), Cond("session_id", "s1"))),
+     {"s2:turn-0", "s2:msg-0", "s3:turn-0"}),
+    ("and_", Filter((Cond("level", "turn"),)).and_(Cond("timestamp", gte=1500.0)), {"s2:turn-0", "s3:turn-0"}),
+    ("empty", Filter(), ALL_KEYS),
+]
+
+
+@pytest.mark.parametrize("flt,expected", [(f, e) for _, f, e in FILTERS], ids=[n for n, _, _ in FILTERS])
+def test_every_filter_kind(filled, flt, expected):
+    assert filled.count(flt) == len(expected)
+    assert {s.payload["key"] for s in filled.scroll(flt)} == expected
+    [got] = filled.query([Query(dense=hashed_bow_embed("qdrant pytest"), filter=flt, limit=20)])
+    assert set(keys(got)) == expected
+
+
+def test_a_condition_without_value_is_rejected(filled):
+    with pytest.raises(ValueError):
+        filled.count(Filter((Cond("project"),)))
+
+
+def test_delete_by_filter(filled):
+    filled.delete(Filter((Cond("session_id", "s1"),)))
+    assert filled.count() == 4
+    assert filled.count(Filter((Cond("session_id", "s1"),))) == 0
+    filled.delete(Filter())
+    assert filled.count() == 0
+
+
+def test_set_payload_by_filter_merges(filled):
+    filled.set_payload({"starred": True, "note": "keep"}, Filter((Cond("session_id", "s2"),)))
+    assert filled.count(Filter((Cond("starred", True),))) == 3
+    [got] = filled.retrieve(["s2:turn-0"])
+    assert got.payload["note"] == "keep"
+    assert got.payload["starred"] is True
+    assert got.payload["tools"] == ["Bash"] and got.payload["project"] == "beta"
+    [other] = filled.retrieve(["s1:turn-0"])
+    assert "note" not in other.payload and other.payload["starred"] is False
+
+
+def test_scroll_pages_and_selects_fields(filled):
+    got = list(filled.scroll(fields=["key", "session_id"], batch=2))
+    assert {s.payload["key"] for s in got} == ALL_KEYS
+    assert len(got) == 7
+    assert all(set(s.payload) == {"key", "session_id"} and s.score == 0.0 for s in got)
+    full = list(filled.scroll(Filter((Cond("key", "s1:msg-1"),))))
+    assert full[0].payload["text"] == "the answer uses hnsw graphs"
+
+
+def test_meta_round_trip_replaces(store):
+    assert store.read_meta() == {}
+    store.write_meta({"model": "m1", "dim": 64, "schema": 1, "note": "中文"})
+    assert store.read_meta() == {"model": "m1", "dim": 64, "schema": 1, "note": "中文"}
+    store.write_meta({"model": "m2"})
+    assert store.read_meta() == {"model": "m2"}
+
+
+def test_ensure_twice_is_fine_and_other_dimension_is_refused(filled):
+    filled.ensure(DIM)
+    assert filled.count() == 7
+    with pytest.raises(IndexUnavailable, match="32-dimension|64-dimension"):
+        filled.ensure(32)
+
+
+def test_drop_starts_afresh(filled):
+    filled.write_meta({"model": "m1"})
+    filled.drop()
+    assert filled.count() == 0
+    assert filled.read_meta() == {}
+    filled.ensure(32)
+    filled.upsert([Point("a:turn-0", [1.0] + [0.0] * 31, None, {})])
+    assert filled.count() == 1
+
+
+def test_optimize_keeps_results(filled):
+    before = filled.query([Query(sparse=bm25_query("pytest"), limit=10)])
+    filled.optimize()
+    assert [keys(g) for g in filled.query([Query(sparse=bm25_query("pytest"), limit=10)])] == [keys(g) for g in before]
+
+
+# -- Edge only ----------------------------------------------------------------
+
+
+def test_edge_reopen_keeps_points_meta_and_indexes(tmp_path):
+    path = tmp_path / "index"
+    with EdgeStore(path) as s:
+        s.ensure(DIM)
+        s.upsert(corpus_points())
+        s.write_meta({"model": "m1"})
+    with EdgeStore(path, read_only=True) as s:
+        assert s.count() == 7
+        assert s.read_meta() == {"model": "m1"}
+        assert s.count(Filter((Cond("has_tools", True),))) == 3
+        [got] = s.query([Query(sparse=bm25_query("数据库"))])
+        assert keys(got) == ["s3:turn-0"]
+        with pytest.raises(IndexUnavailable, match="read-only"):
+            s.upsert(corpus_points())
+
+
+def test_edge_read_only_needs_an_existing_index(tmp_path):
+    with pytest.raises(IndexUnavailable, match="no index at .*convo-tui index"):
+        EdgeStore(tmp_path / "missing", read_only=True)
+    assert not (tmp_path / "missing").exists()
+
+
+def test_edge_reads_before_ensure_are_empty(tmp_path):
+    with EdgeStore(tmp_path / "index") as s:
+        assert s.count() == 0
+        assert list(s.scroll()) == []
+        assert s.query([Query(dense=hashed_bow_embed("x"))]) == [[]]
+        with pytest.raises(IndexUnavailable, match="not set up"):
+            s.upsert(corpus_points())
+
+
+def test_edge_folder_and_meta_are_private(tmp_path):
+    path = tmp_path / "index"
+    with EdgeStore(path) as s:
+        s.ensure(DIM)
+        s.write_meta({"model": "m1"})
+    assert path.stat().st_mode & 0o777 == 0o700
+    assert (path / "meta.json").stat().st_mode & 0o777 == 0o600
+    assert (path / "lock").stat().st_mode & 0o777 == 0o600
+    assert sorted(p.name for p in path.iterdir()) == ["lock", "meta.json", "shard"]
+
+
+# -- factory and server connection ---------------------------------------------
+
+
+def test_open_store_picks_edge_at_index_dir(tmp_path):
+    settings = Settings(index_dir=tmp_path / "idx")
+    with open_store(settings) as s:
+        assert isinstance(s, EdgeStore)
+        assert s.path == tmp_path / "idx"
+
+
+def test_open_store_refuses_plain_http_to_another_machine(tmp_path):
+    settings = Settings(index_dir=tmp_path / "idx", qdrant_url="http://qdrant.example.com:6333", qdrant_api_key="k")
+    with pytest.raises(ConfigError, match="plain http .* API key in clear; use https://"):
+        open_store(settings)
+
+
+@pytest.mark.parametrize("url", ["https://qdrant.example.com", "http://localhost:6333", "http://127.0.0.1:6333",
+                                 "http://[::1]:6333"])
+def test_connect_server_accepts_tls_and_loopback(url):
+    client = connect_server(url, "secret")
+    assert client.init_options["url"] == url
+    client.close()
+
+
+def test_connect_server_opt_in_and_bad_urls():
+    connect_server("http://10.0.0.5:6333", "secret", allow_insecure=True).close()
+    with pytest.raises(ConfigError, match="plain http"):
+        connect_server("http://10.0.0.5:6333", None)
+    with pytest.raises(ConfigError, match="expected http"):
+        connect_server("ftp://x", None)
+
+
+def test_server_unreachable_is_one_line():
+    client = QdrantClient(url="http://127.0.0.1:9", timeout=1, check_compatibility=False)
+    with pytest.raises(IndexUnavailable, match=r"^Qdrant at http://127.0.0.1:9 .*cannot be reached"):
+        ServerStore(client)
+
+
+def test_server_read_only_needs_a_collection():
+    with pytest.raises(IndexUnavailable, match="no index in local Qdrant"):
+        ServerStore(QdrantClient(location=":memory:"), read_only=True)
