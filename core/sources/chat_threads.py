@@ -165,7 +165,7 @@ def sniff(path: Path, head: str) -> bool:
             return True
         return any((child / THREAD_FILE).is_file() for child in path.iterdir() if child.is_dir())
     head = strip_bom(head)
-    if path.name == INDEX_FILE:
+    if path.name in (INDEX_FILE, THREAD_FILE):
         return head.lstrip().startswith("{")
     return _is_thread(head)
 
