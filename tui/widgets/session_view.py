@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Callable
 
 from rich.text import Text
@@ -23,6 +24,12 @@ class TurnView(Vertical):
         self.index = index
 
 
+def short_path(path: str) -> str:
+    """The file and its folder: enough to recognise it, the same on every machine."""
+    parts = Path(path).parts
+    return str(Path(*parts[-2:])) if len(parts) > 2 else path
+
+
 def session_head(session: Session) -> Text:
     head = Text()
     head.append(session.title or "(untitled)", style="bold")
@@ -31,7 +38,7 @@ def session_head(session: Session) -> Text:
         head.append(f" → {format_date(session.updated_at)}")
     spoken = sum(1 for m in session.messages if m.is_conversation)
     head.append(f" · {plural(len(session.turns), 'turn')} · {plural(spoken, 'message')}", style="dim")
-    head.append(f"\n{session.path}", style="dim")
+    head.append(f"\n{short_path(session.path)}", style="dim")
     return head
 
 
