@@ -187,3 +187,44 @@ def _looks_like_text(path: Path) -> bool:
     except OSError:
         return False
     return bool(head.strip()) and b"\x00" not in head
+
+
+@dataclass(frozen=True)
+class LocationReport:
+    """What one location holds, as `convo-tui sources` tells it."""
+
+    location: Location
+    exists: bool
+    files: int  # transcript units of a known format
+    sessions: int  # a ChatGPT export holds many sessions in one file
+    formats: dict[str, int]  # format name -> units
+    unknown: int  # candidate files no format recognised
+
+
+def places_looked(settings: Settings) -> list[str]:
+    """Every default place discovery checks, for telling the user where nothing was found."""
+    places = [str(Path.home() / ".cursor" / "projects" / "*" / "agent-transcripts")] if settings.discover_defaults else []
+    if settings.discover_defaults:
+        places += [str(folder) for folder in claude_projects_dirs()]
+    return places + [str(path) for path in settings.sources]
+
+
+def survey(locations: Iterable[Location]) -> list[LocationReport]:
+    """Count the transcripts in each location by sniffing (never fully parsing) its files."""
+    from core.sources import detect
+    from core.sources.chatgpt import count_conversations
+
+    reports: list[LocationReport] = []
+    for location in locations:
+        formats: dict[str, int] = {}
+        sessions = unknown = 0
+        for path in iter_source_files([location.path]):
+            fmt = detect(path)
+            if fmt is None:
+                unknown += 1
+                continue
+            formats[fmt.name] = formats.get(fmt.name, 0) + 1
+            sessions += count_conversations(path) if fmt.name == "chatgpt" else 1
+        exists = location.path.exists()
+        reports.append(LocationReport(location, exists, sum(formats.values()), sessions, formats, unknown))
+    return reports

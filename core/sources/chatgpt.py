@@ -235,3 +235,13 @@ def parse(path: Path) -> list[Session]:
 
 
 FORMAT = SourceFormat(name=SOURCE, label="ChatGPT export", sniff=sniff, parse=parse, version=1)
+
+
+def count_conversations(path: Path) -> int:
+    """How many conversations an export holds (0 when it cannot be read), for listings."""
+    try:
+        data = json.loads(read_text(path))
+    except (ParseError, json.JSONDecodeError, RecursionError):
+        return 0
+    entries = data if isinstance(data, list) else [data]
+    return sum(1 for entry in entries if isinstance(entry, dict) and isinstance(entry.get("mapping"), dict))

@@ -13,13 +13,14 @@ User lines that only carry tool results are the tools talking, not the user.
 
 from __future__ import annotations
 
+import json
 import re
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from core.sources import SourceFormat, read_text
-from core.sources._common import clip, iter_json_lines, number_messages, title_from_messages, to_utc
+from core.sources._common import clip, number_messages, title_from_messages, to_utc
 
 SOURCE = "claude-code"
 _LINE_TYPE = re.compile(r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation|custom-title|ai-title|progress|attachment)"')
@@ -119,7 +120,19 @@ class _Reader:
         self._open_replies: dict[tuple[str, bool], Message] = {}
 
     def read(self, text: str) -> None:
-        for number, line in iter_json_lines(text, self.path, self.warnings):
+        for number, raw in enumerate(text.splitlines(), start=1):
+            if not raw.strip():
+                continue
+            try:
+                line = json.loads(raw)
+            except json.JSONDecodeError as exc:
+                cut = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
+                reason = "truncated JSON line" if cut else f"invalid JSON ({exc.msg}, column {exc.colno})"
+                self.warnings.append(f"{self.path}:{number}: {reason}")
+                continue
+            except RecursionError:
+                self.warnings.append(f"{self.path}:{number}: JSON nested too deeply")
+                continue
             if not isinstance(line, dict):
                 self.warnings.append(f"{self.path}:{number}: not a JSON object")
                 continue
