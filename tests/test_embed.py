@@ -1,0 +1,58 @@
+import numpy as np
+import onnxruntime as ort
+import pytest
+from tokenizers import Tokenizer
+
+from core.embed import DenseEmbedder, SparseEmbedder, bundled_model_files
+
+TEXTS = [
+    "How do I configure the Qdrant collection?",
+    "What is the way to set up a vector database collection in Qdrant?",
+    "I like eating pizza on Fridays.",
+    "那次讨论 RAG 的对话在哪里?",
+    "token " * 400,
+]
+
+
+@pytest.fixture(scope="module")
+def dense():
+    return DenseEmbedder()
+
+
+def _reference(texts):
+    """all-MiniLM-L6-v2 as sentence-transformers computes it: mean pooling, L2 norm."""
+    onnx, tok = bundled_model_files()
+    tokenizer = Tokenizer.from_file(str(tok))
+    tokenizer.enable_truncation(256)
+    tokenizer.no_padding()
+    session = ort.InferenceSession(str(onnx))
+    out = []
+    for text in texts:
+        enc = tokenizer.encode(text)
+        ids, mask, types = (np.array([x]) for x in (enc.ids, enc.attention_mask, enc.type_ids))
+        hidden = session.run(None, {"input_ids": ids, "attention_mask": mask, "token_type_ids": types})[0]
+        vec = (hidden * mask[..., None]).sum(1)[0] / mask.sum()
+        out.append(vec / np.linalg.norm(vec))
+    return np.array(out)
+
+
+def test_bundled_model_matches_reference_pooling(dense):
+    assert (dense.name, dense.dim, dense.window) == ("all-MiniLM-L6-v2-int8", 384, 256)
+    got = np.array(dense.embed_documents(TEXTS))
+    assert np.abs(got - _reference(TEXTS)).max() < 1e-5
+    assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
+
+
+def test_paraphrase_closer_than_unrelated(dense):
+    a, b, c = (np.array(v) for v in dense.embed_documents(TEXTS[:3]))
+    assert a @ b > 0.6 and a @ c < 0.2
+    assert np.allclose(dense.embed_query(TEXTS[0]), a, atol=1e-6)
+
+
+def test_bm25_splits_chinese_and_weights_documents():
+    bm25 = SparseEmbedder()
+    query = bm25.embed_query("数据库回滚")
+    doc = bm25.embed_document("数据库迁移应该怎么回滚？")
+    assert len(query.indices) >= 2 and set(query.indices) <= set(doc.indices)
+    assert set(query.values) == {1.0}
+    assert all(v > 1.0 for v in doc.values)

@@ -1,0 +1,58 @@
+from datetime import datetime, timezone
+
+from tokenizers import Tokenizer
+
+from core.embed import bundled_model_files
+from core.model import Message, Session, ToolCall
+from core.points import chunk_text, session_points
+
+
+def _session() -> Session:
+    t0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    return Session(
+        id="s1", title="T", project="p", source="cursor", path="/x/s1.txt",
+        messages=[
+            Message("msg-0", "user", "hello there", timestamp=t0),
+            Message("msg-1", "assistant", "running it", tools=[ToolCall("Shell", {"command": "ls"}), ToolCall("Shell", {})]),
+            Message("msg-2", "assistant", "virtual note", virtual=True),
+            Message("msg-3", "user", "   "),
+        ],
+    )
+
+
+def test_session_turn_and_message_points_with_payload():
+    points = session_points(_session(), generation=7)
+    keys = [p.key for p in points]
+    assert keys == ["s1:session", "s1:turn-0", "s1:turn-1", "s1:msg-0", "s1:msg-1"]
+    session, turn0 = points[0], points[1]
+    assert session.text == "" and session.payload["record"]["id"] == "s1"
+    assert session.payload["message_count"] == 4 and session.payload["turn_count"] == 2
+    assert turn0.text == "用户: hello there\n\nAI: running it"
+    assert turn0.payload["tools"] == ["Shell"] and turn0.payload["tool_keys"] == ["shell"] and turn0.payload["has_tools"] is True
+    assert turn0.payload["timestamp"] == datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc).timestamp()
+    assert all(p.payload["visible"] is False and p.payload["generation"] == 7 for p in points)
+    msg1 = points[4].payload
+    assert (msg1["role"], msg1["turn_index"], msg1["message_index"], msg1["message_ids"], msg1["text"]) == ("ai", 0, 1, ["msg-1"], "running it")
+    # The whitespace-only user message makes a turn without text, hence no vectors.
+    assert points[2].text == ""
+
+
+def test_long_message_is_chunked_with_overlap_and_keys_map_back():
+    tokenizer = Tokenizer.from_file(str(bundled_model_files()[1]))
+    tokenizer.no_truncation()  # as DenseEmbedder.tokenizer is
+    tokenizer.no_padding()
+    text = " ".join(f"word{i}" for i in range(300))
+    chunks = chunk_text(text, tokenizer, max_tokens=200, overlap=32)
+    assert len(chunks) > 1
+    for chunk in chunks:
+        assert len(tokenizer.encode(chunk, add_special_tokens=False).ids) <= 200
+    assert chunks[0].split()[-1] in chunks[1]  # overlap
+    assert chunks[-1].endswith("word299")
+    session = Session(id="s", title="", project="", source="", path="", messages=[Message("m", "user", text)])
+    keys = [p.key for p in session_points(session, 1, tokenizer) if p.payload["level"] == "message"]
+    assert keys[:2] == ["s:msg-0", "s:msg-0#1"]
+
+
+def test_short_text_needs_no_tokenizer():
+    assert chunk_text("  short  ", None) == ["short"]
+    assert chunk_text("", None) == []

@@ -1,0 +1,55 @@
+from datetime import datetime
+
+import pytest
+
+from core.errors import QueryError
+from core.query import parse_query
+from core.store.base import Cond
+
+
+def test_filters_and_phrases_are_split_from_words():
+    q = parse_query('qdrant "kid mismatch" project:webapp role:ai tool:Shell has:tools source:cursor session:abc')
+    assert q.text == "qdrant kid mismatch"
+    assert q.phrases == ["kid mismatch"]
+    assert (q.project, q.role, q.tool, q.has_tools, q.source, q.session) == ("webapp", "ai", "Shell", True, "cursor", "abc")
+    must = q.store_filter().must
+    assert Cond("visible", value=True) in must
+    assert Cond("tool_keys", value="shell") in must
+    assert Cond("role", value="ai") in must
+
+
+def test_quoted_filter_value_and_unknown_key_kept_as_words():
+    q = parse_query('project:"my app" see http://example.com note:x')
+    assert q.project == "my app"
+    assert q.text == "see http://example.com note:x"
+
+
+def test_dates_are_local_midnights_and_before_is_exclusive():
+    q = parse_query("after:2026-01-01 before:2026-02-01")
+    assert q.after == datetime(2026, 1, 1).astimezone().timestamp()
+    assert q.before == datetime(2026, 2, 1).astimezone().timestamp()
+    (cond,) = [c for c in q.store_filter().must if c.key == "timestamp"]
+    assert cond.gte == q.after and cond.lte == q.before - 0.001
+
+
+@pytest.mark.parametrize(
+    "query, message",
+    [
+        ("after:2026-13-01", "after:2026-13-01 is not a date (use after:YYYY-MM-DD)"),
+        ("role:bot", "role:bot is not a role (use role:user or role:ai)"),
+        ("has:images", "has:images is not supported (use has:tools)"),
+        ("project:", "project: needs a value (e.g. project:myapp)"),
+        ('"open phrase', 'unbalanced quote in query (a phrase needs a closing ")'),
+        ("after:2026-02-01 before:2026-01-01", "after: must be earlier than before:"),
+    ],
+)
+def test_malformed_filters_give_one_line(query, message):
+    with pytest.raises(QueryError) as err:
+        parse_query(query)
+    assert str(err.value) == message
+
+
+def test_phrase_match_is_case_insensitive():
+    q = parse_query('"Kid Mismatch"')
+    assert q.matches_phrases("reload on a kid mismatch")
+    assert not q.matches_phrases("kid", "mismatch")
