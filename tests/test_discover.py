@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import json
 import os
 from pathlib import Path
 
@@ -123,3 +124,59 @@ def test_iter_source_files_does_not_parse(tmp_path):
     # A file with broken content is still a candidate: judging content is detect()'s job.
     broken = _touch(tmp_path / "broken.jsonl", "{not json")
     assert list(iter_source_files([tmp_path])) == [broken]
+
+
+FIXTURES = Path(__file__).parent / "fixtures"
+
+
+def _config(lines: str) -> None:
+    Path(os.environ["CONVO_TUI_CONFIG"]).write_text(lines, encoding="utf-8")
+
+
+def test_sources_command_says_where_it_looked_when_nothing_is_found(capsys):
+    from cli.main import main
+
+    assert main(["sources"]) == 0
+    home = _home()
+    assert capsys.readouterr().out == (
+        "No transcripts found. Looked in:\n"
+        f"  {home}/.cursor/projects/*/agent-transcripts\n"
+        f"  {home}/.claude/projects\n"
+        f"Add folders or files to `sources` in {os.environ['CONVO_TUI_CONFIG']}, or pass paths to `convo-tui index`.\n"
+    )
+
+
+def test_sources_command_counts_sessions_per_location(capsys):
+    import shutil
+
+    from cli.main import main
+
+    projects = _home() / ".claude/projects/-home-dev-code-webshop"
+    projects.mkdir(parents=True)
+    shutil.copy(FIXTURES / "claude_code/truncated.jsonl", projects / "s1.jsonl")
+    _touch(projects / "notes.txt", "not a transcript\n")
+    history = FIXTURES / "specstory/widgets/.specstory/history"
+    _config(f'sources = ["{FIXTURES / "chatgpt"}", "{history}", "/nowhere/at/all"]\n')
+    assert main(["sources", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert rows == [
+        {"name": "Claude Code projects", "path": str(_home() / ".claude/projects"), "origin": "default", "format": "claude-code",
+         "exists": True, "files": 1, "sessions": 1, "formats": {"claude-code": 1}, "unknown": 1},
+        {"name": "ChatGPT export", "path": str(FIXTURES / "chatgpt"), "origin": "config", "format": "chatgpt",
+         "exists": True, "files": 2, "sessions": 3, "formats": {"chatgpt": 2}, "unknown": 0},
+        {"name": "SpecStory history", "path": str(history), "origin": "config", "format": "specstory",
+         "exists": True, "files": 3, "sessions": 3, "formats": {"specstory": 3}, "unknown": 0},
+        {"name": "Configured path", "path": "/nowhere/at/all", "origin": "config", "format": None,
+         "exists": False, "files": 0, "sessions": 0, "formats": {}, "unknown": 0},
+    ]
+    assert main(["sources"]) == 0
+    assert capsys.readouterr().out == (
+        f"Claude Code projects (default): {_home() / '.claude/projects'}\n"
+        "  1 session in 1 file (claude-code 1); 1 file of unknown format skipped\n"
+        f"ChatGPT export (config): {FIXTURES / 'chatgpt'}\n"
+        "  3 sessions in 2 files (chatgpt 2)\n"
+        f"SpecStory history (config): {history}\n"
+        "  3 sessions in 3 files (specstory 3)\n"
+        "Configured path (config): /nowhere/at/all\n"
+        "  missing\n"
+    )
