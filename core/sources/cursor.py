@@ -39,6 +39,7 @@ class _Draft:
         self.segments: list[list[str]] = [[]]
         self.thinking: list[str] = []
         self.tools: list[ToolCall] = []
+        self.readers: list[_ArgsReader] = []
 
     def add(self, line: str) -> None:
         self.segments[-1].append(line)
@@ -49,6 +50,8 @@ class _Draft:
             self.segments.append([])
 
     def finish(self) -> Message:
+        for reader in self.readers:
+            reader.close()
         parts = ("\n".join(segment).strip() for segment in self.segments)
         text = "\n\n".join(part for part in parts if part)
         meta: dict = {}
@@ -73,6 +76,7 @@ class _ArgsReader:
         self.indent: int | None = None
         self.key: str | None = None
         self.blanks = 0
+        self.values: dict[str, list[str]] = {}  # lines per key, joined once at the end
 
     def feed(self, line: str) -> bool:
         """Take the line; False means the call ended and the line is not ours."""
@@ -85,16 +89,22 @@ class _ArgsReader:
         if match and (self.indent is None or len(match.group(1).expandtabs(4)) == self.indent):
             self.indent = len(match.group(1).expandtabs(4))
             self.key = match.group(2)
-            self.call.args[self.key] = match.group(3) or ""
+            self.values[self.key] = [match.group(3) or ""]
             self.blanks = 0
             return True
         if self.key is None:
             return False
-        value = self.call.args[self.key]
-        joiner = "\n" * (self.blanks + 1)
-        self.call.args[self.key] = line if value == "" and not self.blanks else value + joiner + line
+        value = self.values[self.key]
+        if value == [""] and not self.blanks:
+            value[0] = line
+        else:
+            value.extend([""] * self.blanks)
+            value.append(line)
         self.blanks = 0
         return True
+
+    def close(self) -> None:
+        self.call.args.update({key: "\n".join(lines) for key, lines in self.values.items()})
 
 
 def split_user_wrappers(text: str) -> tuple[str, dict[str, str]]:
@@ -136,17 +146,19 @@ def parse_transcript(text: str, path: Path) -> tuple[list[Message], list[str]]:
         if draft.role != ASSISTANT:
             draft.add(line)
             continue
-        if call := _TOOL_CALL.match(line):
+        marker = line.startswith("[")
+        if marker and (call := _TOOL_CALL.match(line)):
             tool = ToolCall(call.group(1).strip() or "tool")
             draft.tools.append(tool)
             draft.cut()
             args, mode = _ArgsReader(tool), ARGS
+            draft.readers.append(args)
             continue
-        if _TOOL_RESULT.match(line):
+        if marker and _TOOL_RESULT.match(line):
             draft.cut()
             mode = RESULT
             continue
-        if thought := _THINKING.match(line):
+        if marker and (thought := _THINKING.match(line)):
             draft.cut()
             draft.thinking.append(thought.group(1))
             mode = THINK
