@@ -4,6 +4,9 @@ For corpora or teams that outgrow one machine. The index metadata lives in
 the collection's own metadata (Qdrant >= 1.16), so it travels with the data.
 Tests use qdrant-client's local mode (`QdrantClient(":memory:")`), which
 speaks the same API.
+
+qdrant-client is imported lazily: it pulls in httpx, and httpx pulls in Rich,
+which core must not load unless the server backend is actually in use.
 """
 
 from __future__ import annotations
@@ -12,13 +15,8 @@ import ipaddress
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import Any
+from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
-
-import httpx
-from qdrant_client import QdrantClient
-from qdrant_client import models as m
-from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
 
 from core.errors import ConfigError, IndexUnavailable
 from core.store.base import (
@@ -36,13 +34,11 @@ from core.store.base import (
     point_id,
 )
 
-DEFAULT_COLLECTION = "convo_tui"
+if TYPE_CHECKING:
+    from qdrant_client import QdrantClient
+    from qdrant_client import models as m
 
-_INDEX_SCHEMA = {
-    "keyword": m.PayloadSchemaType.KEYWORD,
-    "bool": m.PayloadSchemaType.BOOL,
-    "float": m.PayloadSchemaType.FLOAT,
-}
+DEFAULT_COLLECTION = "convo_tui"
 
 
 def _is_loopback(host: str) -> bool:
@@ -54,7 +50,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def connect_server(url: str, api_key: str | None = None, allow_insecure: bool = False) -> QdrantClient:
+def connect_server(url: str, api_key: str | None = None, allow_insecure: bool = False) -> "QdrantClient":
     """A client for `url`, refusing plain http off this machine unless allowed.
 
     The API key (and the transcripts) would travel in clear over plain http,
@@ -69,6 +65,8 @@ def connect_server(url: str, api_key: str | None = None, allow_insecure: bool = 
             f"{' and API key' if api_key else ''} in clear; use https://, or set"
             " qdrant_allow_insecure = true in the config if you accept that"
         )
+    from qdrant_client import QdrantClient
+
     with warnings.catch_warnings():
         # qdrant-client warns about a key over http; the user opted in above.
         warnings.filterwarnings("ignore", message="Api key is used with an insecure connection")
@@ -79,6 +77,9 @@ def connect_server(url: str, api_key: str | None = None, allow_insecure: bool = 
 @contextmanager
 def _reaching(where: str) -> Iterator[None]:
     """Turn a server that cannot be reached or refuses into one line."""
+    import httpx
+    from qdrant_client.http.exceptions import ResponseHandlingException, UnexpectedResponse
+
     try:
         yield
     except UnexpectedResponse as exc:
@@ -90,7 +91,7 @@ def _reaching(where: str) -> Iterator[None]:
 class ServerStore(Store):
     """One collection of a Qdrant server (or of qdrant-client's local mode)."""
 
-    def __init__(self, client: QdrantClient, collection: str = DEFAULT_COLLECTION, *, read_only: bool = False):
+    def __init__(self, client: "QdrantClient", collection: str = DEFAULT_COLLECTION, *, read_only: bool = False):
         self.client = client
         self.collection = collection
         self.read_only = read_only
@@ -103,6 +104,8 @@ class ServerStore(Store):
     # -- lifecycle ---------------------------------------------------------
 
     def ensure(self, dim: int) -> None:
+        from qdrant_client import models as m
+
         self._writable()
         with _reaching(self._where):
             if not self.client.collection_exists(self.collection):
@@ -125,7 +128,8 @@ class ServerStore(Store):
                 warnings.filterwarnings("ignore", message="Payload indexes have no effect")
                 for name, kind in PAYLOAD_INDEXES.items():
                     if name not in known:
-                        self.client.create_payload_index(self.collection, name, _INDEX_SCHEMA[kind])
+                        schema = m.PayloadSchemaType(kind)  # "keyword", "bool", "float"
+                        self.client.create_payload_index(self.collection, name, schema)
         self._exists = True
 
     def drop(self) -> None:
@@ -151,6 +155,8 @@ class ServerStore(Store):
     # -- writes ------------------------------------------------------------
 
     def upsert(self, points: Sequence[Point]) -> None:
+        from qdrant_client import models as m
+
         self._writable()
         self._need()
         if not points:
@@ -167,12 +173,16 @@ class ServerStore(Store):
             self.client.upsert(self.collection, structs, wait=True)
 
     def delete(self, flt: Filter) -> None:
+        from qdrant_client import models as m
+
         self._writable()
         if self._exists:
             with _reaching(self._where):
                 self.client.delete(self.collection, m.FilterSelector(filter=_filter(flt) or m.Filter()), wait=True)
 
     def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
+        from qdrant_client import models as m
+
         self._writable()
         if self._exists:
             with _reaching(self._where):
@@ -252,7 +262,7 @@ class ServerStore(Store):
 # -- translation to qdrant-client models -------------------------------------
 
 
-def _describe(client: QdrantClient) -> str:
+def _describe(client: "QdrantClient") -> str:
     init = getattr(client, "init_options", None) or {}
     if init.get("url"):
         return str(init["url"])
@@ -264,6 +274,8 @@ def _describe(client: QdrantClient) -> str:
 
 
 def _condition(c: Cond) -> m.FieldCondition:
+    from qdrant_client import models as m
+
     if c.value is not None:
         return m.FieldCondition(key=c.key, match=m.MatchValue(value=c.value))
     if c.any:
@@ -274,6 +286,8 @@ def _condition(c: Cond) -> m.FieldCondition:
 
 
 def _filter(flt: Filter | None) -> m.Filter | None:
+    from qdrant_client import models as m
+
     if flt is None or not (flt.must or flt.must_not):
         return None
     return m.Filter(
@@ -283,10 +297,14 @@ def _filter(flt: Filter | None) -> m.Filter | None:
 
 
 def _sparse(v: SparseVec) -> m.SparseVector:
+    from qdrant_client import models as m
+
     return m.SparseVector(indices=list(v.indices), values=[float(x) for x in v.values])
 
 
 def _request(q: Query) -> m.QueryRequest | None:
+    from qdrant_client import models as m
+
     flt = _filter(q.filter)
     sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
     with_vector: Any = [DENSE] if q.with_dense else False
@@ -315,7 +333,7 @@ def _request(q: Query) -> m.QueryRequest | None:
     )
 
 
-def _scored(p: m.ScoredPoint) -> Scored:
+def _scored(p: "m.ScoredPoint") -> Scored:
     dense = None
     if isinstance(p.vector, dict) and DENSE in p.vector:
         dense = [float(x) for x in p.vector[DENSE]]
