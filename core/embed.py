@@ -216,6 +216,18 @@ class DenseEmbedder:
         return vector.tolist()
 
 
+_shared: dict[str, DenseEmbedder] = {}
+_shared_lock = threading.Lock()
+
+
+def shared_dense(model: str) -> DenseEmbedder:
+    """One loaded model per name per process (the app, tests and bench reopen libraries)."""
+    with _shared_lock:
+        if model not in _shared:
+            _shared[model] = DenseEmbedder(model)
+        return _shared[model]
+
+
 class SparseEmbedder:
     """Qdrant's BM25 with the multilingual tokenizer (CJK split into words).
 

@@ -90,11 +90,10 @@ class Library:
         with self._lock:
             if self._dense is not None:
                 return
-            from core.embed import DenseEmbedder, SparseEmbedder
+            from core.embed import SparseEmbedder, shared_dense
 
-            sparse = self._sparse or SparseEmbedder()
-            self._sparse = sparse
-            self._dense = DenseEmbedder(self.settings.model)
+            self._sparse = self._sparse or SparseEmbedder()
+            self._dense = shared_dense(self.settings.model)
 
     def _load_sparse(self) -> None:
         with self._lock:

@@ -1,0 +1,101 @@
+"""Relevance on the small English + Chinese corpus in fixtures/relevance (one index per module)."""
+
+import shutil
+from datetime import datetime
+from pathlib import Path
+
+import pytest
+
+from core.library import Library
+from core.settings import Settings
+
+RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    root = tmp_path_factory.mktemp("relevance")
+    shutil.copytree(RELEVANCE, root / "src")
+    import os
+
+    # Dates for the after:/before: filters (the Cursor format takes the file's mtime).
+    for name, day in (("rag-chunking", 5), ("qdrant-setup", 20)):
+        path = next((root / "src").rglob(f"{name}.txt"))
+        stamp = datetime(2026, 1, day, 12).astimezone().timestamp()
+        os.utime(path, (stamp, stamp))
+    library = Library.open(Settings(index_dir=root / "index"))
+    library.index([root / "src"])
+    yield library
+    library.close()
+
+
+def top(lib, query, mode="hybrid", limit=3):
+    return [(h.session_id, h.kind, h.turn_index) for h in lib.search(query, limit=limit, mode=mode)]
+
+
+def test_exact_identifier_found_by_bm25(lib):
+    assert top(lib, "QDRANT_SNAPSHOT_TTL", "keyword") == [("qdrant-setup", "turn", 1), ("qdrant-setup", "turn", 0)]
+    assert top(lib, "QDRANT_SNAPSHOT_TTL")[0] == ("qdrant-setup", "turn", 1)
+
+
+def test_paraphrase_found_only_by_dense(lib):
+    query = "make my unit checks finish quicker"
+    assert lib.search(query, mode="keyword") == []
+    assert top(lib, query, "semantic")[0] == ("slow-tests", "turn", 0)
+    hit = lib.search(query)[0]
+    assert (hit.session_id, hit.kind) == ("slow-tests", "turn")
+    assert 0.2 < hit.similarity < 1.0
+
+
+@pytest.mark.parametrize("query, turn", [("RAG 分块", 0), ("数据库回滚", 1)])
+def test_chinese_queries_rank_the_right_turn_first(lib, query, turn):
+    assert top(lib, query)[0] == ("rag-chunking", "turn", turn)
+    assert top(lib, query, "keyword")[0] == ("rag-chunking", "turn", turn)
+
+
+def test_turn_bonus_and_message_folding(lib):
+    hits = lib.search("rotate the redis password", limit=10)
+    hit = hits[0]
+    assert (hit.kind, hit.session_id) == ("turn", "redis-password")
+    # Both identical turns collapsed into one card; their matched messages folded in.
+    assert [h.session_id for h in hits].count("redis-password") == 1
+    assert {"msg-0", "msg-2"} <= set(hit.matched_message_ids)
+    # First in both the dense and the BM25 ranking (RRF, k=60), times the turn bonus.
+    assert hit.score == pytest.approx(1.2 * 2 / 60, rel=1e-3)
+    assert hit.score > hits[1].score
+
+
+def test_filters(lib):
+    assert {h.session_id for h in lib.search("token project:vectordb", limit=10)} <= {"qdrant-setup", "auth-middleware"}
+    assert top(lib, "has:tools", limit=10) == [("auth-middleware", "turn", 0), ("qdrant-setup", "turn", 1)] or top(
+        lib, "has:tools", limit=10
+    ) == [("qdrant-setup", "turn", 1), ("auth-middleware", "turn", 0)]
+    assert {h.session_id for h in lib.search("key tool:read", limit=10)} == {"auth-middleware"}
+    roles = lib.search("redis role:user", limit=10)
+    assert roles and all(h.kind == "message" and h.ai_text == "" for h in roles)
+    assert {h.session_id for h in lib.search("database after:2026-01-01 before:2026-01-10", limit=10)} == {"rag-chunking"}
+    assert {h.session_id for h in lib.search("collection after:2026-01-10 before:2026-02-01", limit=10)} == {"qdrant-setup"}
+    assert [h.session_id for h in lib.search('"kid mismatch"', limit=10)] == ["auth-middleware"]
+    assert lib.search('"kid mismatch" project:webapp') == []
+
+
+def test_fuzzy_tolerates_typos(lib):
+    assert top(lib, "qdrnat colection", "fuzzy")[0][0] == "qdrant-setup"
+    assert lib.search("qdrant collection", mode="keyword")[0].session_id == "qdrant-setup"
+    assert lib.search("qdrnat colection", mode="keyword") == []
+
+
+def test_hits_in_session_in_reading_order(lib):
+    hits = lib.hits_in_session("password", "redis-password")
+    assert [h.turn_index for h in hits] == sorted(h.turn_index for h in hits)
+    assert all(h.session_id == "redis-password" for h in hits) and hits
+
+
+def test_sessions_projects_and_session_record(lib):
+    assert lib.projects() == [("webapp", 3), ("vectordb", 2), ("ragdocs", 1)]
+    ids = [s.id for s in lib.sessions()]
+    assert ids[-2:] == ["qdrant-setup", "rag-chunking"]  # oldest mtimes last
+    assert [s.id for s in lib.sessions("ragdocs")] == ["rag-chunking"]
+    session = lib.session("qdrant-setup")
+    assert [t.name for m in session.messages for t in m.tools] == ["Shell"]
+    assert session.messages[3].tools[0].args == {"command": "export QDRANT_SNAPSHOT_TTL=86400"}
