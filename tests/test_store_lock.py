@@ -1,0 +1,108 @@
+"""Two processes on one Edge index: the second gets one clear line, never a raw Edge error."""
+
+from __future__ import annotations
+
+import os
+import signal
+import subprocess
+import sys
+import textwrap
+from pathlib import Path
+
+import pytest
+
+from core.errors import IndexUnavailable
+from core.store.base import Cond, Filter, Point, SparseVec
+from core.store.edge import EdgeStore
+
+ROOT = Path(__file__).resolve().parent.parent
+
+HOLDER = textwrap.dedent(
+    """
+    import sys
+    sys.path.insert(0, sys.argv[2])
+    from core.store.base import Point, SparseVec
+    from core.store.edge import EdgeStore
+
+    store = EdgeStore(__import__("pathlib").Path(sys.argv[1]))
+    store.ensure(4)
+    store.upsert([Point("held:turn-0", [1.0, 0.0, 0.0, 0.0], SparseVec([5], [1.0]), {"session_id": "held"})])
+    print("ready", flush=True)
+    sys.stdin.readline()  # hold the index until the test lets go
+    store.close()
+    print("closed", flush=True)
+    """
+)
+
+
+@pytest.fixture
+def holder(tmp_path):
+    """A real second process that opens the index and keeps it."""
+    script = tmp_path / "hold_index.py"
+    script.write_text(HOLDER)
+    index = tmp_path / "index"
+    proc = subprocess.Popen(
+        [sys.executable, str(script), str(index), str(ROOT)],
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        text=True,
+    )
+    assert proc.stdout.readline().strip() == "ready"
+    yield proc, index
+    if proc.poll() is None:
+        proc.kill()
+    proc.wait(timeout=30)
+
+
+def test_second_process_gets_one_line_naming_the_holder(holder):
+    proc, index = holder
+    for read_only in (False, True):
+        with pytest.raises(IndexUnavailable) as err:
+            EdgeStore(index, read_only=read_only)
+        message = str(err.value)
+        assert "\n" not in message
+        assert message.startswith(f"index {index} is in use by pid {proc.pid} (")
+        assert "hold_index.py" in message
+        assert message.endswith("wait for it to finish or close it, then try again")
+        assert "WAL" not in message
+
+
+def test_index_opens_once_the_holder_closes(holder):
+    proc, index = holder
+    proc.stdin.write("\n")
+    proc.stdin.flush()
+    assert proc.stdout.readline().strip() == "closed"
+    proc.wait(timeout=30)
+    with EdgeStore(index, read_only=True) as store:
+        assert store.count(Filter((Cond("session_id", "held"),))) == 1
+    assert (index / "lock").read_text() == ""
+
+
+def test_a_killed_holder_leaves_no_stale_lock_and_no_lost_write(holder):
+    proc, index = holder
+    os.kill(proc.pid, signal.SIGKILL)
+    proc.wait(timeout=30)
+    with EdgeStore(index) as store:
+        # The upsert was never flushed: Edge replays it from its WAL.
+        assert [s.payload["key"] for s in store.scroll()] == ["held:turn-0"]
+        store.upsert([Point("mine:turn-0", [0.0, 1.0, 0.0, 0.0], SparseVec([6], [1.0]), {})])
+        assert store.count() == 2
+
+
+def test_same_process_second_open_is_refused_too(tmp_path):
+    index = tmp_path / "index"
+    with EdgeStore(index) as first:
+        first.ensure(4)
+        with pytest.raises(IndexUnavailable, match=rf"in use by this process \(pid {os.getpid()}\)"):
+            EdgeStore(index)
+        assert first.count() == 0
+    with EdgeStore(index) as again:
+        assert again.count() == 0
+
+
+def test_lock_file_names_the_holder_while_held(tmp_path):
+    index = tmp_path / "index"
+    with EdgeStore(index):
+        pid, command = (index / "lock").read_text().splitlines()
+        assert pid == str(os.getpid())
+        assert "python" in command or "pytest" in command
