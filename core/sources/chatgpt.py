@@ -36,11 +36,12 @@ def sniff(path: Path, head: str) -> bool:
 def _parts_text(content: dict[str, Any]) -> str:
     """Readable text of `text` / `multimodal_text` content; images become a marker."""
     out: list[str] = []
-    for part in content.get("parts") or []:
+    parts = content.get("parts")
+    for part in parts if isinstance(parts, list) else []:
         if isinstance(part, str):
             out.append(part)
         elif isinstance(part, dict):
-            kind = str(part.get("content_type") or "")
+            kind = part.get("content_type") if isinstance(part.get("content_type"), str) else ""
             if "image" in kind:
                 out.append(IMAGE)
             elif "audio" in kind:
@@ -55,7 +56,8 @@ def _thoughts(content: dict[str, Any]) -> str:
     if kind == "reasoning_recap":
         return str(content.get("content") or "").strip()
     blocks = []
-    for thought in content.get("thoughts") or []:
+    thoughts = content.get("thoughts")
+    for thought in thoughts if isinstance(thoughts, list) else []:
         if isinstance(thought, dict):
             summary, body = str(thought.get("summary") or "").strip(), str(thought.get("content") or "").strip()
             blocks.append("\n".join(x for x in (summary, body) if x))
@@ -100,7 +102,7 @@ def _branch(conv: dict[str, Any], where: str, warnings: list[str]) -> list[dict[
     if not isinstance(mapping, dict) or not mapping:
         return []
     node_id = conv.get("current_node")
-    if node_id not in mapping:
+    if not isinstance(node_id, str) or node_id not in mapping:
         if node_id is not None:
             warnings.append(f"{where}: current_node {node_id} is not in the mapping; reading the latest leaf")
         node_id = _latest_leaf(mapping)
@@ -117,7 +119,7 @@ def _branch(conv: dict[str, Any], where: str, warnings: list[str]) -> list[dict[
             break
         if isinstance(node.get("message"), dict):
             chain.append(node["message"])
-        node_id = node.get("parent")
+        node_id = node["parent"] if isinstance(node.get("parent"), str) else None  # ids are strings; anything else ends the branch
     chain.reverse()
     return chain
 
@@ -152,9 +154,10 @@ def _messages(chain: list[dict[str, Any]]) -> list[Message]:
 
     for message in chain:
         author = message.get("author") if isinstance(message.get("author"), dict) else {}
-        role = author.get("role")
+        role = author.get("role") if isinstance(author.get("role"), str) else ""
         content = message.get("content") if isinstance(message.get("content"), dict) else {}
-        kind = content.get("content_type")
+        kind = content.get("content_type") if isinstance(content.get("content_type"), str) else ""
+        recipient = message.get("recipient") if isinstance(message.get("recipient"), str) else "all"
         if _hidden(message):
             continue
         text = _parts_text(content)
@@ -177,9 +180,9 @@ def _messages(chain: list[dict[str, Any]]) -> list[Message]:
             name = str(author.get("name") or "tool")
             if not any(t.name == name for t in reply.tools):
                 reply.tools.append(ToolCall(name))  # a tool that ran with no visible call
-        elif message.get("recipient") not in (None, "all"):
+        elif recipient != "all":
             raw = text or str(content.get("text") or "")
-            reply.tools.append(ToolCall(str(message["recipient"]), _tool_args(content, raw)))
+            reply.tools.append(ToolCall(recipient, _tool_args(content, raw)))
         elif kind == "code":
             reply.tools.append(ToolCall("python", _tool_args(content, "")))
         elif role == ASSISTANT and text:
@@ -217,6 +220,8 @@ def parse(path: Path) -> list[Session]:
         data = json.loads(text)
     except json.JSONDecodeError as exc:
         raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    except RecursionError:
+        raise ParseError(path, "JSON nested too deeply") from None
     conversations = data if isinstance(data, list) else [data]
     sessions: list[Session] = []
     pending: list[str] = []  # problems with entries that gave no session: told with the next one
@@ -227,6 +232,8 @@ def parse(path: Path) -> list[Session]:
         warnings = pending
         session = _session(conv, path, index, warnings)
         if session is not None:
+            if any(s.id == session.id for s in sessions):
+                session.id = f"{session.id}-{index}"  # ids must stay unique within the file
             sessions.append(session)
             pending = []
     if pending and sessions:

@@ -83,7 +83,7 @@ class _Reply:
                 continue
             if not isinstance(part, dict):
                 continue
-            kind = part.get("type")
+            kind = part.get("type") if isinstance(part.get("type"), str) else ""
             if kind == "text":
                 self.texts.append(str(part.get("text") or ""))
             elif kind in {"thinking", "redacted_thinking"}:
@@ -139,7 +139,7 @@ class _Reader:
             self._line(number, line)
 
     def _line(self, number: int, line: dict[str, Any]) -> None:
-        kind = line.get("type")
+        kind = line.get("type") if isinstance(line.get("type"), str) else ""
         if isinstance(line.get("sessionId"), str) and line["sessionId"] not in self.session_ids:
             self.session_ids.append(line["sessionId"])
         if self.cwd is None and isinstance(line.get("cwd"), str) and line["cwd"].strip():
@@ -152,7 +152,7 @@ class _Reader:
             self.ai_title = line["aiTitle"].strip() or self.ai_title
         elif kind == "summary" and isinstance(line.get("summary"), str):
             self.summaries.append((str(line.get("leafUuid") or ""), line["summary"].strip()))
-        elif kind in {USER, ASSISTANT}:
+        elif kind in (USER, ASSISTANT):  # a tuple: `type` may be an unhashable list
             message = line.get("message")
             if not isinstance(message, dict):
                 self.warnings.append(f"{self.path}:{number}: {kind} line without a message")
