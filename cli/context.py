@@ -5,6 +5,7 @@ from __future__ import annotations
 import argparse
 import json
 
+from cli.common import add_store_options
 from core.context import DEFAULT_LLM_MODEL, context_for, request_body
 
 
@@ -26,6 +27,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--system", metavar="TEXT", help="system message (default: a short built-in instruction)")
     parser.add_argument("--llm-model", default=DEFAULT_LLM_MODEL, metavar="NAME", help=f"model name in the body (default {DEFAULT_LLM_MODEL})")
     parser.add_argument("--split", action="store_true", help="send the context and the question as two user messages")
+    add_store_options(parser, model=False)
     parser.set_defaults(func=run)
 
 
@@ -43,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     from cli.session import open_library
 
     kwargs = {} if args.system is None else {"system": args.system}
-    with open_library(args) as library:
+    with open_library(args, read_only=True) as library:
         messages = context_for(
             library,
             args.question,

@@ -14,7 +14,7 @@ import sys
 from core.errors import ConvoError
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = ["show", "index", "search", "sessions", "prune", "sources"]
+COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "context", "session"]
 
 
 def build_parser() -> argparse.ArgumentParser:

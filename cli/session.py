@@ -11,9 +11,9 @@ import argparse
 import sys
 from collections.abc import Iterator
 from contextlib import contextmanager
-from pathlib import Path
 from typing import TYPE_CHECKING
 
+from cli.common import add_store_options, settings_from_args
 from core.errors import ConvoError
 
 if TYPE_CHECKING:
@@ -21,19 +21,12 @@ if TYPE_CHECKING:
 
 
 @contextmanager
-def open_library(args: argparse.Namespace) -> Iterator["Library"]:
-    """The Library for the global --config / --index-dir options."""
+def open_library(args: argparse.Namespace, *, read_only: bool = False) -> Iterator[Library]:
+    """The Library for the command line's settings (config, --index-dir, --qdrant-*)."""
     from core.library import Library
-    from core.settings import Settings
 
-    settings = Settings.load(getattr(args, "config", None))
-    if getattr(args, "index_dir", None):
-        settings.index_dir = Path(args.index_dir).expanduser()
-    library = Library.open(settings)
-    try:
+    with Library.open(settings_from_args(args), read_only=read_only) as library:
         yield library
-    finally:
-        library.close()
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -43,29 +36,31 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Edit one session. Edits are kept beside the index and survive re-indexing; source files are never changed.",
     )
     actions = parser.add_subparsers(dest="action", metavar="ACTION", required=True)
+    parent = argparse.ArgumentParser(add_help=False)
+    add_store_options(parent, model=False)
 
-    rename = actions.add_parser("rename", help="give the session your own title (an empty title restores the original)")
+    rename = actions.add_parser("rename", parents=[parent], help="give the session your own title (an empty title restores the original)")
     rename.add_argument("id")
     rename.add_argument("title")
     rename.set_defaults(func=_rename)
 
-    describe = actions.add_parser("describe", help="set the session's description")
+    describe = actions.add_parser("describe", parents=[parent], help="set the session's description")
     describe.add_argument("id")
     describe.add_argument("text")
     describe.set_defaults(func=_describe)
 
     for name, starred in (("star", True), ("unstar", False)):
-        star = actions.add_parser(name, help=f"{name} the session")
+        star = actions.add_parser(name, parents=[parent], help=f"{name} the session")
         star.add_argument("id")
         star.set_defaults(func=_star, starred=starred)
 
-    tag = actions.add_parser("tag", help="add tags to the session (or remove them with --remove)")
+    tag = actions.add_parser("tag", parents=[parent], help="add tags to the session (or remove them with --remove)")
     tag.add_argument("id")
     tag.add_argument("tags", nargs="+", metavar="TAG")
     tag.add_argument("--remove", action="store_true", help="remove these tags instead")
     tag.set_defaults(func=_tag)
 
-    settings = actions.add_parser("settings", help="show or change how the app displays the session")
+    settings = actions.add_parser("settings", parents=[parent], help="show or change how the app displays the session")
     settings.add_argument("id")
     settings.add_argument("--hide-thinking", dest="hide_thinking", action="store_true", default=None)
     settings.add_argument("--show-thinking", dest="hide_thinking", action="store_false")
@@ -73,12 +68,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     settings.add_argument("--show-tools", dest="hide_tools", action="store_false")
     settings.set_defaults(func=_settings)
 
-    delete = actions.add_parser("delete", help="remove the session from the index (the source file is kept)")
+    delete = actions.add_parser("delete", parents=[parent], help="remove the session from the index (the source file is kept)")
     delete.add_argument("id")
     delete.add_argument("--yes", "-y", action="store_true", help="do not ask for confirmation")
     delete.set_defaults(func=_delete)
 
-    restore = actions.add_parser("restore", help="undo a delete: the next index run brings the session back")
+    restore = actions.add_parser("restore", parents=[parent], help="undo a delete: the next index run brings the session back")
     restore.add_argument("id")
     restore.set_defaults(func=_restore)
 

@@ -11,6 +11,7 @@ import argparse
 import json
 import os
 import sys
+from dataclasses import replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
@@ -33,6 +34,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("path", metavar="PATH", help="a transcript file or chat thread folder")
     parser.add_argument("--json", action="store_true", help="one JSON object per session, one per line")
+    parser.add_argument("--newest-first", action="store_true", help="list messages (and turns) newest first")
     parser.set_defaults(func=run)
 
 
@@ -49,12 +51,21 @@ def run(args: argparse.Namespace) -> int:
         except ConvoError:
             print(f"convo-tui: {args.path}: no such file, folder or indexed session", file=sys.stderr)
             return 1
-        print_sessions([session], as_json=args.json)
+        print_sessions(_ordered([session], args), as_json=args.json)
         return 0
-    sessions = parse_path(args.path)
+    sessions = _ordered(parse_path(args.path), args)
     print_sessions(sessions, as_json=args.json)
     print_warnings(sessions)
     return 0
+
+
+def newest_first(session: Session) -> Session:
+    """A copy listing messages and turns newest first; turns keep their numbers."""
+    return replace(session, messages=session.messages[::-1], _turns=session.turns[::-1])
+
+
+def _ordered(sessions: list[Session], args: argparse.Namespace) -> list[Session]:
+    return [newest_first(s) for s in sessions] if getattr(args, "newest_first", False) else sessions
 
 
 def print_sessions(sessions: list[Session], as_json: bool, out: TextIO | None = None) -> None:

@@ -19,14 +19,16 @@ from __future__ import annotations
 import json
 import os
 import sqlite3
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from contextlib import closing
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
 from core.errors import ConvoError
+from core.hits import Hit, SessionSummary
+from core.model import Session
 
 FILE_NAME = "annotations.sqlite3"
 
@@ -221,3 +223,51 @@ class Annotations:
 
     def deleted_ids(self) -> set[str]:
         return {sid for sid, a in self.all().items() if a.deleted is not None}
+
+    def suppressor(self) -> Callable[[str, str], bool]:
+        """`is_suppressed` over one snapshot of the deletions, for a whole index run."""
+        deletions = {sid: a.deleted for sid, a in self.all().items() if a.deleted is not None}
+
+        def suppressed(session_id: str, source_path: str) -> bool:
+            deletion = deletions.get(session_id)
+            if deletion is None:
+                return False
+            return _file_state(deletion.path or source_path) == (deletion.size, deletion.mtime_ns)
+
+        return suppressed
+
+
+# -- laying the edits over what the index returns -----------------------------
+
+
+def overlay_summary(summary: SessionSummary, note: Annotation | None) -> SessionSummary:
+    """The summary as the user edited it (user title wins when set)."""
+    if note is None:
+        return summary
+    return replace(
+        summary,
+        title=note.title or summary.title,
+        description=note.description or summary.description,
+        starred=note.starred,
+        tags=list(note.tags),
+    )
+
+
+def overlay_session(session: Session, note: Annotation | None) -> Session:
+    """User title on the session; the source's own title stays in meta["source_title"]."""
+    if note is None:
+        return session
+    session.meta.setdefault("source_title", session.title)
+    session.title = note.title or session.title
+    session.meta.update(
+        description=note.description, starred=note.starred, tags=list(note.tags), settings=note.effective_settings()
+    )
+    return session
+
+
+def overlay_hits(hits: list[Hit], notes: dict[str, Annotation]) -> list[Hit]:
+    for hit in hits:
+        note = notes.get(hit.session_id)
+        if note is not None and note.title:
+            hit.session_title = note.title
+    return hits

@@ -13,6 +13,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from core.errors import ConvoError
 from core.hits import Hit
 from core.model import Session
 
@@ -162,11 +163,13 @@ def context_for(
     recent section, references from every session.
     """
     recent_part: list[str] = []
-    query = question
+    # A stray quote in a question is prose, not an unfinished phrase.
+    query = question if question.count('"') % 2 == 0 else question.replace('"', " ")
     if session_id is not None:
         recent_part = recent_lines(library.session(session_id), recent)
         if not all_sessions:
-            query = f"{session_filter(session_id)} {question}"
+            # Last, so a `session:` written in the question cannot widen the scope.
+            query = f"{query} {session_filter(session_id)}"
     references: list[str] = []
     if refs > 0 and question.strip():
         # Ask for spares: hits made only of recent lines do not count.
@@ -183,7 +186,7 @@ def context_for(
 
 
 def session_filter(session_id: str) -> str:
-    """`session:ID`, quoted when the id has spaces or quotes of its own."""
-    if any(ch.isspace() or ch == '"' for ch in session_id):
-        return 'session:"' + session_id.replace('"', '\\"') + '"'
-    return f"session:{session_id}"
+    """`session:ID` for a query string (quoted: ids may hold spaces)."""
+    if '"' in session_id:
+        raise ConvoError(f"session id {session_id!r} contains a quote and cannot be used as a search filter")
+    return f'session:"{session_id}"'

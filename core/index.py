@@ -85,9 +85,11 @@ def source_key(path: Path) -> str:
 class Indexer:
     """One indexing run over a store; embedders are passed in already loaded."""
 
-    def __init__(self, store: Store, manifest: Manifest, dense, sparse):
+    def __init__(self, store: Store, manifest: Manifest, dense, sparse, suppressed: Callable[[str, str], bool] | None = None):
         self.store = store
         self.manifest = manifest
+        # (session id, source path) -> True for a session the user deleted (core/annotations.py).
+        self.suppressed = suppressed or (lambda _sid, _path: False)
         self.dense = dense
         self.sparse = sparse
         self.model = dense.name
@@ -208,6 +210,7 @@ class Indexer:
                 self.manifest.put(key, entry)
             # A file that used to parse keeps its indexed sessions (archive).
             return None
+        sessions = [s for s in sessions if not self.suppressed(s.id, s.path)]
         entry.sessions = [s.id for s in sessions]
         points = [p for s in sessions for p in session_points(s, generation, self.dense.tokenizer)]
         return _Parsed(key, entry, sessions, points)

@@ -10,9 +10,10 @@ from __future__ import annotations
 import threading
 from pathlib import Path
 
+from core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
 from core.errors import ConvoError, IndexUnavailable
 from core.hits import Hit, SessionSummary
-from core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, visible_filter
+from core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
 from core.manifest import Manifest
 from core.model import Session
 from core.points import LEVEL_SESSION
@@ -20,7 +21,7 @@ from core.search import Embedders, hits_in_session, search
 from core.serialize import session_from_record
 from core.settings import Settings
 from core.store import open_store
-from core.store.base import Cond, Store
+from core.store.base import Cond, Filter, Store
 
 # Bump when points or payloads change shape: older indexes are rebuilt, never misread.
 SCHEMA_VERSION = 1
@@ -68,6 +69,8 @@ class Library:
         self._lock = threading.Lock()
         self._dense = None
         self._sparse = None
+        # User edits (titles, stars, deletions...) beside the manifest: they survive re-indexing.
+        self.annotations = Annotations(self._manifest_dir())
 
     @classmethod
     def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> "Library":
@@ -149,7 +152,7 @@ class Library:
                 {"schema": SCHEMA_VERSION, "model": self._dense.name, "dim": self._dense.dim, "sparse": self._sparse.NAME}
             )
         roots = list(paths) if paths is not None else self.default_paths()
-        indexer = Indexer(self.store, manifest, self._dense, self._sparse)
+        indexer = Indexer(self.store, manifest, self._dense, self._sparse, suppressed=self.annotations.suppressor())
         return indexer.run(iter_source_files(roots), progress=progress, cancel=cancel)
 
     def _manifest_dir(self) -> Path:
@@ -166,10 +169,10 @@ class Library:
     # -- search ----------------------------------------------------------------
 
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid") -> list[Hit]:
-        return search(self.store, self._embedders(mode), query, limit=limit, mode=mode)
+        return overlay_hits(search(self.store, self._embedders(mode), query, limit=limit, mode=mode), self.annotations.all())
 
     def hits_in_session(self, query: str, session_id: str, mode: str = "hybrid") -> list[Hit]:
-        return hits_in_session(self.store, self._embedders(mode), query, session_id, mode=mode)
+        return overlay_hits(hits_in_session(self.store, self._embedders(mode), query, session_id, mode=mode), self.annotations.all())
 
     # -- browsing ----------------------------------------------------------------
 
@@ -178,7 +181,11 @@ class Library:
         conds = [Cond("level", value=LEVEL_SESSION)]
         if project:
             conds.append(Cond("project", value=project))
-        summaries = [self._summary(p.payload) for p in self.store.scroll(visible_filter(*conds), fields=_SUMMARY_FIELDS)]
+        notes = self.annotations.all()
+        summaries = [
+            overlay_summary(self._summary(p.payload), notes.get(p.payload.get("session_id", "")))
+            for p in self.store.scroll(visible_filter(*conds), fields=_SUMMARY_FIELDS)
+        ]
         summaries.sort(key=lambda s: (s.updated_at or s.started_at).timestamp() if (s.updated_at or s.started_at) else 0.0, reverse=True)
         return summaries
 
@@ -195,8 +202,75 @@ class Library:
         for point in self.store.scroll(flt, fields=["record"]):
             record = point.payload.get("record")
             if isinstance(record, dict):
-                return session_from_record(record)
+                return overlay_session(session_from_record(record), self.annotations.get(session_id))
         raise ConvoError(f"no session '{session_id}' in the index")
+
+    def session_summary(self, session_id: str) -> SessionSummary:
+        flt = visible_filter(Cond("level", value=LEVEL_SESSION), Cond("session_id", value=session_id))
+        for point in self.store.scroll(flt, fields=_SUMMARY_FIELDS):
+            return overlay_summary(self._summary(point.payload), self.annotations.get(session_id))
+        raise ConvoError(f"no session '{session_id}' in the index")
+
+    # -- user edits (core/annotations.py): never written to the source file -------
+
+    def rename_session(self, session_id: str, title: str) -> SessionSummary:
+        """A blank title gives the source's title back."""
+        self.session_summary(session_id)
+        self.annotations.set_title(session_id, title)
+        return self.session_summary(session_id)
+
+    def describe_session(self, session_id: str, text: str) -> SessionSummary:
+        self.session_summary(session_id)
+        self.annotations.set_description(session_id, text)
+        return self.session_summary(session_id)
+
+    def star_session(self, session_id: str, starred: bool = True) -> SessionSummary:
+        self.session_summary(session_id)
+        self.annotations.set_starred(session_id, starred)
+        return self.session_summary(session_id)
+
+    def tag_session(self, session_id: str, tags: list[str], *, remove: bool = False) -> SessionSummary:
+        """Add `tags` (or remove them) and keep the others."""
+        current = self.session_summary(session_id).tags
+        if remove:
+            dropped = {t.strip().casefold() for t in tags}
+            self.annotations.set_tags(session_id, [t for t in current if t.casefold() not in dropped])
+        else:
+            self.annotations.set_tags(session_id, [*current, *tags])
+        return self.session_summary(session_id)
+
+    def session_settings(self, session_id: str) -> dict[str, bool]:
+        """How the app shows the session: hide_thinking, hide_tools."""
+        self.session_summary(session_id)
+        return self.annotations.get(session_id).effective_settings()
+
+    def set_session_settings(self, session_id: str, **values: bool) -> dict[str, bool]:
+        self.session_summary(session_id)
+        return self.annotations.set_settings(session_id, **values)
+
+    def delete_session(self, session_id: str) -> None:
+        """Remove the session's points; re-indexing skips it until its source file
+        changes or `restore_session` is called. The source file is never touched."""
+        if self.read_only:
+            raise IndexUnavailable("the index is open read-only; cannot delete a session")
+        summary = self.session_summary(session_id)
+        self.annotations.mark_deleted(session_id, summary.path)
+        self.store.delete(Filter(must=(Cond("session_id", value=session_id),)))
+        self.store.flush()
+
+    def restore_session(self, session_id: str) -> bool:
+        """Forget a deletion (True if there was one); the next index run brings it back."""
+        deletion = self.annotations.get(session_id).deleted
+        if deletion is None or not self.annotations.restore(session_id):
+            return False
+        # Make the next run parse the source again even though it did not change.
+        manifest = Manifest.load(self._manifest_dir())
+        for key in [k for k, e in manifest.files.items() if session_id in e.sessions]:
+            manifest.remove(key)
+        if deletion.path:
+            manifest.remove(source_key(Path(deletion.path)))
+        manifest.save()
+        return True
 
     def _summary(self, p: dict) -> SessionSummary:
         path = p.get("path", "")
