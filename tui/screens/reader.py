@@ -54,15 +54,15 @@ class ReaderScreen(CardActions, Screen):
         yield VerticalScroll(id="reader-body")
         yield Footer()
 
-    def on_mount(self) -> None:
-        self._fill_body()
+    async def on_mount(self) -> None:
+        await self._fill_body()
         if self.query_text.strip() and self.app.library is not None:
             self._find_hits(self.query_text, self.app.mode)
 
-    def _fill_body(self) -> None:
+    async def _fill_body(self) -> None:
         body = self.query_one("#reader-body", VerticalScroll)
-        body.remove_children()
-        body.mount_all(build_turn_views(self.session, highlight_words(self.query_text), self.app.redactor))
+        await body.remove_children()
+        await body.mount_all(build_turn_views(self.session, highlight_words(self.query_text), self.app.redactor))
         self._mark_hits()
         body.focus()
         if self.current_turn is not None:
@@ -148,14 +148,14 @@ class ReaderScreen(CardActions, Screen):
     def action_edit(self) -> None:
         self.edit_source(self.session.path)
 
-    def action_reveal(self) -> None:
+    async def action_reveal(self) -> None:
         texts = [t for m in self.session.messages for t in (m.text, m.thinking, *(str(a) for tool in m.tools for a in tool.args.values()))]
         kind = self.app.redactor.reveal_next(texts)
         if kind is None:
             self.notify("No masked secret left in this session", timeout=2)
             return
         self.notify(f"Revealed one {kind}", timeout=3)
-        self._fill_body()
+        await self._fill_body()
 
     def action_back(self) -> None:
         self.app.pop_screen()

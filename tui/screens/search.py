@@ -105,7 +105,7 @@ class SearchScreen(CardActions, Screen):
         if not get_current_worker().is_cancelled:
             self.post_message(SearchFinished(outcome))
 
-    def on_search_finished(self, event: SearchFinished) -> None:
+    async def on_search_finished(self, event: SearchFinished) -> None:
         outcome = event.outcome
         if outcome.query != self.query_text or outcome.mode != self.app.mode:
             return  # a newer search is on its way
@@ -114,7 +114,7 @@ class SearchScreen(CardActions, Screen):
             return
         self.hits = outcome.hits
         self._show_filter_line(count=len(outcome.hits))
-        self._show_cards(outcome.hits)
+        await self._show_cards(outcome.hits)
 
     # -- showing ---------------------------------------------------------------------
 
@@ -135,14 +135,14 @@ class SearchScreen(CardActions, Screen):
             classes="placeholder",
         ))
 
-    def _show_cards(self, hits: list[Hit]) -> None:
+    async def _show_cards(self, hits: list[Hit]) -> None:
         results = self.query_one("#results", VerticalScroll)
-        results.remove_children()
+        await results.remove_children()
         if not hits:
-            results.mount(Static("No matching conversations.", classes="placeholder"))
+            await results.mount(Static("No matching conversations.", classes="placeholder"))
             return
         terms = highlight_words(self.query_text)
-        results.mount_all(ResultCard(hit, terms, shown=self.app.redactor) for hit in hits)
+        await results.mount_all(ResultCard(hit, terms, shown=self.app.redactor) for hit in hits)
         results.scroll_home(animate=False)
 
     # -- keys ------------------------------------------------------------------------

@@ -1,0 +1,311 @@
+"""The app driven as a user would, over the real Library on the demo corpus."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+
+import pytest
+from textual.widgets import Input, OptionList, Static
+
+from tests.tui_corpus import copy_demo, demo_library, utc_clock
+from tui.app import create_app
+from tui.screens.help import HelpScreen
+from tui.screens.reader import ReaderScreen
+from tui.screens.search import SearchScreen
+from tui.screens.sessions import SessionsScreen
+from tui.widgets.card import ResultCard
+from tui.widgets.message_block import MessageBlock
+from tui.widgets.session_view import TurnView
+from tui.widgets.tool_call import ToolCallView
+from tui.widgets.turn_detail import TurnDetail
+
+SIZE = (100, 32)
+
+
+def run_async(test):
+    """Run an async test body in a fresh event loop (no async pytest plugin needed)."""
+
+    @functools.wraps(test)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+
+    return wrapper
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    with utc_clock():
+        settings, library = demo_library(tmp_path_factory)
+        yield settings, library
+        library.close()
+
+
+def make_app(corpus, **changes):
+    settings, library = corpus
+    return create_app(dataclasses.replace(settings, **changes), library=library, index_on_start=False)
+
+
+async def settle(pilot):
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def search(pilot, text: str) -> list[ResultCard]:
+    pilot.app.search_screen.set_query(text)
+    await pilot.pause(0.3)  # past the debounce
+    await settle(pilot)
+    return pilot.app.search_screen.cards()
+
+
+@run_async
+async def test_typing_a_query_shows_matching_cards(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"flaky coupon test on CI")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        cards = app.search_screen.cards()
+        assert cards, "no cards"
+        top = cards[0].hit
+        assert top.session_title.startswith("The checkout test `test_apply_coupon_twice` is flaky")
+        assert top.turn_index == 0
+        line = str(app.screen.query_one("#filter-line", Static).render())
+        assert "hybrid" in line and f"{len(cards)} result" in line
+
+
+@run_async
+async def test_enter_expands_a_card_into_messages_and_tool_calls(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "coupon registry flaky on CI")
+        await pilot.press("down")
+        assert app.focused is cards[0]
+        await pilot.press("enter")
+        await pilot.pause()
+        detail = cards[0].query_one(TurnDetail)
+        blocks = list(detail.query(MessageBlock))
+        assert [(b.message.role, b.number) for b in blocks] == [("user", 0), ("assistant", 0), ("assistant", 1)]
+        assert [t.tool.name for t in detail.query(ToolCallView)] == ["Read", "Grep"]
+        assert any(b.matched for b in blocks)
+        assert "💭" in str(blocks[1].query_one(".thinking", Static).render())
+        await pilot.press("enter")
+        await pilot.pause()
+        assert not cards[0].query(TurnDetail)
+
+
+@run_async
+async def test_virtual_messages_are_shown_apart_and_not_numbered(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Docker image multi-stage build smaller")
+        card = next(c for c in cards if c.hit.session_title == "Docker image size" and c.hit.turn_index == 0)
+        card.focus()
+        await pilot.press("enter")
+        await pilot.pause()
+        blocks = list(card.query(MessageBlock))
+        asides = [b for b in blocks if b.number is None]
+        assert [b.message.text for b in asides] == ["Want me to draft the Dockerfile?"]
+        assert [(b.message.role, b.number) for b in blocks if b.number is not None] == [("user", 0), ("assistant", 0)]
+
+
+@run_async
+async def test_o_opens_the_reader_at_the_hit_turn_and_escape_keeps_the_search(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "is tax calculation the same Decimal change")
+        card = next(c for c in cards if c.hit.session_title == "Fix checkout rounding with Decimal")
+        assert card.hit.turn_index == 1
+        card.focus()
+        await pilot.press("o")
+        await settle(pilot)
+        reader = app.screen
+        assert isinstance(reader, ReaderScreen)
+        assert reader.current_turn == 1
+        assert reader.query_one("#turn-1", TurnView).has_class("-current")
+        assert [v.index for v in reader.query(TurnView)] == [0, 1]
+        await pilot.press("escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+        assert app.screen.query_one("#query", Input).value == "is tax calculation the same Decimal change"
+        assert [c.hit for c in app.screen.cards()] == [c.hit for c in cards]
+
+
+@run_async
+async def test_n_and_shift_n_walk_the_hits_in_the_session(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Decimal")
+        card = next(c for c in cards if c.hit.session_title == "Fix checkout rounding with Decimal")
+        card.focus()
+        await pilot.press("o")
+        await settle(pilot)
+        reader = app.screen
+        assert reader.hit_turns == [0, 1]
+        start = reader.current_turn
+        await pilot.press("n")
+        assert reader.current_turn == 1 - start
+        await pilot.press("N")
+        assert reader.current_turn == start
+        assert reader.query_one(f"#turn-{start}", TurnView).has_class("-current")
+
+
+@run_async
+async def test_reader_toggles_thinking_and_search_in_session(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Decimal rounding cent")
+        cards[0].focus()
+        session_id = cards[0].hit.session_id
+        await pilot.press("o")
+        await settle(pilot)
+        thinking = app.screen.query(".thinking").first()
+        assert thinking.display
+        await pilot.press("t")
+        await pilot.pause()
+        assert not thinking.display
+        await pilot.press("s")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+        assert app.screen.query_one("#query", Input).value == f"session:{session_id} "
+
+
+@run_async
+async def test_secrets_are_masked_and_revealed_on_demand(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "test the auth middleware without a real token")
+        card = next(c for c in cards if c.hit.session_title == "Add auth middleware to the API")
+        card.focus()
+        await pilot.press("o")
+        await settle(pilot)
+        texts = lambda: "\n".join(str(s.render()) for s in app.screen.query(".message-text"))  # noqa: E731
+        assert "[REDACTED:openai-key sk-proj-…pQ6r]" in texts()
+        assert "sk-proj-Xb7Qk2" not in texts()
+        await pilot.press("v")
+        await pilot.pause()
+        assert "SHOPFRONT_API_TOKEN=sk-proj-Xb7Qk2LmN9pR4sT6vW8yZ1aC3dE5fG7hJ9kL2mN4pQ6r" in texts()
+
+
+@run_async
+async def test_copy_puts_the_turn_as_markdown_on_the_clipboard(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Postgres index concurrently without locking")
+        card = next(c for c in cards if c.hit.session_title == "Postgres index for order search")
+        card.focus()
+        await pilot.press("c")
+        await pilot.pause()
+        clip = app.clipboard
+        assert clip.startswith("# Postgres index for order search\n")
+        assert f"## Turn {card.hit.turn_index}" in clip
+        assert "**User [0]**" in clip and "**AI [0]**" in clip
+
+
+@run_async
+async def test_sessions_browser_groups_filters_and_opens(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await pilot.pause()
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        listing = screen.query_one(OptionList)
+        headers = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)
+                   if listing.get_option_at_index(i).disabled]
+        assert sorted(h.split("  ")[0] for h in headers) == ["ChatGPT", "openai", "recall", "shopfront"]
+        assert listing.option_count == 15 + 4
+        await pilot.press(*"docker")
+        await pilot.pause()
+        first = listing.get_option_at_index(0)
+        assert str(first.prompt).split("\n")[0].strip() == "Docker image size"
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReaderScreen)
+        assert app.screen.session.title == "Docker image size"
+        await pilot.press("escape", "escape")
+        await pilot.pause()
+        assert isinstance(app.screen, SearchScreen)
+
+
+@run_async
+async def test_filter_line_shows_filters_and_mode_cycles(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "project:shopfront rounding")
+        assert cards and {c.hit.project for c in cards} == {"shopfront"}
+        line = str(app.screen.query_one("#filter-line", Static).render())
+        assert "project:shopfront" in line
+        await pilot.press("f2")
+        await settle(pilot)
+        assert app.mode == "semantic"
+        assert "semantic" in str(app.screen.query_one("#filter-line", Static).render())
+
+
+@run_async
+async def test_bad_filter_is_shown_not_raised(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, "role:robot hello")
+        line = str(app.screen.query_one("#filter-line", Static).render())
+        assert "role:robot is not a role" in line
+
+
+@run_async
+async def test_keys_can_be_remapped_by_binding_id(corpus):
+    app = make_app(corpus, keys={"app.mode": "f6"})
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f2")
+        assert app.mode == "hybrid"
+        await pilot.press("f6")
+        assert app.mode == "semantic"
+
+
+@run_async
+async def test_help_lists_the_keys_with_their_ids(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        await pilot.pause()
+        assert isinstance(app.screen, HelpScreen)
+        rows = app.screen._rows(app.screen.under)
+        assert ("f2", "Mode", "app.mode") in rows
+        assert ("f3", "Sessions", "app.sessions") in rows
+        await pilot.press("escape")
+        assert isinstance(app.screen, SearchScreen)
+
+
+@run_async
+async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
+    with utc_clock():
+        corpus = copy_demo(tmp_path)
+        from core.settings import Settings
+
+        settings = Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False)
+        app = create_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.pause()
+            # First paint happened with the index still opening in a worker.
+            assert isinstance(app.screen, SearchScreen)
+            while app.library is None or not app.model_ready or app.indexing:
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            assert app.search_screen.query_one("#index-status").has_class("-done")
+            assert len(app.library.sessions()) == 15
+            cards = await search(pilot, "Redis 缓存击穿")
+            assert cards[0].hit.session_title == "Redis 缓存什么时候失效比较合适？"
