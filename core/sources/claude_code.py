@@ -140,7 +140,7 @@ class _Reader:
 
     def _line(self, number: int, line: dict[str, Any]) -> None:
         kind = line.get("type") if isinstance(line.get("type"), str) else ""
-        if isinstance(line.get("sessionId"), str) and line["sessionId"] not in self.session_ids:
+        if isinstance(line.get("sessionId"), str) and line["sessionId"].strip() and line["sessionId"] not in self.session_ids:
             self.session_ids.append(line["sessionId"])
         if self.cwd is None and isinstance(line.get("cwd"), str) and line["cwd"].strip():
             self.cwd = line["cwd"]

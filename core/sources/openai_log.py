@@ -165,7 +165,7 @@ class _Collector:
         number_messages(messages)
         meta = {k: conversation[k] for k in ("description", "settings") if conversation.get(k)}
         session = Session(
-            id=sid,
+            id=sid or f"{self.path.stem}-conversation",  # an empty conversation_id must not make an empty key
             title=str(title) if title else title_from_messages(messages, sid),
             project=self.path.absolute().parent.name,
             source=SOURCE,

@@ -1,0 +1,1 @@
+"""Shared test helpers (reliability tests): session checks and subprocess scripts."""
