@@ -299,6 +299,15 @@ def test_edge_reads_before_ensure_are_empty(tmp_path):
             s.upsert(corpus_points())
 
 
+def test_edge_recovers_from_a_create_cut_short(tmp_path):
+    (tmp_path / "index" / "shard" / "segments").mkdir(parents=True)
+    with EdgeStore(tmp_path / "index") as s:
+        assert s.count() == 0
+        s.ensure(DIM)
+        s.upsert(corpus_points())
+        assert s.count() == 7
+
+
 def test_edge_folder_and_meta_are_private(tmp_path):
     path = tmp_path / "index"
     with EdgeStore(path) as s:

@@ -62,19 +62,22 @@ class EdgeStore(Store):
         self.path = Path(path)
         self.read_only = read_only
         self._shard: qe.EdgeShard | None = None
-        if read_only and not (self.path / SHARD_NAME).is_dir():
+        if read_only and not self._has_shard():
             raise IndexUnavailable(f"no index at {self.path} yet; run `convo-tui index` first")
         _private_dir(self.path)
         self._lock = IndexLock(self.path)
         self._lock.acquire()
         try:
-            if (self.path / SHARD_NAME / "edge_config.json").is_file():
+            if self._has_shard():
                 self._shard = self._load(None)
         except BaseException:
             self._lock.release()
             raise
 
     # -- lifecycle ---------------------------------------------------------
+
+    def _has_shard(self) -> bool:
+        return (self.path / SHARD_NAME / "edge_config.json").is_file()
 
     def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
         try:
@@ -92,6 +95,8 @@ class EdgeStore(Store):
     def ensure(self, dim: int) -> None:
         self._writable()
         if self._shard is None:
+            # A shard folder without its config is a create() cut short: nothing in it is usable.
+            shutil.rmtree(self.path / SHARD_NAME, ignore_errors=True)
             self._shard = qe.EdgeShard.create(str(self.path / SHARD_NAME), self._config(dim))
         elif self._dim() != dim:
             raise IndexUnavailable(
