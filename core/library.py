@@ -160,7 +160,11 @@ class Library:
             # One manifest per server collection, kept beside this machine's settings.
             from core.settings import default_index_dir
 
-            return default_index_dir() / "server"
+            folder = default_index_dir() / "server"
+            for private in (folder.parent, folder):  # it lists every transcript path: owner only
+                private.mkdir(parents=True, exist_ok=True, mode=0o700)
+                private.chmod(0o700)
+            return folder
         return self.settings.index_dir
 
     def prune(self) -> int:
