@@ -1,0 +1,82 @@
+"""Snapshots of the main screens (pytest-textual-snapshot); update with --snapshot-update.
+
+Stable across runs: fixed size, no animations (conftest), UTC clock, fixed
+mtimes on the corpus copy, absolute dates, and every worker finished before
+the picture is taken.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+
+import pytest
+from textual.widgets import Input
+
+from tests.tui_corpus import demo_library, utc_clock
+from tui.app import create_app
+
+SIZE = (100, 32)
+
+
+@pytest.fixture(scope="module")
+def corpus(tmp_path_factory):
+    with utc_clock():
+        settings, library = demo_library(tmp_path_factory)
+        yield settings, library
+        library.close()
+
+
+@pytest.fixture
+def utc():
+    with utc_clock():
+        yield
+
+
+def make_app(corpus, **changes):
+    settings, library = corpus
+    # Four results: the engine orders exact score ties arbitrarily further down.
+    changes.setdefault("search_limit", 4)
+    return create_app(dataclasses.replace(settings, **changes), library=library, index_on_start=False)
+
+
+async def settle(pilot):
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+def searched(query: str, *keys: str):
+    async def run_before(pilot):
+        await settle(pilot)
+        pilot.app.search_screen.set_query(query)
+        await pilot.pause(0.3)
+        await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        # Notifications time out and cursors blink on a clock: keep both still.
+        pilot.app.clear_notifications()
+        for box in pilot.app.screen.query(Input):
+            box.cursor_blink = False
+        await pilot.pause()
+
+    return run_before
+
+
+def test_search_results(snap_compare, corpus, utc):
+    assert snap_compare(make_app(corpus), terminal_size=SIZE, run_before=searched("Decimal rounding off by a cent"))
+
+
+def test_expanded_card_with_tool_calls(snap_compare, corpus, utc):
+    assert snap_compare(make_app(corpus), terminal_size=SIZE,
+                        run_before=searched("coupon registry flaky on CI", "down", "enter"))
+
+
+def test_session_reader(snap_compare, corpus, utc):
+    assert snap_compare(make_app(corpus), terminal_size=SIZE,
+                        run_before=searched("test it without a real token in the repo", "down", "o"))
+
+
+def test_search_results_light_theme_80x24(snap_compare, corpus, utc):
+    app = make_app(corpus, theme="textual-light")
+    assert snap_compare(app, terminal_size=(80, 24), run_before=searched("Redis 缓存击穿"))
