@@ -175,7 +175,10 @@ async def test_reader_toggles_thinking_and_search_in_session(corpus):
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, SearchScreen)
-        assert app.screen.query_one("#query", Input).value == f"session:{session_id} "
+        from core.context import session_filter
+
+        assert app.screen.query_one("#query", Input).value == f"{session_filter(session_id)} "
+        assert session_id in session_filter(session_id)
 
 
 @run_async

@@ -111,7 +111,10 @@ class ConvoApp(App):
         self.post_message(ModelLoaded())
 
     def on_library_opened(self, _: LibraryOpened) -> None:
-        self.search_screen.status.say("Loading the embedding model…" if not self.model_ready else "Index open")
+        if self.model_ready:
+            self.search_screen.status.finish()
+        else:
+            self.search_screen.status.say("Loading the embedding model… (keyword search works meanwhile)")
         self.search_screen.refresh_search()
 
     def on_model_loaded(self, _: ModelLoaded) -> None:

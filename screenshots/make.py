@@ -1,0 +1,96 @@
+"""Regenerate screenshots/*.svg from the real app on the demo corpus.
+
+    python screenshots/make.py
+
+Drives the app with Textual's Pilot at 120x36: the demo corpus is copied to a
+temporary folder (fixed file times, UTC clock, so the pictures do not change
+from run to run) and indexed by the app itself, exactly as `convo-tui --demo`.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import os
+import shutil
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+HERE = Path(__file__).resolve().parent
+sys.path.insert(0, str(HERE.parent))
+os.environ["TZ"] = "UTC"
+os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+os.environ.setdefault("HF_HUB_OFFLINE", "1")
+time.tzset()
+
+from core.settings import Settings  # noqa: E402
+from tui.app import create_app  # noqa: E402
+from tui.demo import DEMO_DIR  # noqa: E402
+
+SIZE = (120, 36)
+FIXED_MTIME = 1767225600  # 2026-01-01 00:00 UTC
+
+
+def save(app, name: str) -> None:
+    app.clear_notifications()
+    for box in app.screen.query("Input"):
+        box.cursor_blink = False
+    (HERE / f"{name}.svg").write_text(app.export_screenshot(title="convo-tui"), encoding="utf-8")
+    print(f"screenshots/{name}.svg")
+
+
+async def settle(pilot) -> None:
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def drive(settings: Settings) -> None:
+    app = create_app(settings)
+    async with app.run_test(size=SIZE) as pilot:
+        # Indexing in progress: the first progress report is on screen.
+        while not app.indexing:
+            await pilot.pause(0.05)
+        while "Indexing:" not in str(app.search_screen.query_one("#index-label").render()):
+            await pilot.pause(0.02)
+        save(app, "indexing")
+        while app.indexing:
+            await settle(pilot)
+        app.search_screen.set_query("why is the order total off by a cent")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        save(app, "search")
+        app.search_screen.set_query("coupon registry flaky on CI")
+        await pilot.pause(0.3)
+        await settle(pilot)
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        save(app, "expanded-card")
+        await pilot.press("o")
+        await settle(pilot)
+        save(app, "reader")
+        await pilot.press("escape", "f3")
+        await settle(pilot)
+        save(app, "sessions")
+        await pilot.press(*"redis")
+        await settle(pilot)
+        save(app, "sessions-filtered")
+
+
+def main() -> int:
+    root = Path(tempfile.mkdtemp(prefix="convo-tui-shots-"))
+    try:
+        corpus = root / "corpus"
+        shutil.copytree(DEMO_DIR, corpus)
+        for path in corpus.rglob("*"):
+            os.utime(path, (FIXED_MTIME, FIXED_MTIME))
+        settings = Settings(index_dir=root / "index", sources=[corpus], discover_defaults=False)
+        asyncio.run(drive(settings))
+    finally:
+        shutil.rmtree(root, ignore_errors=True)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
