@@ -13,6 +13,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from core.index import IndexReport, Indexer
+from core.errors import ParseError
 from core.manifest import Manifest
 from core.points import session_points
 from core.sources import parse_path
@@ -55,25 +56,23 @@ def reindex(built: Built, files: Sequence[Path], dense, sparse) -> IndexReport:
 
 
 def write_model_meta(store: Store, dense) -> None:
-    """Record the model as the Library does, so the app opens the index as its own."""
-    try:
-        from core.library import model_meta  # type: ignore[attr-defined]
-    except ImportError:
-        model_meta = None
-    meta = dict(store.read_meta())
-    if model_meta is not None:
-        meta.update(model_meta(dense))
-    else:
-        meta.setdefault("model", dense.name)
-        meta.setdefault("dim", dense.dim)
-    store.write_meta(meta)
+    """Record the model as Library.index does, so the app opens the index as its own."""
+    from core.embed import SparseEmbedder
+    from core.library import SCHEMA_VERSION
+
+    if not store.read_meta():
+        store.write_meta({"schema": SCHEMA_VERSION, "model": dense.name, "dim": dense.dim, "sparse": SparseEmbedder.NAME})
 
 
 def embedded_texts(files: Sequence[Path], tokenizer) -> list[str]:
     """The distinct texts indexing embeds for these files (what raw fastembed gets too)."""
     texts: dict[str, None] = {}
     for path in files:
-        for session in parse_path(path):
+        try:
+            sessions = parse_path(path)
+        except ParseError:
+            continue  # the indexer skips it too (and the report counts it)
+        for session in sessions:
             for point in session_points(session, 0, tokenizer):
                 if point.text:
                     texts.setdefault(point.text, None)

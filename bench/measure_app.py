@@ -1,0 +1,87 @@
+"""The app as a person meets it: opening the index, first paint, keystroke to results.
+
+Driven headless through Textual's Pilot (`run_test`), the same harness the app's
+own tests use. Keystroke-to-results runs with the debounce set to 1 ms (0 is
+not a valid Textual timer), so the
+figure is what the user waits after the debounce.
+"""
+
+from __future__ import annotations
+
+import asyncio
+import time
+from collections.abc import Sequence
+from dataclasses import replace
+from pathlib import Path
+
+from core.settings import Settings
+
+from bench.stats import Stopwatch
+
+
+def settings_for(index_dir: Path, **overrides) -> Settings:
+    return replace(Settings(index_dir=index_dir, discover_defaults=False), **overrides)
+
+
+def open_library(index_dir: Path) -> tuple[object, float, float]:
+    """(library, seconds to open the index, seconds to load the model)."""
+    from core.library import Library
+
+    with Stopwatch() as opening:
+        library = Library.open(settings_for(index_dir))
+    with Stopwatch() as loading:
+        library.load_model()
+    return library, opening.seconds, loading.seconds
+
+
+async def _first_paint(index_dir: Path) -> tuple[float, float]:
+    from tui.app import create_app
+    from tui.screens.search import SearchScreen
+
+    started = time.perf_counter()
+    app = create_app(settings_for(index_dir), index_on_start=False)
+    async with app.run_test(size=(120, 40)) as pilot:
+        while not isinstance(app.screen, SearchScreen):
+            await pilot.pause(0.001)
+        painted = time.perf_counter() - started
+        while not app.model_ready:
+            await pilot.pause(0.01)
+        ready = time.perf_counter() - started
+    return painted, ready
+
+
+def first_paint(index_dir: Path) -> tuple[float, float]:
+    """(seconds to the first screen, seconds until semantic search is ready)."""
+    return asyncio.run(_first_paint(index_dir))
+
+
+async def _keystrokes(library, index_dir: Path, queries: Sequence[str], max_keys: int) -> list[float]:
+    from tui.app import create_app
+
+    app = create_app(settings_for(index_dir, debounce_ms=1), library=library, index_on_start=False)
+    samples: list[float] = []
+    async with app.run_test(size=(120, 40)) as pilot:
+        screen = app.search_screen
+        for query in queries:
+            await pilot.press("ctrl+a", "ctrl+k")  # clear the box: start each query afresh
+            await pilot.pause(0.05)
+            for char in query:
+                if len(samples) >= max_keys:
+                    return samples
+                before = screen.hits
+                started = time.perf_counter()
+                await pilot.press("space" if char == " " else char)
+                typed = screen.query_text
+                if len(typed.strip()) < 3:
+                    continue  # one or two letters: too short to judge, results may not change
+                deadline = started + 5.0
+                while (screen.hits is before or screen.query_text != typed) and time.perf_counter() < deadline:
+                    await pilot.pause(0.001)
+                await pilot.pause()  # let the cards mount and render
+                samples.append(time.perf_counter() - started)
+    return samples
+
+
+def keystroke_latencies(library, index_dir: Path, queries: Sequence[str], max_keys: int = 60) -> list[float]:
+    """Seconds from a key press to the new result cards, one sample per key."""
+    return asyncio.run(_keystrokes(library, index_dir, [q for q in queries if q.isascii()], max_keys))

@@ -1,0 +1,58 @@
+"""Peak memory while searching an index, measured in a fresh process.
+
+Run as `python -m bench.measure_memory INDEX_DIR ROUNDS`: opens the index the
+way the CLI does (Library, model loaded), runs the benchmark queries, and
+prints one JSON line with the peak resident set size (VmHWM) at each step.
+"""
+
+from __future__ import annotations
+
+import json
+import resource
+import subprocess
+import sys
+from pathlib import Path
+
+
+def peak_rss_mb() -> float:
+    try:
+        for line in Path("/proc/self/status").read_text().splitlines():
+            if line.startswith("VmHWM:"):
+                return int(line.split()[1]) / 1024
+    except OSError:
+        pass
+    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
+
+
+def main(argv: list[str]) -> int:
+    index_dir, rounds = Path(argv[0]), int(argv[1])
+    from bench import vocab
+    from bench.measure_app import settings_for
+    from core.library import Library
+
+    steps = {"python + imports": peak_rss_mb()}
+    library = Library.open(settings_for(index_dir), read_only=True)
+    steps["index open"] = peak_rss_mb()
+    library.load_model()
+    steps["model loaded"] = peak_rss_mb()
+    for _ in range(rounds):
+        for query, _topic in vocab.QUERIES:
+            library.search(query, limit=10)
+    steps["after searches"] = peak_rss_mb()
+    print(json.dumps(steps))
+    return 0
+
+
+def measure(index_dir: Path, rounds: int = 2) -> dict[str, float]:
+    """Run the probe in a subprocess; its peak RSS per step, in MB."""
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.measure_memory", str(index_dir), str(rounds)],
+        capture_output=True, text=True, timeout=600,
+    )
+    if done.returncode != 0:
+        raise RuntimeError(f"memory probe failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
+    return json.loads(done.stdout.strip().splitlines()[-1])
+
+
+if __name__ == "__main__":
+    raise SystemExit(main(sys.argv[1:]))

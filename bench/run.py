@@ -1,0 +1,185 @@
+"""The benchmark run: build each size, measure every figure, report.
+
+Order matters on a shared machine: each figure and its peer are measured back
+to back so that they see the same load.
+"""
+
+from __future__ import annotations
+
+import shutil
+import tempfile
+import time
+from pathlib import Path
+
+from rich.console import Console
+
+from bench import vocab
+from bench.build import build, embedded_texts, folder_bytes, open_edge, open_local_mode, reindex
+from bench.cheap import CheapEmbedder
+from bench.corpus import sessions_for, touch_fraction, write_corpus
+from bench.machine import machine_info
+from bench.measure_search import latencies, p, relevance, stage_costs
+from bench.report import Figure, Results, print_table, write_json, write_markdown
+from bench.stats import Stopwatch, percentile
+
+CHEAP = "cheap-embedder store (†)"
+REAL = "real model"
+LEGEND = ("† the index was built with the cheap hashing embedder (bench/cheap.py) so that large sizes build in minutes; "
+          "the query is still embedded by the real model, and the store's cost depends only on point count and dimension.")
+
+
+def run(sizes: list[tuple[str, int]], *, quick: bool, out: Path, markdown: Path | None, workdir: Path | None,
+        local_max: int | None, command: str) -> int:
+    console = Console(width=max(Console().size.width, 180))
+    global _START
+    started = _START = time.perf_counter()
+    results = Results(machine=machine_info(), command=command, mode="quick" if quick else "full")
+    root = workdir or Path(tempfile.mkdtemp(prefix="convo-bench-"))
+    root.mkdir(parents=True, exist_ok=True)
+    rounds = 2 if quick else 5
+    local_limit = local_max if local_max is not None else 10_000
+    queries = [q for q, _ in vocab.QUERIES]
+    try:
+        from core.embed import DenseEmbedder, SparseEmbedder
+        from core.search import Embedders
+
+        with Stopwatch() as loading:
+            dense = DenseEmbedder()
+        sparse = SparseEmbedder()
+        cheap = CheapEmbedder(dense.dim, dense.name, dense.tokenizer, dense.window)
+        results.notes.append(LEGEND)
+        results.notes.append(f"Model: {dense.name} ({dense.dim} dims), loaded in {loading.seconds:.2f} s; BM25: Qdrant Bm25, multilingual tokenizer.")
+        real_queries = Embedders(dense, sparse)
+        largest = sizes[-1][0]
+        for label, target in sizes:
+            _log(console, f"[bold]size {label}[/]: writing the corpus")
+            corpus = write_corpus(root / f"corpus-{label}", target)
+            info = {"sessions": corpus.sessions, "messages": corpus.messages, "estimated_points": corpus.estimated_points, "bytes": corpus.bytes}
+            results.sizes[label] = info
+            if label == sizes[0][0]:
+                _throughput(results, console, root, label, corpus, dense, sparse, real_queries, queries, rounds)
+            edge_dir = root / f"edge-{label}"
+            _log(console, f"size {label}: building the Edge index (cheap embedder)")
+            edge = build(open_edge(edge_dir), edge_dir, corpus.files, cheap, sparse)
+            info["points"] = edge.report.points
+            info["skipped_files"] = len(edge.report.skipped)
+            if edge.report.skipped:
+                path, reason = edge.report.skipped[0]
+                results.notes.append(f"{label}: {len(edge.report.skipped)} corpus files were skipped by the parsers, e.g. {Path(path).name}: {reason}")
+            results.add(Figure("index", "build, store only", label, edge.report.points / edge.report.seconds, "points/s", note="cheap embedder: parse + BM25 + Edge writes"))
+            results.add(Figure("disk", "index size per 1,000 points", label, folder_bytes(edge_dir) / 1e6 / max(1, edge.report.points) * 1000, "MB",
+                               note=f"{folder_bytes(edge_dir) / 1e6:.1f} MB for {edge.report.points} points"))
+            _log(console, f"size {label}: search latency")
+            edge_lat = latencies(edge.store, real_queries, queries, rounds)
+            peer, ratio, local_p95 = "", None, None
+            if target <= local_limit:
+                local_dir = root / f"local-{label}"
+                _log(console, f"size {label}: building the same index in qdrant-client local mode")
+                local = build(open_local_mode(local_dir), local_dir, corpus.files, cheap, sparse)
+                local_lat = latencies(local.store, real_queries, queries, 1, warmup=1)
+                local.store.close()
+                local_p95 = p(local_lat, 95)
+                peer = f"qdrant-client local mode p95 {local_p95:.1f} ms (p50 {p(local_lat, 50):.1f})"
+                ratio = local_p95 / max(1e-9, p(edge_lat, 95))
+            for q in (50, 95, 99):
+                is95 = q == 95
+                results.add(Figure(
+                    "search", f"hybrid search p{q} (Edge)", label, p(edge_lat, q), "ms",
+                    target="< 50 ms" if is95 else "", ok=(p(edge_lat, q) < 50) if is95 else None,
+                    peer=peer if is95 else "", ratio=ratio if is95 else None, note=CHEAP if is95 else "",
+                ))
+            if ratio is not None:
+                results.add(Figure("search", "Edge speed-up over local mode (p95)", label, ratio, "x", target=">= 20x at 10k",
+                                   ok=(ratio >= 20) if label == "10k" else None, peer=peer))
+            _reindex(results, console, label, corpus, edge, cheap, dense, sparse)
+            if label == largest:
+                stages = stage_costs(edge.store, real_queries, queries, rounds)
+                for name, values in stages.items():
+                    results.add(Figure("stages", f"stage: {name} p50 / p95", label, p(values, 50), "ms", peer=f"p95 {p(values, 95):.2f} ms", note="real query embedding" if name == "embedding" else CHEAP))
+            edge.store.close()
+            if label == largest:
+                _app_and_memory(results, console, label, edge_dir, queries, quick)
+        results.seconds = time.perf_counter() - started
+        if sizes[-1][1] < 100_000:
+            results.notes.append(f"Quick run: largest size {largest}; the 100k targets are judged at {largest} here. The full run (`python -m bench`) measures 100k.")
+        if local_limit < sizes[-1][1]:
+            results.notes.append(f"qdrant-client local mode was built up to {local_limit:,} points only (its Python upserts make larger builds take many minutes).")
+    finally:
+        if workdir is None:
+            shutil.rmtree(root, ignore_errors=True)
+    print_table(results, console)
+    write_json(results, out)
+    if markdown is not None:
+        write_markdown(results, markdown)
+    console.print(f"wrote {out}" + (f" and {markdown}" if markdown else "") + f" in {results.seconds / 60:.1f} min")
+    return 0
+
+
+_START = time.perf_counter()
+
+
+def _log(console: Console, text: str) -> None:
+    console.print(f"[dim]{time.perf_counter() - _START:7.1f} s[/]  {text}", highlight=False)
+
+
+def _throughput(results: Results, console: Console, root: Path, label: str, corpus, dense, sparse, real_queries, queries: list[str], rounds: int) -> None:
+    """Index throughput with the real model against raw fastembed on the same texts."""
+    _log(console, f"size {label}: raw fastembed embed() on the texts indexing will embed")
+    texts = embedded_texts(corpus.files, dense.tokenizer)
+    with Stopwatch() as raw:
+        for _ in dense._model.embed(texts):
+            pass
+    raw_rate = len(texts) / raw.seconds
+    _log(console, f"size {label}: indexing with the real model")
+    real_dir = root / f"edge-real-{label}"
+    built = build(open_edge(real_dir), real_dir, corpus.files, dense, sparse)
+    index_rate = len(texts) / built.report.seconds
+    results.add(Figure("index", "index throughput (real model)", label, built.report.points / built.report.seconds, "points/s",
+                       target=">= 0.8x raw", ok=index_rate / raw_rate >= 0.8, ratio=index_rate / raw_rate,
+                       peer=f"raw fastembed embed(): {raw_rate:.1f} texts/s; index: {index_rate:.1f} texts/s ({len(texts)} texts)",
+                       note=REAL))
+    lat = latencies(built.store, real_queries, queries, rounds)
+    results.add(Figure("search", "hybrid search p95, real vectors", label, p(lat, 95), "ms", target="< 50 ms", ok=p(lat, 95) < 50,
+                       peer=f"p50 {p(lat, 50):.1f} ms, p99 {p(lat, 99):.1f} ms", note=REAL))
+    topic_of = {s.id: s.topic for s in sessions_for(corpus.estimated_points)}
+    share = relevance(built.store, real_queries, vocab.QUERIES, topic_of)
+    results.add(Figure("search", "top hit on the query's topic", label, share * 100, "%", note="sanity check of relevance, real model"))
+    built.store.close()
+
+
+def _reindex(results: Results, console: Console, label: str, corpus, edge, cheap, dense, sparse) -> None:
+    _log(console, f"size {label}: re-index unchanged, then with 1% of files changed")
+    again = reindex(edge, corpus.files, cheap, sparse)
+    per_k = again.seconds / max(1, corpus.sessions) * 1000
+    results.add(Figure("reindex", "re-index, nothing changed", label, again.seconds, "s", target="< 1 s per 1,000 sessions", ok=per_k < 1.0,
+                       peer=f"{per_k:.3f} s per 1,000 sessions ({corpus.sessions} sessions)"))
+    changed = touch_fraction(corpus, 0.01)
+    after = reindex(edge, corpus.files, dense, sparse)
+    results.add(Figure("reindex", "re-index, 1% of files changed", label, after.seconds, "s",
+                       peer=f"{len(changed)} files re-parsed and re-embedded ({after.updated} sessions updated)", note=REAL))
+
+
+def _app_and_memory(results: Results, console: Console, label: str, edge_dir: Path, queries: list[str], quick: bool) -> None:
+    from bench import measure_app, measure_memory
+
+    _log(console, f"size {label}: peak memory while searching (subprocess)")
+    try:
+        steps = measure_memory.measure(edge_dir, rounds=1 if quick else 3)
+        peak = max(steps.values())
+        results.add(Figure("memory", "peak RSS while searching", label, peak, "MB", target="< 500 MB", ok=peak < 500,
+                           peer=", ".join(f"{k} {v:.0f}" for k, v in steps.items()), note="VmHWM of a fresh process: Library.open + load_model + searches"))
+    except (RuntimeError, OSError, ValueError) as exc:
+        results.notes.append(f"peak memory not measured: {exc}")
+    _log(console, f"size {label}: the app (Pilot): open, first paint, keystroke to results")
+    try:
+        library, opening, loading = measure_app.open_library(edge_dir)
+        results.add(Figure("app", "open the index (Library.open)", label, opening * 1000, "ms", peer=f"model load {loading * 1000:.0f} ms (background in the app)"))
+        samples = measure_app.keystroke_latencies(library, edge_dir, queries, max_keys=40 if quick else 120)
+        library.close()
+        results.add(Figure("app", "keystroke to results p95 (after debounce)", label, percentile([s * 1000 for s in samples], 95), "ms",
+                           target="< 100 ms", ok=percentile([s * 1000 for s in samples], 95) < 100,
+                           peer=f"p50 {percentile([s * 1000 for s in samples], 50):.1f} ms over {len(samples)} keys", note="debounce set to 1 ms; " + CHEAP))
+        painted, ready = measure_app.first_paint(edge_dir)
+        results.add(Figure("app", "first paint (Pilot)", label, painted * 1000, "ms", peer=f"semantic search ready after {ready * 1000:.0f} ms"))
+    except Exception as exc:  # the app is another team's moving part: report, do not lose the run
+        results.notes.append(f"app figures not measured: {type(exc).__name__}: {exc}")
