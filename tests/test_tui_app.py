@@ -312,3 +312,35 @@ async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
             assert len(app.library.sessions()) == 15
             cards = await search(pilot, "Redis 缓存击穿")
             assert cards[0].hit.session_title == "Redis 缓存什么时候失效比较合适？"
+
+
+@run_async
+async def test_reader_renames_stars_remembers_settings_and_asks_before_delete(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Postgres index concurrently without locking")
+        card = next(c for c in cards if c.hit.session_title == "Postgres index for order search")
+        session_id = card.hit.session_id
+        card.focus()
+        await pilot.press("o")
+        await settle(pilot)
+        try:
+            await pilot.press("r", "ctrl+u", *"Email index", "enter")
+            await pilot.pause()
+            assert library.session_summary(session_id).title == "Email index"
+            await pilot.press("asterisk")
+            assert library.session_summary(session_id).starred is True
+            await pilot.press("w")
+            assert library.session_settings(session_id)["hide_tools"] is True
+            await pilot.press("d")
+            await pilot.pause()
+            await pilot.press("n")
+            await pilot.pause()
+            assert isinstance(app.screen, ReaderScreen)
+            assert library.session_summary(session_id).title == "Email index"
+        finally:
+            library.rename_session(session_id, "")
+            library.star_session(session_id, False)
+            library.set_session_settings(session_id, hide_tools=False)

@@ -15,6 +15,7 @@ from core.errors import ConvoError
 from core.model import Session
 from tui.card_actions import CardActions
 from tui.query_line import highlight_words
+from tui.screens.dialogs import ConfirmScreen, PromptScreen
 from tui.widgets.session_view import TurnView, build_turn_views, session_head
 
 if TYPE_CHECKING:
@@ -33,6 +34,9 @@ class ReaderScreen(CardActions, Screen):
         Binding("x", "export", "Export", id="reader.export"),
         Binding("e", "edit", "Editor", show=False, id="reader.edit"),
         Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
+        Binding("r", "rename", "Rename", show=False, id="reader.rename"),
+        Binding("asterisk", "star", "Star", show=False, id="reader.star"),
+        Binding("d", "delete", "Delete", show=False, id="reader.delete"),
         Binding("j", "scroll_down", "Down", show=False, id="reader.down"),
         Binding("k", "scroll_up", "Up", show=False, id="reader.up"),
         Binding("g", "top", "Top", show=False, id="reader.top"),
@@ -55,6 +59,7 @@ class ReaderScreen(CardActions, Screen):
         yield Footer()
 
     async def on_mount(self) -> None:
+        self._apply_session_settings()
         await self._fill_body()
         if self.query_text.strip() and self.app.library is not None:
             self._find_hits(self.query_text, self.app.mode)
@@ -124,15 +129,72 @@ class ReaderScreen(CardActions, Screen):
     def action_previous_hit(self) -> None:
         self._jump(-1)
 
+    def _apply_session_settings(self) -> None:
+        try:
+            settings = self.app.library.session_settings(self.session.id) if self.app.library else {}
+        except ConvoError:
+            settings = {}
+        self.set_class(bool(settings.get("hide_thinking")), "-hide-thinking")
+        self.set_class(bool(settings.get("hide_tools")), "-hide-tools")
+
+    def _remember(self, **values: bool) -> None:
+        """Per-session display settings live in the index's annotations."""
+        try:
+            self.app.library.set_session_settings(self.session.id, **values)
+        except ConvoError as exc:
+            self.notify(str(exc), severity="warning")
+
     def action_toggle_thinking(self) -> None:
         hidden = not self.has_class("-hide-thinking")
         self.set_class(hidden, "-hide-thinking")
-        self.notify("Thinking hidden" if hidden else "Thinking shown", timeout=2)
+        self._remember(hide_thinking=hidden)
+        self.notify("Thinking hidden for this session" if hidden else "Thinking shown", timeout=2)
 
     def action_toggle_tools(self) -> None:
         hidden = not self.has_class("-hide-tools")
         self.set_class(hidden, "-hide-tools")
-        self.notify("Tool calls hidden" if hidden else "Tool calls shown", timeout=2)
+        self._remember(hide_tools=hidden)
+        self.notify("Tool calls hidden for this session" if hidden else "Tool calls shown", timeout=2)
+
+    def action_rename(self) -> None:
+        def renamed(title: str | None) -> None:
+            if title is None:
+                return
+            try:
+                summary = self.app.library.rename_session(self.session.id, title)
+            except ConvoError as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self.session.title = summary.title
+            self.query_one("#reader-head", Static).update(session_head(self.session))
+            self.notify(f"Renamed to {summary.title}", timeout=2)
+
+        self.app.push_screen(PromptScreen("New title (empty restores the source's):", self.session.title), renamed)
+
+    def action_star(self) -> None:
+        try:
+            starred = not self.app.library.session_summary(self.session.id).starred
+            self.app.library.star_session(self.session.id, starred)
+        except ConvoError as exc:
+            self.notify(str(exc), severity="error")
+            return
+        self.notify("Starred" if starred else "Unstarred", timeout=2)
+
+    def action_delete(self) -> None:
+        def answered(yes: bool | None) -> None:
+            if not yes:
+                return
+            try:
+                self.app.library.delete_session(self.session.id)
+            except ConvoError as exc:
+                self.notify(str(exc), severity="error")
+                return
+            self.app.pop_screen()
+            self.app.search_screen.refresh_search()
+            self.notify("Deleted from the index (the source file is untouched)", timeout=4)
+
+        question = f"Delete “{self.session.title}” from the index?\nThe source file is not touched."
+        self.app.push_screen(ConfirmScreen(question), answered)
 
     def action_search_here(self) -> None:
         from core.context import session_filter
