@@ -109,6 +109,22 @@ def test_upsert_is_idempotent_and_replaces_payload(store):
     assert got.payload == {"session_id": "s1", "title": "new", "key": "s1:msg-0"}
 
 
+def test_payload_round_trips_nested_values_exactly(store):
+    payload = {
+        "session_id": "s9",
+        "turn_index": 3,
+        "timestamp": 1700000000.5,
+        "has_tools": True,
+        "visible": False,
+        "title": None,
+        "messages": [{"role": "user", "text": "héllo 世界", "tool_calls": [{"name": "Read", "args": {"path": "/a"}}]}],
+    }
+    store.upsert([Point("s9:session", hashed_bow_embed("x"), None, payload)])
+    [got] = store.retrieve(["s9:session"])
+    assert got.payload == {**payload, "key": "s9:session"}
+    assert type(got.payload["turn_index"]) is int and type(got.payload["has_tools"]) is bool
+
+
 def test_retrieve_keeps_order_and_skips_missing(filled):
     got = filled.retrieve(["s2:msg-0", "nope:turn-9", "s1:turn-0"])
     assert keys(got) == ["s2:msg-0", "s1:turn-0"]
@@ -134,8 +150,9 @@ def test_fusion_ranks_a_point_found_by_both_vectors_first(store):
 
 def test_hybrid_text_query_finds_the_matching_turn(filled):
     text = "qdrant vector database index"
-    [got] = filled.query([Query(dense=hashed_bow_embed(text), sparse=bm25_query(text), limit=3)])
+    [got] = filled.query([Query(dense=hashed_bow_embed(text), sparse=bm25_query(text), limit=3, with_dense=True)])
     assert keys(got)[0] == "s1:turn-0"
+    assert got[0].dense == pytest.approx(hashed_bow_embed(CORPUS[0][1]), abs=1e-6)
 
 
 def test_dense_only_query_returns_cosine_and_stored_vector(filled):
