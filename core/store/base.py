@@ -13,9 +13,16 @@ Semantics both backends share (the contract tests pin them):
 - A Query with neither a dense nor a non-empty sparse vector returns [].
 - A Filter with no conditions matches every point (so `delete(Filter())`
   empties the index).
-- Added after the first draft: PAYLOAD_INDEXES, `optimize()` (call it after a
-  bulk write; a no-op on the server) and `drop()` (start afresh, e.g. when the
-  model changes).
+- Reads on an index that ensure() never set up return nothing (count 0);
+  writes raise IndexUnavailable. Every expected failure (index held by another
+  process, read-only, other dimension, server unreachable) is IndexUnavailable
+  with a one-line message; a Cond with no value/any/range is a ValueError.
+- Fused scores are RRF with k=RRF_K on both backends; `Scored.dense` is the
+  stored vector when `with_dense` (cosine = dot product, vectors normalised).
+- Added after the first draft: PAYLOAD_INDEXES, RRF_K, `optimize()` (call it
+  once after a bulk write: on Edge it builds the HNSW graphs synchronously,
+  minutes for 100k points; a no-op on the server) and `drop()` (start afresh,
+  e.g. when the model changes). Open stores with core.store.open_store().
 """
 
 from __future__ import annotations
