@@ -38,6 +38,10 @@ SPARSE = "bm25"
 # Reciprocal-rank-fusion constant, the same on both backends so scores agree:
 # a point ranked r (0-based) by a prefetch gets 1 / (RRF_K + r) from it.
 RRF_K = 60
+# Candidates HNSW explores per dense search. Measured on 20k clustered 384-d
+# points with a 50% filter: recall@20 0.86 at Qdrant's default, 0.96 at 256,
+# for under 1 ms more.
+HNSW_EF = 256
 
 # Payload fields that filters use, and the index each backend builds for them.
 # Kinds: "keyword" (str, or a list of str such as `tools`), "bool", "float"

@@ -21,6 +21,7 @@ import qdrant_edge as qe
 from core.errors import IndexUnavailable
 from core.store.base import (
     DENSE,
+    HNSW_EF,
     PAYLOAD_INDEXES,
     RRF_K,
     SPARSE,
@@ -48,6 +49,7 @@ _INDEX_SCHEMA = {
 # m=16 / ef_construct=100 are Qdrant's defaults and give >0.95 recall on
 # sentence embeddings; segments under full_scan_threshold KB are brute-forced.
 _HNSW = qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
+_DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF)
 
 
 def _private_dir(path: Path) -> None:
@@ -292,7 +294,9 @@ def _request(q: Query) -> qe.QueryRequest | None:
         return qe.QueryRequest(
             limit=q.limit,
             prefetches=[
-                qe.Prefetch(limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt),
+                qe.Prefetch(
+                    limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt, params=_DENSE_PARAMS
+                ),
                 qe.Prefetch(limit=pre, query=qe.Query.Nearest(_sparse(sparse), using=SPARSE), filter=flt),
             ],
             query=qe.Fusion.Rrf(k=RRF_K),
@@ -302,15 +306,16 @@ def _request(q: Query) -> qe.QueryRequest | None:
         )
     if q.dense is not None:
         vector: Any = list(q.dense)
-        using = DENSE
+        using, params = DENSE, _DENSE_PARAMS
     elif sparse is not None:
-        vector, using = _sparse(sparse), SPARSE
+        vector, using, params = _sparse(sparse), SPARSE, None
     else:
         return None
     return qe.QueryRequest(
         limit=q.limit,
         query=qe.Query.Nearest(vector, using=using),
         filter=flt,
+        params=params,
         with_payload=True,
         with_vector=with_vector,
     )

@@ -21,6 +21,7 @@ from urllib.parse import urlsplit
 from core.errors import ConfigError, IndexUnavailable
 from core.store.base import (
     DENSE,
+    HNSW_EF,
     PAYLOAD_INDEXES,
     RRF_K,
     SPARSE,
@@ -96,6 +97,8 @@ class ServerStore(Store):
         self.collection = collection
         self.read_only = read_only
         self._where = f"{_describe(client)} (collection {collection})"
+        init = getattr(client, "init_options", None) or {}
+        self._local = bool(init.get("location") == ":memory:" or init.get("path"))
         with _reaching(self._where):
             self._exists = client.collection_exists(collection)
         if read_only and not self._exists:
@@ -196,7 +199,7 @@ class ServerStore(Store):
             return results
         requests, slots = [], []
         for i, q in enumerate(queries):
-            req = _request(q)
+            req = _request(q, tune=not self._local)
             if req is not None:
                 requests.append(req)
                 slots.append(i)
@@ -302,17 +305,19 @@ def _sparse(v: SparseVec) -> m.SparseVector:
     return m.SparseVector(indices=list(v.indices), values=[float(x) for x in v.values])
 
 
-def _request(q: Query) -> m.QueryRequest | None:
+def _request(q: Query, tune: bool) -> m.QueryRequest | None:
+    """`tune` adds HNSW search params (local mode searches exactly and warns about them)."""
     from qdrant_client import models as m
 
     flt = _filter(q.filter)
     sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
     with_vector: Any = [DENSE] if q.with_dense else False
+    dense_params = m.SearchParams(hnsw_ef=HNSW_EF) if tune else None
     if q.dense is not None and sparse is not None:
         pre = q.prefetch_limit or q.limit * 2
         return m.QueryRequest(
             prefetch=[
-                m.Prefetch(query=list(q.dense), using=DENSE, limit=pre, filter=flt),
+                m.Prefetch(query=list(q.dense), using=DENSE, limit=pre, filter=flt, params=dense_params),
                 m.Prefetch(query=_sparse(sparse), using=SPARSE, limit=pre, filter=flt),
             ],
             query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)),
@@ -323,13 +328,13 @@ def _request(q: Query) -> m.QueryRequest | None:
         )
     if q.dense is not None:
         query: Any = list(q.dense)
-        using = DENSE
+        using, params = DENSE, dense_params
     elif sparse is not None:
-        query, using = _sparse(sparse), SPARSE
+        query, using, params = _sparse(sparse), SPARSE, None
     else:
         return None
     return m.QueryRequest(
-        query=query, using=using, filter=flt, limit=q.limit, with_payload=True, with_vector=with_vector
+        query=query, using=using, filter=flt, params=params, limit=q.limit, with_payload=True, with_vector=with_vector
     )
 
 
