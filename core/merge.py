@@ -91,7 +91,9 @@ def merge(
             continue
         by_message[(hit.session_id, message_id)] = hit
         cards[(hit.session_id, hit.turn_index, message_id)] = hit  # type: ignore[index]
-    ranked = sorted(cards.values(), key=lambda h: h.score, reverse=True)
+    # Ties (equal fused ranks are common with RRF) break on similarity, then position,
+    # so the same query always lists the same cards in the same order.
+    ranked = sorted(cards.values(), key=lambda h: (-h.score, -h.similarity, h.session_id, h.turn_index, h.message_ids))
     return dedupe(ranked)[:limit]
 
 

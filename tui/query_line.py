@@ -7,6 +7,7 @@ from datetime import datetime
 from rich.text import Text
 
 from core.errors import QueryError
+from core.highlight import query_terms
 from core.query import ParsedQuery, parse_query
 
 
@@ -57,5 +58,4 @@ def highlight_words(query: str) -> list[str]:
         parsed = parse_query(query)
     except QueryError:
         return []
-    words = [w for w in parsed.text.split() if len(w) >= 2 and not w.startswith('"')]
-    return list(dict.fromkeys([*parsed.phrases, *words]))
+    return query_terms(parsed.text, list(parsed.phrases))

@@ -11,6 +11,7 @@ from typing import Any, Iterable
 
 from rich.text import Text
 
+from core.highlight import match_spans
 from core.model import ToolCall
 
 BAR_WIDTH = 8
@@ -41,10 +42,10 @@ def clip_lines(text: str, max_lines: int, width: int = 200) -> str:
 
 
 def highlighted(text: str, terms: Iterable[str], style: str = "reverse") -> Text:
-    """`text` with every case-insensitive occurrence of a term styled."""
+    """`text` with the query's terms styled (see core.highlight for what matches)."""
     result = Text(text)
-    for term in terms:
-        result.highlight_words([term], style=style, case_sensitive=False)
+    for start, end in match_spans(text, list(terms)):
+        result.stylize(style, start, end)
     return result
 
 
