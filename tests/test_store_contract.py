@@ -73,8 +73,15 @@ CORPUS = [
 ALL_KEYS = {key for key, _, _ in CORPUS}
 
 
+GEN_OLD, GEN_NEW = 1_700_000_000_000_000_001, 1_700_000_000_000_000_002  # time_ns-sized
+
+
 def corpus_points() -> list[Point]:
-    return [Point(key, hashed_bow_embed(text), bm25_doc(text), {**payload, "text": text}) for key, text, payload in CORPUS]
+    return [
+        Point(key, hashed_bow_embed(text), bm25_doc(text),
+              {**payload, "text": text, "generation": GEN_OLD if key.startswith("s1") else GEN_NEW})
+        for key, text, payload in CORPUS
+    ]
 
 
 def keys(scored) -> list[str]:
@@ -206,6 +213,8 @@ FILTERS = [
     ("must_not", Filter(must_not=(Cond("visible", False), Cond("session_id", "s1"))),
      {"s2:turn-0", "s2:msg-0", "s3:turn-0"}),
     ("and_", Filter((Cond("level", "turn"),)).and_(Cond("timestamp", gte=1500.0)), {"s2:turn-0", "s3:turn-0"}),
+    ("integer", Filter((Cond("generation", GEN_OLD),)), {"s1:turn-0", "s1:msg-0", "s1:msg-1"}),
+    ("integer must_not", Filter((Cond("session_id", "s1"),), must_not=(Cond("generation", GEN_OLD),)), set()),
     ("empty", Filter(), ALL_KEYS),
 ]
 

@@ -44,9 +44,9 @@ RRF_K = 60
 HNSW_EF = 256
 
 # Payload fields that filters use, and the index each backend builds for them.
-# Kinds: "keyword" (str, or a list of str such as `tools`), "bool", "float"
-# (`timestamp`, epoch seconds, range filters). Other payload fields are stored
-# but not indexed.
+# Kinds: "keyword" (str, or a list of str such as `tools`), "bool", "integer",
+# "float" (`timestamp`, epoch seconds, range filters). Other payload fields are
+# stored, and filters on them still work, but without an index.
 PAYLOAD_INDEXES: dict[str, str] = {
     "key": "keyword",
     "session_id": "keyword",
@@ -55,6 +55,8 @@ PAYLOAD_INDEXES: dict[str, str] = {
     "source": "keyword",
     "role": "keyword",
     "tools": "keyword",
+    "tool_keys": "keyword",  # lower-cased tool names, for `tool:` filters
+    "generation": "integer",  # the indexer's write generation (time_ns)
     "path": "keyword",
     "has_tools": "bool",
     "visible": "bool",

@@ -44,6 +44,7 @@ _BOOL_FIELDS = frozenset(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bo
 _INDEX_SCHEMA = {
     "keyword": qe.PayloadSchemaType.Keyword,
     "bool": qe.PayloadSchemaType.Integer,
+    "integer": qe.PayloadSchemaType.Integer,
     "float": qe.PayloadSchemaType.Float,
 }
 # m=16 / ef_construct=100 are Qdrant's defaults and give >0.95 recall on
