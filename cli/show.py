@@ -29,10 +29,10 @@ _ROLE_LABELS = {USER: "👤 User", ASSISTANT: "🤖 AI", "system": "⚙ System"}
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "show",
-        help="print one transcript file or thread folder, turn by turn",
-        description="Parse one transcript (Cursor .txt, chat thread, OpenAI log) without any index and print it.",
+        help="print one transcript (file, thread folder or indexed session id), turn by turn",
+        description="Print one transcript turn by turn: a file or thread folder (parsed directly, no index needed) or an indexed session id (read from the index, even after its file is gone).",
     )
-    parser.add_argument("path", metavar="PATH", help="a transcript file or chat thread folder")
+    parser.add_argument("path", metavar="PATH", help="a transcript file, a chat thread folder, or a session id from the index")
     parser.add_argument("--json", action="store_true", help="one JSON object per session, one per line")
     parser.add_argument("--newest-first", action="store_true", help="list messages (and turns) newest first")
     parser.set_defaults(func=run)
