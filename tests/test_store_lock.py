@@ -10,6 +10,7 @@ import textwrap
 from pathlib import Path
 
 import pytest
+import qdrant_edge as qe
 
 from core.errors import IndexUnavailable
 from core.store.base import Cond, Filter, Point, SparseVec
@@ -106,3 +107,12 @@ def test_lock_file_names_the_holder_while_held(tmp_path):
         pid, command = (index / "lock").read_text().splitlines()
         assert pid == str(os.getpid())
         assert "python" in command or "pytest" in command
+
+
+def test_edge_itself_refuses_a_second_load_with_a_raw_error(tmp_path):
+    """Pins the Edge behaviour our lock exists for; if Edge changes, revisit lock.py."""
+    index = tmp_path / "index"
+    with EdgeStore(index) as store:
+        store.ensure(4)
+        with pytest.raises(Exception, match="WAL.*WouldBlock"):
+            qe.EdgeShard.load(str(index / "shard"))

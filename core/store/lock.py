@@ -2,7 +2,9 @@
 
 Qdrant Edge refuses a second open of a shard with a raw WAL error ("Can't init
 WAL: WouldBlock"), from another process and from the same one alike, and it
-has no read-only mode that is safe while another process writes. So we take
+has no read-only mode that is safe while another process writes (a shard
+created without a WAL even loads twice, silently: two writers would corrupt
+it). So we take
 an advisory `flock` on `<index>/lock` before Edge sees the folder, write our
 pid and command line into it, and turn contention into IndexUnavailable.
 The kernel drops the lock when the holder dies, so it never goes stale.
