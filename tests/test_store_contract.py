@@ -325,6 +325,12 @@ def test_edge_reads_before_ensure_are_empty(tmp_path):
             s.upsert(corpus_points())
 
 
+def test_edge_folder_that_cannot_be_made_is_one_line(tmp_path):
+    (tmp_path / "plain-file").write_text("x")
+    with pytest.raises(IndexUnavailable, match=r"^index folder .*plain-file/index: "):
+        EdgeStore(tmp_path / "plain-file" / "index")
+
+
 def test_edge_recovers_from_a_create_cut_short(tmp_path):
     (tmp_path / "index" / "shard" / "segments").mkdir(parents=True)
     with EdgeStore(tmp_path / "index") as s:

@@ -13,6 +13,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -54,8 +55,26 @@ _DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF)
 
 
 def _private_dir(path: Path) -> None:
-    path.mkdir(parents=True, exist_ok=True, mode=0o700)
-    os.chmod(path, 0o700)
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(path, 0o700)
+    except OSError as exc:
+        raise IndexUnavailable(f"index folder {path}: {exc.strerror or exc}") from None
+
+
+def _one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+@contextmanager
+def _edge_errors(path: Path, doing: str) -> Iterator[None]:
+    """Edge reports I/O and storage failures as bare Exception: make them one line."""
+    try:
+        yield
+    except Exception as exc:
+        if type(exc) is not Exception:
+            raise  # programming errors (TypeError, ValueError, ...) stay loud
+        raise IndexUnavailable(f"index {path}: {doing} failed ({_one_line(exc)})") from None
 
 
 class EdgeStore(Store):
@@ -83,10 +102,9 @@ class EdgeStore(Store):
         return (self.path / SHARD_NAME / "edge_config.json").is_file()
 
     def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
-        try:
-            return qe.EdgeShard.load(str(self.path / SHARD_NAME), config)
-        except Exception as exc:  # Edge raises bare Exception with a message
-            raise IndexUnavailable(f"index {self.path} cannot be opened ({exc})") from None
+        with _edge_errors(self.path, "opening"):
+            shard = qe.EdgeShard.load(str(self.path / SHARD_NAME), config)
+        return shard
 
     def _config(self, dim: int) -> qe.EdgeConfig:
         return qe.EdgeConfig(
@@ -100,7 +118,8 @@ class EdgeStore(Store):
         if self._shard is None:
             # A shard folder without its config is a create() cut short: nothing in it is usable.
             shutil.rmtree(self.path / SHARD_NAME, ignore_errors=True)
-            self._shard = qe.EdgeShard.create(str(self.path / SHARD_NAME), self._config(dim))
+            with _edge_errors(self.path, "creating"):
+                self._shard = qe.EdgeShard.create(str(self.path / SHARD_NAME), self._config(dim))
         elif self._dim() != dim:
             raise IndexUnavailable(
                 f"index {self.path} holds {self._dim()}-dimension vectors, not {dim}; "
@@ -109,7 +128,11 @@ class EdgeStore(Store):
         known = set(self._shard.info().payload_schema)
         for name, kind in PAYLOAD_INDEXES.items():
             if name not in known:
-                self._shard.update(qe.UpdateOperation.create_field_index(name, _INDEX_SCHEMA[kind]))
+                self._update(qe.UpdateOperation.create_field_index(name, _INDEX_SCHEMA[kind]))
+
+    def _update(self, operation: qe.UpdateOperation) -> None:
+        with _edge_errors(self.path, "writing"):
+            self._need().update(operation)
 
     def _dim(self) -> int:
         config = json.loads((self.path / SHARD_NAME / "edge_config.json").read_text(encoding="utf-8"))
@@ -134,19 +157,24 @@ class EdgeStore(Store):
 
     def optimize(self) -> None:
         if self._shard is not None and not self.read_only:
-            self._shard.optimize()
+            with _edge_errors(self.path, "optimizing"):
+                self._shard.optimize()
 
     def flush(self) -> None:
         if self._shard is not None and not self.read_only:
-            self._shard.flush()
+            with _edge_errors(self.path, "flushing"):
+                self._shard.flush()
 
     def close(self) -> None:
-        if self._shard is not None:
-            if not self.read_only:
-                self._shard.flush()
-            self._shard.close()
-            self._shard = None
-        self._lock.release()
+        shard, self._shard = self._shard, None
+        try:
+            if shard is not None:
+                with _edge_errors(self.path, "closing"):
+                    if not self.read_only:
+                        shard.flush()
+                    shard.close()
+        finally:
+            self._lock.release()  # only after Edge let go of its own WAL lock
 
     # -- writes ------------------------------------------------------------
 
@@ -163,17 +191,17 @@ class EdgeStore(Store):
                 vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), [float(v) for v in p.sparse.values])
             payload = _to_stored({**p.payload, "key": p.key})
             out.append(qe.Point(p.id, vector, payload))
-        self._need().update(qe.UpdateOperation.upsert_points(out))
+        self._update(qe.UpdateOperation.upsert_points(out))
 
     def delete(self, flt: Filter) -> None:
         self._writable()
         if self._shard is not None:
-            self._shard.update(qe.UpdateOperation.delete_points_by_filter(_filter(flt) or qe.Filter()))
+            self._update(qe.UpdateOperation.delete_points_by_filter(_filter(flt) or qe.Filter()))
 
     def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
         self._writable()
         if self._shard is not None:
-            self._shard.update(qe.UpdateOperation.set_payload_by_filter(_filter(flt) or qe.Filter(), _to_stored(values)))
+            self._update(qe.UpdateOperation.set_payload_by_filter(_filter(flt) or qe.Filter(), _to_stored(values)))
 
     # -- reads -------------------------------------------------------------
 
@@ -188,7 +216,8 @@ class EdgeStore(Store):
                 slots.append(i)
         results: list[list[Scored]] = [[] for _ in queries]
         if requests:
-            batch = self._shard.query_batch(qe.QueryBatchRequest(requests))
+            with _edge_errors(self.path, "searching"):
+                batch = self._shard.query_batch(qe.QueryBatchRequest(requests))
             for i, points in zip(slots, batch):
                 results[i] = [_scored(p) for p in points]
         return results
