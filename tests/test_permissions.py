@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import os
 import stat
+import sys
 from collections.abc import Iterator
 from pathlib import Path
 
@@ -100,3 +101,49 @@ def test_server_backend_keeps_its_local_manifest_private(tmp_path: Path, open_um
     folder = tmp_path / "local" / "index" / "server"
     assert (mode(folder.parent), mode(folder)) == (0o700, 0o700)
     assert own_files(folder) == {"manifest.json": 0o600, "annotations.sqlite3": 0o600}
+
+
+_network: list[str] = []
+_listening = False
+
+
+def _audit_network(event: str, args: tuple) -> None:
+    if _listening and event in ("socket.connect", "socket.getaddrinfo", "socket.sendto", "socket.gethostbyname"):
+        _network.append(f"{event}{args!r}")
+
+
+sys.addaudithook(_audit_network)  # idle unless a test listens
+
+
+def test_nothing_goes_over_the_network_without_a_qdrant_url(tmp_path: Path, capsys):
+    """Indexing, searching, browsing and context assembly stay on this machine."""
+    global _listening
+    index = ["--index-dir", str(tmp_path / "index")]
+    _network.clear()
+    _listening = True
+    try:
+        codes = [
+            main(["index", str(SAMPLES), *index]),
+            main(["search", "Qdrant collection", *index]),
+            main(["search", "--mode", "semantic", "emails regex", *index]),
+            main(["sessions", *index]),
+            main(["context", "--session", "th-42", "what is left?", *index]),
+        ]
+    finally:
+        _listening = False
+    capsys.readouterr()
+    assert codes == [0] * 5
+    assert _network == []
+
+
+def test_the_network_guard_sees_a_lookup():
+    global _listening
+    import socket
+
+    _network.clear()
+    _listening = True
+    try:
+        socket.getaddrinfo("localhost", 80)
+    finally:
+        _listening = False
+    assert [entry.split("(")[0] for entry in _network] == ["socket.getaddrinfo"]
