@@ -93,7 +93,7 @@ _PLACEHOLDERS = re.compile(
     r"""(?ix)
     (?: \*+ | x{3,} | \.{3,} | <[^>]*> | \$\{?[A-Za-z_][A-Za-z0-9_]*\}? | \{\{?[^}]*\}\}? | %\(?[A-Za-z_]*\)?s?
       | (?:your|example|dummy|fake|sample)[_-]?[a-z_-]* | changeme | placeholder | passw(?:or)?d
-      | secret | token | none | null | true | false | undefined | redacted.* )
+      | secret | token | none | null | true | false | undefined | redacted.* | \[redacted:[^\]]*\] )
     """
 )
 _IDENTIFIER = re.compile(r"[A-Za-z_][A-Za-z0-9_]*(?:\.[A-Za-z_][A-Za-z0-9_]*)+|[a-z]+(?:_[a-z]+)+|[A-Z]+(?:_[A-Z0-9]+)+")

@@ -6,6 +6,8 @@ All secret values below are made up for these tests (right shape, no real key).
 from __future__ import annotations
 
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
 from core.redact import KINDS, find_secrets, redact
 
@@ -155,3 +157,31 @@ def test_large_text_is_handled():
     filler = "The assistant explained the sk-learn pipeline and the api key rotation. " * 7000
     text = filler + f"Authorization: Bearer {BEARER}\n" + filler
     assert redact(text) == filler + "Authorization: Bearer [REDACTED:bearer-token]\n" + filler
+
+
+TOKENS = [OPENAI_PROJ, OPENAI_LEGACY, ANTHROPIC, GOOGLE, AWS_ID, GITHUB, GITHUB_PAT, GITLAB, SLACK, STRIPE, HF, JWT]
+
+
+@settings(max_examples=150, deadline=None, derandomize=True, database=None)
+@given(st.lists(st.text(max_size=40) | st.sampled_from(TOKENS), max_size=12))
+def test_random_text_with_tokens(chunks):
+    """Tokens between arbitrary text are always masked; redaction never raises and
+    is idempotent (a marker is never mistaken for a secret)."""
+    text = " ".join(chunks)
+    masked = redact(text)
+    for chunk in chunks:
+        if chunk in TOKENS:
+            assert chunk not in masked
+    assert redact(masked) == masked
+    for secret in find_secrets(text):
+        assert text[secret.start : secret.end] == secret.value
+
+
+def test_context_markers_are_idempotent():
+    text = "postgres://alice:Tr0ub4dor&3@db/app password=Xk29!mQv api_key=4f9d2c7a1b8e6f3d0a5c Bearer 7f3Kq9Zx2Lm8Rt4Vb6Nc1Wd5"
+    once = redact(text)
+    assert redact(once) == once
+    assert once == (
+        "postgres://alice:[REDACTED:url-password]@db/app password=[REDACTED:password] "
+        "api_key=[REDACTED:secret] Bearer [REDACTED:bearer-token]"
+    )
