@@ -40,6 +40,7 @@ if TYPE_CHECKING:
     from qdrant_client import models as m
 
 DEFAULT_COLLECTION = "convo_tui"
+_UPSERT_BATCH = 256
 
 
 def _is_loopback(host: str) -> bool:
@@ -131,7 +132,7 @@ class ServerStore(Store):
                 warnings.filterwarnings("ignore", message="Payload indexes have no effect")
                 for name, kind in PAYLOAD_INDEXES.items():
                     if name not in known:
-                        schema = m.PayloadSchemaType(kind)  # "keyword", "bool", "float"
+                        schema = m.PayloadSchemaType(kind)  # "keyword", "bool", "integer", "float"
                         self.client.create_payload_index(self.collection, name, schema)
         self._exists = True
 
@@ -172,8 +173,10 @@ class ServerStore(Store):
             if p.sparse is not None and p.sparse.indices:
                 vector[SPARSE] = _sparse(p.sparse)
             structs.append(m.PointStruct(id=p.id, vector=vector, payload={**p.payload, "key": p.key}))
-        with _reaching(self._where):
-            self.client.upsert(self.collection, structs, wait=True)
+        # Requests stay well under the server's 32 MB body limit even with long texts.
+        for start in range(0, len(structs), _UPSERT_BATCH):
+            with _reaching(self._where):
+                self.client.upsert(self.collection, structs[start : start + _UPSERT_BATCH], wait=True)
 
     def delete(self, flt: Filter) -> None:
         from qdrant_client import models as m
