@@ -6,8 +6,9 @@ indexer subprocess (tests/helpers/index_worker.py, small batches) is killed
 after a seeded random delay. After each kill: the index opens; every visible
 generation of every session is exactly its v1 or v2 version (same point keys,
 same record), never a mix; sessions() and session() agree; search only returns
-points that are visible. At the end one more run finishes the work and the
-index equals a clean index of the final corpus.
+points that are visible. Two more kills land inside `index --rebuild`. At the
+end one more run finishes the work and the index equals a clean index of the
+final corpus.
 """
 
 from __future__ import annotations
@@ -37,6 +38,7 @@ from core.store.base import Cond, Filter
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "tests" / "helpers" / "index_worker.py"
 KILLS = 6
+REBUILD_KILLS = 2
 SEED = 2026
 WORDS = (
     "qdrant index vector search cursor claude session turn message tool embed sparse dense hybrid fusion "
@@ -97,9 +99,9 @@ def expected_sessions(root: Path) -> dict[str, tuple[frozenset[str], dict]]:
     return out
 
 
-def start_worker(index_dir: Path, source: Path) -> subprocess.Popen:
+def start_worker(index_dir: Path, source: Path, *extra: str) -> subprocess.Popen:
     proc = subprocess.Popen(
-        [sys.executable, str(WORKER), str(index_dir), "index", str(source), "8"],
+        [sys.executable, str(WORKER), str(index_dir), "index", str(source), "8", *extra],
         cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
     )
     line = proc.stdout.readline()
@@ -173,6 +175,14 @@ def test_killed_indexer_never_leaves_a_half_session(tmp_path: Path):
         interrupted += "done" not in out
         check_consistent(index_dir, versions)
     assert interrupted >= 2, f"only {interrupted} of {KILLS} kills landed while the indexer was writing"
+
+    # `index --rebuild` drops everything first: killed midway, sessions are absent or whole.
+    for _ in range(REBUILD_KILLS):
+        proc = start_worker(index_dir, source, "rebuild")
+        time.sleep(rng.uniform(0.0, full_run * 0.9))
+        proc.send_signal(signal.SIGKILL)
+        proc.communicate(timeout=60)
+        check_consistent(index_dir, versions)
 
     # The next run completes the work: the same index as a clean build of the final corpus.
     write_version(source, v2, v1)

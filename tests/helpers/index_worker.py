@@ -1,6 +1,6 @@
 """A convo-tui indexer in its own process, for tests that kill it or race it.
 
-    python tests/helpers/index_worker.py INDEX_DIR index SOURCE [BATCH_TEXTS]
+    python tests/helpers/index_worker.py INDEX_DIR index SOURCE [BATCH_TEXTS [rebuild]]
     python tests/helpers/index_worker.py INDEX_DIR hold
 
 `index` loads the model, prints "ready", indexes SOURCE, prints "done". A small
@@ -25,7 +25,7 @@ from core.settings import Settings  # noqa: E402
 
 def main(argv: list[str]) -> int:
     index_dir, action = Path(argv[0]), argv[1]
-    with Library.open(Settings(index_dir=index_dir)) as library:
+    with Library.open(Settings(index_dir=index_dir), allow_mismatch=argv[4:5] == ["rebuild"]) as library:
         if action == "hold":
             print("ready", flush=True)
             sys.stdin.read()
@@ -34,7 +34,7 @@ def main(argv: list[str]) -> int:
             core.index.BATCH_TEXTS = int(argv[3])
         library.load_model()
         print("ready", flush=True)
-        report = library.index([Path(argv[2])])
+        report = library.index([Path(argv[2])], rebuild=argv[4:5] == ["rebuild"])
         print(f"done {report.added} {report.updated} {report.unchanged}", flush=True)
     return 0
 
