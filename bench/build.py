@@ -34,13 +34,17 @@ def open_edge(folder: Path) -> Store:
 
 
 def open_local_mode(folder: Path) -> Store:
-    """qdrant-client's local mode on disk: what most Qdrant users start with."""
+    """qdrant-client's local mode, what most Qdrant users start with.
+
+    In memory rather than `path=`: searches are the same (local mode holds every
+    point in memory either way) and the build skips its per-write SQLite pickling.
+    """
     from qdrant_client import QdrantClient
 
     from core.store.server import ServerStore
 
     folder.mkdir(parents=True, exist_ok=True)
-    return ServerStore(QdrantClient(path=str(folder / "qdrant-local")))
+    return ServerStore(QdrantClient(location=":memory:"))
 
 
 def build(store: Store, folder: Path, files: Sequence[Path], dense, sparse) -> Built:

@@ -14,14 +14,23 @@ import sys
 from pathlib import Path
 
 
-def peak_rss_mb() -> float:
+def _status_mb(field: str) -> float | None:
     try:
         for line in Path("/proc/self/status").read_text().splitlines():
-            if line.startswith("VmHWM:"):
+            if line.startswith(field + ":"):
                 return int(line.split()[1]) / 1024
     except OSError:
         pass
-    return resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
+    return None
+
+
+def peak_rss_mb() -> float:
+    peak = _status_mb("VmHWM")
+    return peak if peak is not None else resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024  # KB on Linux
+
+
+def rss_mb() -> float:
+    return _status_mb("VmRSS") or 0.0
 
 
 def main(argv: list[str]) -> int:
@@ -39,6 +48,7 @@ def main(argv: list[str]) -> int:
         for query, _topic in vocab.QUERIES:
             library.search(query, limit=10)
     steps["after searches"] = peak_rss_mb()
+    steps["resident now"] = rss_mb()
     print(json.dumps(steps))
     return 0
 
