@@ -232,7 +232,8 @@ async def test_sessions_browser_groups_filters_and_opens(corpus):
         await pilot.press(*"docker")
         await pilot.pause()
         first = listing.get_option_at_index(0)
-        assert str(first.prompt).split("\n")[0].strip() == "Docker image size"
+        titles = {summary.id: summary.title for summary in screen.summaries}
+        assert titles[first.id] == "Docker image size"
         await pilot.press("enter", "enter")
         await settle(pilot)
         assert isinstance(app.screen, ReaderScreen)
@@ -344,3 +345,13 @@ async def test_reader_renames_stars_remembers_settings_and_asks_before_delete(co
             library.rename_session(session_id, "")
             library.star_session(session_id, False)
             library.set_session_settings(session_id, hide_tools=False)
+
+
+def test_card_text_is_clipped_to_a_character_budget_on_a_word():
+    from tui.render import clip_chars
+
+    assert clip_chars("one two three", 3, 100) == "one two three"
+    assert clip_chars("a\nb\n\nc\nd", 3, 100) == "a\nb\nc …"
+    assert clip_chars("alpha beta gamma delta", 3, 14) == "alpha beta…"
+    assert clip_chars("x" * 30, 3, 10) == "x" * 9 + "…"
+    assert clip_chars("12345\n" + "word " * 10, 3, 20) == "12345\nword word word…"

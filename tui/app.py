@@ -114,7 +114,7 @@ class ConvoApp(App):
         if self.model_ready:
             self.search_screen.status.finish()
         else:
-            self.search_screen.status.say("Loading the embedding model… (keyword search works meanwhile)")
+            self.search_screen.status.say("Loading the model… keyword search works meanwhile")
         self.search_screen.refresh_search()
 
     def on_model_loaded(self, _: ModelLoaded) -> None:

@@ -32,13 +32,29 @@ def similarity_bar(similarity: float, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "░" * (width - filled)
 
 
-def clip_lines(text: str, max_lines: int, width: int = 200) -> str:
-    """At most `max_lines` non-empty lines, each cut at `width` characters."""
+def clip_chars(text: str, max_lines: int, max_chars: int) -> str:
+    """At most `max_lines` non-empty lines and about `max_chars` characters, ending in "…" when cut.
+
+    A card is a glance: a character budget keeps it a few rows tall at 80 columns
+    whatever the line lengths of the source.
+    """
     lines = [line.rstrip() for line in text.strip().splitlines() if line.strip()]
-    clipped = [line if len(line) <= width else line[: width - 1] + "…" for line in lines[:max_lines]]
+    kept: list[str] = []
+    left = max_chars
+    for line in lines[:max_lines]:
+        if len(line) > left:
+            cut = line[: max(left - 1, 0)]
+            space = cut.rfind(" ")
+            ends_word = line[len(cut)] == " "
+            if not ends_word and space > 0 and space > len(cut) - 20:  # end on a whole word nearby
+                cut = cut[:space]
+            kept.append(cut.rstrip() + "…")
+            return "\n".join(kept)
+        kept.append(line)
+        left -= len(line)
     if len(lines) > max_lines:
-        clipped[-1] = clipped[-1] + " …"
-    return "\n".join(clipped)
+        kept[-1] += " …"
+    return "\n".join(kept)
 
 
 def highlighted(text: str, terms: Iterable[str], style: str = "reverse") -> Text:

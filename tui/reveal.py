@@ -15,6 +15,12 @@ class Redactor:
             return text
         return redact(text, reveal=self.revealed)
 
+    def masked_count(self, texts: list[str]) -> int:
+        """How many distinct secrets in `texts` are still shown masked."""
+        if not self.enabled:
+            return 0
+        return len({secret.id for text in texts for secret in find_secrets(text)} - self.revealed)
+
     def reveal_next(self, texts: list[str]) -> str | None:
         """Reveal the first still-masked secret in `texts`; its kind, or None if none is left."""
         if not self.enabled:

@@ -54,11 +54,12 @@ class ReaderScreen(CardActions, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Static(session_head(self.session), id="reader-head")
+        yield Static(id="reader-head")
         yield VerticalScroll(id="reader-body")
-        yield Footer()
+        yield Footer(compact=True)
 
     async def on_mount(self) -> None:
+        self._show_head()
         self._apply_session_settings()
         await self._fill_body()
         if self.query_text.strip() and self.app.library is not None:
@@ -72,6 +73,18 @@ class ReaderScreen(CardActions, Screen):
         body.focus()
         if self.current_turn is not None:
             self.call_after_refresh(self._scroll_to, self.current_turn)
+
+    def _session_texts(self) -> list[str]:
+        return [t for m in self.session.messages
+                for t in (m.text, m.thinking, *(str(a) for tool in m.tools for a in tool.args.values()))]
+
+    def _show_head(self) -> None:
+        try:
+            starred = bool(self.app.library and self.app.library.session_summary(self.session.id).starred)
+        except ConvoError:
+            starred = False
+        masked = self.app.redactor.masked_count(self._session_texts())
+        self.query_one("#reader-head", Static).update(session_head(self.session, starred=starred, masked=masked))
 
     def turn_view(self, index: int) -> TurnView | None:
         found = self.query(f"#turn-{index}")
@@ -166,7 +179,7 @@ class ReaderScreen(CardActions, Screen):
                 self.notify(str(exc), severity="error")
                 return
             self.session.title = summary.title
-            self.query_one("#reader-head", Static).update(session_head(self.session))
+            self._show_head()
             self.notify(f"Renamed to {summary.title}", timeout=2)
 
         self.app.push_screen(PromptScreen("New title (empty restores the source's):", self.session.title), renamed)
@@ -178,6 +191,7 @@ class ReaderScreen(CardActions, Screen):
         except ConvoError as exc:
             self.notify(str(exc), severity="error")
             return
+        self._show_head()
         self.notify("Starred" if starred else "Unstarred", timeout=2)
 
     def action_delete(self) -> None:
@@ -211,12 +225,12 @@ class ReaderScreen(CardActions, Screen):
         self.edit_source(self.session.path)
 
     async def action_reveal(self) -> None:
-        texts = [t for m in self.session.messages for t in (m.text, m.thinking, *(str(a) for tool in m.tools for a in tool.args.values()))]
-        kind = self.app.redactor.reveal_next(texts)
+        kind = self.app.redactor.reveal_next(self._session_texts())
         if kind is None:
             self.notify("No masked secret left in this session", timeout=2)
             return
         self.notify(f"Revealed one {kind}", timeout=3)
+        self._show_head()
         await self._fill_body()
 
     def action_back(self) -> None:

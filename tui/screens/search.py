@@ -45,11 +45,11 @@ class SearchScreen(CardActions, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Search your conversations…  (filters: project: session: role: tool: has:tools after: before:)", id="query")
+        yield Input(placeholder="Search…  (filters: project: role: tool: has:tools after: before: session:)", id="query")
         yield Static(id="filter-line")
         yield VerticalScroll(id="results")
         yield IndexStatus(id="index-status")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#query", Input).focus()
@@ -111,6 +111,7 @@ class SearchScreen(CardActions, Screen):
             return  # a newer search is on its way
         if outcome.error:
             self._show_filter_line(error=outcome.error)
+            await self._show_message(f"⚠ {outcome.error}\nFix the query to see results.")
             return
         self.hits = outcome.hits
         self._show_filter_line(count=len(outcome.hits))
@@ -135,6 +136,12 @@ class SearchScreen(CardActions, Screen):
             classes="placeholder",
         ))
 
+    async def _show_message(self, text: str) -> None:
+        self.hits = []
+        results = self.query_one("#results", VerticalScroll)
+        await results.remove_children()
+        await results.mount(Static(text, classes="placeholder"))
+
     async def _show_cards(self, hits: list[Hit]) -> None:
         results = self.query_one("#results", VerticalScroll)
         await results.remove_children()
@@ -142,7 +149,8 @@ class SearchScreen(CardActions, Screen):
             await results.mount(Static("No matching conversations.", classes="placeholder"))
             return
         terms = highlight_words(self.query_text)
-        await results.mount_all(ResultCard(hit, terms, shown=self.app.redactor) for hit in hits)
+        scored = bool(terms)  # filters alone rank nothing: no similarity to show
+        await results.mount_all(ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits)
         results.scroll_home(animate=False)
 
     # -- keys ------------------------------------------------------------------------
@@ -161,13 +169,20 @@ class SearchScreen(CardActions, Screen):
     def action_escape(self) -> None:
         box = self.query_one("#query", Input)
         if self.focused is not box:
-            focused = self.focused
-            if isinstance(focused, ResultCard) and focused.expanded:
-                focused.collapse()
+            card = self._card_of(self.focused)
+            if card is not None and card.expanded:
+                card.collapse()  # from a tool call inside it too: back to the card, not the query
+                card.focus()
                 return
             box.focus()
         elif box.value:
             box.value = ""
+
+    @staticmethod
+    def _card_of(widget) -> ResultCard | None:
+        while widget is not None and not isinstance(widget, ResultCard):
+            widget = widget.parent
+        return widget
 
     def move_focus(self, card: ResultCard, step: int) -> None:
         cards = self.cards()

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from rich.table import Table
 from rich.text import Text
 from textual import on
 from textual.app import ComposeResult
@@ -22,15 +23,21 @@ if TYPE_CHECKING:
     from tui.app import ConvoApp
 
 
-def session_line(summary: SessionSummary) -> Text:
-    line = Text()
-    line.append("★ " if summary.starred else "  ", style="bold")
-    line.append(summary.title or "(untitled)", style="bold")
-    line.append(f"\n    {format_date(summary.updated_at or summary.started_at)} · {summary.source}"
-                f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}", style="dim")
+def session_line(summary: SessionSummary, *, with_project: bool = False) -> Table:
+    """Star column, then title over details: wrapped title lines and the details line up."""
+    grid = Table.grid()
+    grid.add_column(width=2, no_wrap=True)
+    grid.add_column(ratio=1)
+    meta = Text(style="dim", overflow="fold")
+    if with_project:
+        meta.append(f"{summary.project or '—'} · ", style="italic")
+    meta.append(f"{format_date(summary.updated_at or summary.started_at)} · {summary.source}"
+                f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}")
     if summary.orphaned:
-        line.append(" · source gone", style="italic")
-    return line
+        meta.append(" · source gone", style="italic")
+    title = Text(summary.title or "(untitled)", style="bold", overflow="fold")
+    grid.add_row(Text("★" if summary.starred else "", style="bold"), Text("\n").join([title, meta]))
+    return grid
 
 
 class SessionsScreen(CardActions, Screen):
@@ -51,7 +58,7 @@ class SessionsScreen(CardActions, Screen):
         yield Input(placeholder="Filter sessions by title or project…", id="session-filter")
         yield Static(id="sessions-count")
         yield OptionList(id="session-list")
-        yield Footer()
+        yield Footer(compact=True)
 
     def on_mount(self) -> None:
         library = self.app.library
@@ -75,7 +82,7 @@ class SessionsScreen(CardActions, Screen):
         shown = fuzzy_filter(self.summaries, text)
         options: list[Option | None] = []
         if text.strip():
-            options = [Option(session_line(s), id=s.id) for s in shown]
+            options = [Option(session_line(s, with_project=True), id=s.id) for s in shown]
         else:
             for project, members in group_by_project(shown):
                 header = Text(f"{project}  ({len(members)})", style="bold reverse")

@@ -4,26 +4,38 @@ from __future__ import annotations
 
 from typing import Callable
 
+from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Vertical
+from textual.containers import Horizontal, Vertical
 from textual.widgets import Static
 
 from core.hits import Hit
 from core.model import Session
-from tui.render import clip_lines, format_date, highlighted, similarity_bar
+from tui.render import clip_chars, format_date, highlighted, similarity_bar
 from tui.widgets.turn_detail import TurnDetail
 
 CLIP_LINES = 3
+USER_CHARS = 160  # about two rows of an 80-column card
+AI_CHARS = 240
 
 
-def card_header(hit: Hit) -> Text:
-    header = Text()
-    header.append(hit.session_title or "(untitled)", style="bold")
-    header.append(f"  {hit.project or '—'}", style="italic")
-    header.append(f" · {hit.source} · {format_date(hit.timestamp)}", style="dim")
-    return header
+def card_title(hit: Hit) -> Text:
+    return Text(hit.session_title or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+
+
+def card_meta(hit: Hit) -> Text:
+    meta = Text(no_wrap=True, overflow="ellipsis")
+    meta.append(hit.project or "—", style="italic")
+    meta.append(f" · {hit.source} · {format_date(hit.timestamp)}")
+    return meta
+
+
+def folded(text: Text) -> Text:
+    """Break long unspaced runs (Chinese, paths) instead of cutting them with "…"."""
+    text.overflow = "fold"
+    return text
 
 
 def card_score(hit: Hit) -> Text:
@@ -40,42 +52,45 @@ class ResultCard(Vertical, can_focus=True):
         Binding("enter,space", "toggle", "Expand", id="card.expand"),
         Binding("o", "open", "Open", id="card.open"),
         Binding("c", "copy", "Copy", id="card.copy"),
-        Binding("e", "edit", "Editor", id="card.edit"),
+        Binding("e", "edit", "Editor", show=False, id="card.edit"),
         Binding("x", "export", "Export", id="card.export"),
         Binding("down,j", "next", "Next", show=False, id="card.next"),
         Binding("up,k", "previous", "Previous", show=False, id="card.previous"),
     ]
 
-    def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None) -> None:
+    def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None,
+                 scored: bool = True) -> None:
         super().__init__(classes="card")
         self.hit = hit
         self.terms = terms
+        self.scored = scored  # a filter-only query has no similarity worth showing
         self.expanded = False
         self._shown = shown or (lambda text: text)
 
     def compose(self) -> ComposeResult:
         hit = self.hit
-        with Vertical(classes="card-top"):
-            yield Static(card_header(hit), classes="card-header")
-            yield Static(card_score(hit), classes="card-score")
+        with Horizontal(classes="card-top"):
+            yield Static(card_title(hit), classes="card-title")
+            if self.scored:
+                yield Static(card_score(hit), classes="card-score")
+        yield Static(card_meta(hit), classes="card-meta")
         yield Static(self._summary(), classes="card-summary")
 
-    def _summary(self) -> Text:
+    def _summary(self) -> Table:
+        """Icon column and text column, so wrapped lines stay under their text."""
         hit = self.hit
-        text = Text()
-        user = clip_lines(self._shown(hit.user_text), CLIP_LINES)
-        ai = clip_lines(self._shown(hit.ai_text), CLIP_LINES)
+        grid = Table.grid()
+        grid.add_column(width=3, no_wrap=True)
+        grid.add_column(ratio=1)
+        user = clip_chars(self._shown(hit.user_text), CLIP_LINES, USER_CHARS)
+        ai = clip_chars(self._shown(hit.ai_text), CLIP_LINES, AI_CHARS)
         if user:
-            text.append("👤 ", style="bold")
-            text.append_text(highlighted(user.replace("\n", "\n   "), self.terms))
+            grid.add_row("👤", folded(highlighted(user, self.terms)))
         if ai:
-            if user:
-                text.append("\n")
-            text.append("🤖 ", style="bold")
-            text.append_text(highlighted(ai.replace("\n", "\n   "), self.terms))
+            grid.add_row("🤖", folded(highlighted(ai, self.terms)))
         if hit.tools:
-            text.append(f"\n🔧 {', '.join(dict.fromkeys(hit.tools))}", style="dim")
-        return text
+            grid.add_row("🔧", Text(", ".join(dict.fromkeys(hit.tools)), style="dim"))
+        return grid
 
     def expand(self, session: Session) -> None:
         if self.expanded:

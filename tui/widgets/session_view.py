@@ -30,8 +30,10 @@ def short_path(path: str) -> str:
     return str(Path(*parts[-2:])) if len(parts) > 2 else path
 
 
-def session_head(session: Session) -> Text:
+def session_head(session: Session, *, starred: bool = False, masked: int = 0) -> Text:
     head = Text()
+    if starred:
+        head.append("★ ", style="bold")
     head.append(session.title or "(untitled)", style="bold")
     head.append(f"\n{session.project or '—'} · {session.source} · {format_date(session.started_at or session.updated_at)}")
     if session.started_at and session.updated_at and session.updated_at != session.started_at:
@@ -39,6 +41,8 @@ def session_head(session: Session) -> Text:
     spoken = sum(1 for m in session.messages if m.is_conversation)
     head.append(f" · {plural(len(session.turns), 'turn')} · {plural(spoken, 'message')}", style="dim")
     head.append(f"\n{short_path(session.path)}", style="dim")
+    if masked:
+        head.append(f"   🔒 {plural(masked, 'secret')} masked · v reveals one", style="italic")
     return head
 
 
