@@ -8,6 +8,7 @@ differs only in the engine.
 from __future__ import annotations
 
 import os
+import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -17,7 +18,7 @@ from core.errors import ParseError
 from core.manifest import Manifest
 from core.points import session_points
 from core.sources import parse_path
-from core.store.base import Store
+from core.store.base import Point, Store
 
 
 @dataclass
@@ -52,6 +53,36 @@ def build(store: Store, folder: Path, files: Sequence[Path], dense, sparse) -> B
     manifest = Manifest.load(folder)
     report = Indexer(store, manifest, dense, sparse).run(files)
     write_model_meta(store, dense)
+    return Built(store, report, folder)
+
+
+def bulk_build(store: Store, folder: Path, files: Sequence[Path], dense, sparse) -> Built:
+    """The same points the Indexer writes, loaded in bulk and published at once.
+
+    For the local-mode peer only: the Indexer publishes session by session
+    (a filtered set_payload and delete each), which local mode answers by
+    scanning every point in Python, so a 10k build would take minutes of a
+    quick run. Searches see exactly the points an Indexer build holds.
+    """
+    started = time.perf_counter()
+    store.ensure(dense.dim)
+    pending = []
+    for path in files:
+        try:
+            sessions = parse_path(path)
+        except ParseError:
+            continue
+        for session in sessions:
+            pending += session_points(session, 1, dense.tokenizer)
+    texts = list(dict.fromkeys(p.text for p in pending if p.text))
+    vectors = dict(zip(texts, zip(dense.embed_documents(texts), sparse.embed_documents(texts))))
+    points = [Point(f"{p.key}@1", *(vectors[p.text] if p.text else (None, None)), {**p.payload, "visible": True}) for p in pending]
+    for start in range(0, len(points), 512):
+        store.upsert(points[start : start + 512])
+    store.optimize()
+    store.flush()
+    write_model_meta(store, dense)
+    report = IndexReport(added=len({p.payload["session_id"] for p in pending}), points=len(points), seconds=time.perf_counter() - started)
     return Built(store, report, folder)
 
 

@@ -29,6 +29,7 @@ class Figure:
     peer: str = ""
     ratio: float | None = None
     note: str = ""
+    why: str = ""  # for a miss: what the run's own figures say about the cause
 
     @property
     def status(self) -> str:
@@ -84,8 +85,10 @@ def print_table(results: Results, console: Console | None = None) -> None:
         row[7] = f"[{styles[row[7]]}]{row[7]}[/]"
         table.add_row(*row)
     console.print(table)
+    for f in results.misses():
+        console.print(f"[bold red]MISS[/] {f.name} at {f.size}: {fmt(f.value, f.unit)} against {f.target}. {f.why}", highlight=False)
     for note in results.notes:
-        console.print(f"- {note}")
+        console.print(f"- {note}", highlight=False)
 
 
 def write_json(results: Results, path: Path) -> None:
@@ -132,7 +135,7 @@ def markdown(results: Results) -> str:
     if not misses:
         lines.append("None in this run.")
     for f in misses:
-        lines.append(f"- {f.name} at {f.size}: {fmt(f.value, f.unit)} against {f.target}. {f.note}".rstrip())
+        lines.append(f"- **{f.name}** at {f.size}: {fmt(f.value, f.unit)} against {f.target}. {f.why}".rstrip())
     if results.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in results.notes]
     return "\n".join(lines) + "\n"
