@@ -355,3 +355,34 @@ def test_card_text_is_clipped_to_a_character_budget_on_a_word():
     assert clip_chars("alpha beta gamma delta", 3, 14) == "alpha beta…"
     assert clip_chars("x" * 30, 3, 10) == "x" * 9 + "…"
     assert clip_chars("12345\n" + "word " * 10, 3, 20) == "12345\nword word word…"
+
+
+@run_async
+async def test_enter_typed_before_the_results_arrive_still_moves_to_the_first_card(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"keyset pagination", "enter")  # inside the debounce of the last key
+        await pilot.pause(0.3)
+        await settle(pilot)
+        cards = app.search_screen.cards()
+        assert cards and app.focused is cards[0]
+        assert cards[0].hit.session_title == "Pagination for the orders API"
+
+
+@run_async
+async def test_escape_from_a_tool_call_collapses_its_card_and_keeps_the_query(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "coupon registry flaky")
+        await pilot.press("down", "j", "enter")
+        await pilot.pause()
+        card = cards[1]
+        assert card.expanded
+        await pilot.press("tab")
+        assert app.focused is not card and card in app.focused.ancestors
+        await pilot.press("escape")
+        await pilot.pause()
+        assert not card.expanded and app.focused is card
+        assert app.search_screen.query_one("#query", Input).value == "coupon registry flaky"

@@ -185,6 +185,12 @@ class ConvoApp(App):
         if self._owns_library and self.library is not None:
             self.library.close()
 
+    def get_system_commands(self, screen):
+        """Textual's own "Keys" panel would sit beside our help screen: keep one."""
+        for command in super().get_system_commands(screen):
+            if command.title != "Keys":
+                yield command
+
     # -- actions -----------------------------------------------------------------------
 
     def action_help(self) -> None:

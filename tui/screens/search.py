@@ -42,6 +42,7 @@ class SearchScreen(CardActions, Screen):
         self.hits: list[Hit] = []
         self._timer: Timer | None = None
         self._shown_key: tuple[str, str] | None = None
+        self._focus_when_shown = False  # Enter pressed before the results arrived
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -65,15 +66,26 @@ class SearchScreen(CardActions, Screen):
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value
+        self._focus_when_shown = False
         self._show_filter_line()
         if self._timer is not None:
             self._timer.stop()
         delay = self.app.settings.debounce_ms / 1000
-        self._timer = self.set_timer(delay, self.refresh_search)
+        self._timer = self.set_timer(delay, self._debounced)
+
+    def _debounced(self) -> None:
+        self._timer = None
+        self.refresh_search()
 
     @on(Input.Submitted, "#query")
     def _query_submitted(self) -> None:
-        self.action_first_card()
+        if self.cards() and self._timer is None and not self._searching():
+            self.action_first_card()
+        else:  # typed fast: go to the results as soon as they are shown
+            self._focus_when_shown = True
+
+    def _searching(self) -> bool:
+        return any(w.group == "search" and not w.is_finished for w in self.workers)
 
     def set_query(self, query: str) -> None:
         box = self.query_one("#query", Input)
@@ -116,6 +128,9 @@ class SearchScreen(CardActions, Screen):
         self.hits = outcome.hits
         self._show_filter_line(count=len(outcome.hits))
         await self._show_cards(outcome.hits)
+        if self._focus_when_shown and self.cards():
+            self._focus_when_shown = False
+            self.action_first_card()
 
     # -- showing ---------------------------------------------------------------------
 
@@ -146,7 +161,10 @@ class SearchScreen(CardActions, Screen):
         results = self.query_one("#results", VerticalScroll)
         await results.remove_children()
         if not hits:
-            await results.mount(Static("No matching conversations.", classes="placeholder"))
+            text = "No matching conversations."
+            if self.app.indexing:
+                text = "No matching conversations yet: indexing is still running, results refresh when it ends."
+            await results.mount(Static(text, classes="placeholder"))
             return
         terms = highlight_words(self.query_text)
         scored = bool(terms)  # filters alone rank nothing: no similarity to show
