@@ -56,3 +56,10 @@ def test_bm25_splits_chinese_and_weights_documents():
     assert len(query.indices) >= 2 and set(query.indices) <= set(doc.indices)
     assert set(query.values) == {1.0}
     assert all(v > 1.0 for v in doc.values)
+
+
+def test_onnx_threads_do_not_spin_after_inference(dense):
+    """Spinning ORT threads steal the CPU from the search that follows a query embedding."""
+    options = dense._model.model.model.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+    assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
