@@ -17,5 +17,6 @@ DEMO_DIR = Path(__file__).parent / "corpus"
 
 def demo_settings(base: Settings) -> Settings:
     """`base` pointed at the demo corpus only, with a new temporary index folder."""
-    index_dir = Path(tempfile.mkdtemp(prefix="convo-tui-demo-"))
+    # The index one level down: exports land beside it (in the same temporary folder), not in /tmp.
+    index_dir = Path(tempfile.mkdtemp(prefix="convo-tui-demo-")) / "index"
     return dataclasses.replace(base, index_dir=index_dir, sources=[DEMO_DIR], discover_defaults=False)
