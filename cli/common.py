@@ -9,6 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
+from datetime import datetime
 from pathlib import Path
 
 from core.settings import Settings
@@ -37,3 +38,8 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     if key:
         settings.qdrant_api_key = key
     return settings
+
+
+def local_time(stamp: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
+    """The index keeps UTC; a list read at a glance shows the reader's own zone."""
+    return stamp.astimezone().strftime(fmt) if stamp else "-"

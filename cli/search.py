@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from cli.common import add_store_options, settings_from_args
+from cli.common import add_store_options, local_time, settings_from_args
 
 MODES = ("hybrid", "semantic", "keyword", "fuzzy")
 
@@ -43,7 +43,7 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _format(hit) -> str:
-    when = hit.timestamp.strftime("%Y-%m-%d") if hit.timestamp else "----------"
+    when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
     head = f"{hit.similarity:.2f}  {when}  {hit.project or '-'}  {hit.session_title or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):

@@ -6,7 +6,8 @@ import argparse
 import json
 import sys
 
-from cli.common import add_store_options, settings_from_args
+from cli.common import add_store_options, local_time, settings_from_args
+from core.hits import SessionSummary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,11 +28,19 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             out.write(json.dumps(s.to_json(), ensure_ascii=False) + "\n")
             continue
-        first = s.started_at.strftime("%Y-%m-%d %H:%M") if s.started_at else "-"
-        last = s.updated_at.strftime("%Y-%m-%d %H:%M") if s.updated_at else "-"
-        gone = "  (file gone)" if s.orphaned else ""
-        out.write(
-            f"{s.id}  {s.title}\n    {s.project or '-'} · {s.source} · {s.message_count} messages · "
-            f"{s.turn_count} turns · {first} → {last}{gone}\n"
-        )
+        out.write(_format(s))
     return 0
+
+
+def _format(s: SessionSummary) -> str:
+    star = "★ " if s.starred else ""
+    tags = "  " + " ".join(f"#{t}" for t in s.tags) if s.tags else ""
+    gone = "  (file gone)" if s.orphaned else ""
+    lines = [
+        f"{star}{s.id}  {s.title}{tags}",
+        f"    {s.project or '-'} · {s.source} · {s.message_count} messages · "
+        f"{s.turn_count} turns · {local_time(s.started_at)} → {local_time(s.updated_at)}{gone}",
+    ]
+    if s.description:
+        lines.append(f"    {' '.join(s.description.split())}")
+    return "\n".join(lines) + "\n"

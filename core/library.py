@@ -8,6 +8,7 @@ it in a worker thread. Methods that need the model load it on first use.
 from __future__ import annotations
 
 import threading
+from collections.abc import Iterable
 from pathlib import Path
 
 from core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
@@ -16,19 +17,19 @@ from core.hits import Hit, SessionSummary
 from core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
 from core.manifest import Manifest
 from core.model import Session
-from core.points import LEVEL_SESSION
+from core.points import LEVEL_SESSION, from_epoch
 from core.search import Embedders, hits_in_session, search
 from core.serialize import session_from_record
 from core.settings import Settings
 from core.store import open_store
-from core.store.base import Cond, Filter, Store
+from core.store.base import Cond, Filter, Scored, Store
 
 # Bump when points or payloads change shape: older indexes are rebuilt, never misread.
 SCHEMA_VERSION = 1
 REBUILD_HINT = "run `convo-tui index --rebuild` to re-index"
 _SUMMARY_FIELDS = [
     "session_id", "session_title", "project", "source", "path", "message_count",
-    "turn_count", "started_at", "updated_at", "description", "starred", "tags",
+    "turn_count", "started_at", "updated_at", "description", "starred", "tags", "generation",
 ]
 
 __all__ = ["IndexProgress", "IndexReport", "Library", "SCHEMA_VERSION"]
@@ -54,10 +55,16 @@ def check_meta(meta: dict, model: str, where: str) -> None:
         )
 
 
-def _time(value):
-    from datetime import datetime
-
-    return datetime.fromtimestamp(value).astimezone() if isinstance(value, (int, float)) else None
+def _newest_generation(points: Iterable[Scored]) -> list[Scored]:
+    """One session point per session. The indexer flips a new generation visible
+    before it deletes the old one, so for a moment a session has two."""
+    newest: dict[str, Scored] = {}
+    for point in points:
+        sid = point.payload.get("session_id", "")
+        kept = newest.get(sid)
+        if kept is None or point.payload.get("generation", 0) > kept.payload.get("generation", 0):
+            newest[sid] = point
+    return list(newest.values())
 
 
 class Library:
@@ -188,7 +195,7 @@ class Library:
         notes = self.annotations.all()
         summaries = [
             overlay_summary(self._summary(p.payload), notes.get(p.payload.get("session_id", "")))
-            for p in self.store.scroll(visible_filter(*conds), fields=_SUMMARY_FIELDS)
+            for p in _newest_generation(self.store.scroll(visible_filter(*conds), fields=_SUMMARY_FIELDS))
         ]
         summaries.sort(key=lambda s: (s.updated_at or s.started_at).timestamp() if (s.updated_at or s.started_at) else 0.0, reverse=True)
         return summaries
@@ -196,14 +203,15 @@ class Library:
     def projects(self) -> list[tuple[str, int]]:
         """(project, session count), most sessions first."""
         counts: dict[str, int] = {}
-        for point in self.store.scroll(visible_filter(Cond("level", value=LEVEL_SESSION)), fields=["project"]):
+        points = self.store.scroll(visible_filter(Cond("level", value=LEVEL_SESSION)), fields=["session_id", "project", "generation"])
+        for point in _newest_generation(points):
             name = point.payload.get("project", "")
             counts[name] = counts.get(name, 0) + 1
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
     def session(self, session_id: str) -> Session:
         flt = visible_filter(Cond("level", value=LEVEL_SESSION), Cond("session_id", value=session_id))
-        for point in self.store.scroll(flt, fields=["record"]):
+        for point in _newest_generation(self.store.scroll(flt, fields=["session_id", "record", "generation"])):
             record = point.payload.get("record")
             if isinstance(record, dict):
                 return overlay_session(session_from_record(record), self.annotations.get(session_id))
@@ -211,7 +219,7 @@ class Library:
 
     def session_summary(self, session_id: str) -> SessionSummary:
         flt = visible_filter(Cond("level", value=LEVEL_SESSION), Cond("session_id", value=session_id))
-        for point in self.store.scroll(flt, fields=_SUMMARY_FIELDS):
+        for point in _newest_generation(self.store.scroll(flt, fields=_SUMMARY_FIELDS)):
             return overlay_summary(self._summary(point.payload), self.annotations.get(session_id))
         raise ConvoError(f"no session '{session_id}' in the index")
 
@@ -286,8 +294,8 @@ class Library:
             path=path,
             message_count=int(p.get("message_count", 0)),
             turn_count=int(p.get("turn_count", 0)),
-            started_at=_time(p.get("started_at")),
-            updated_at=_time(p.get("updated_at")),
+            started_at=from_epoch(p.get("started_at")),
+            updated_at=from_epoch(p.get("updated_at")),
             description=p.get("description", "") or "",
             starred=bool(p.get("starred", False)),
             tags=list(p.get("tags", []) or []),

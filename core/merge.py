@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 from collections.abc import Sequence
-from datetime import datetime
 
 from rapidfuzz import fuzz
 
 from core.hits import Hit
+from core.points import from_epoch
 from core.store.base import Scored
 
 TURN_BONUS = 1.2
@@ -21,12 +21,6 @@ def cosine(query: Sequence[float] | None, vector: Sequence[float] | None) -> flo
         return 0.0
     dot = sum(a * b for a, b in zip(query, vector))
     return max(0.0, min(1.0, dot))
-
-
-def _time(value: object) -> datetime | None:
-    if isinstance(value, (int, float)):
-        return datetime.fromtimestamp(value).astimezone()
-    return None
 
 
 def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
@@ -50,7 +44,7 @@ def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
         matched_message_ids=matched,
         similarity=similarity,
         score=score,
-        timestamp=_time(p.get("timestamp")),
+        timestamp=from_epoch(p.get("timestamp")),
         user_text=user_text,
         ai_text=ai_text,
         tools=list(p.get("tools", [])),

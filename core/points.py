@@ -9,7 +9,7 @@ indexing flips `visible` once the whole session is written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timezone
 from typing import Any, Protocol
 
 from core.model import USER, Message, Session, Turn
@@ -44,6 +44,12 @@ def role_name(role: str) -> str:
 
 def epoch(value: datetime | None) -> float | None:
     return value.timestamp() if value is not None else None
+
+
+def from_epoch(value: object) -> datetime | None:
+    """A payload time back as an aware UTC datetime, like the parsers make;
+    showing it in the reader's zone is the faces' job."""
+    return datetime.fromtimestamp(value, tz=timezone.utc) if isinstance(value, (int, float)) else None
 
 
 def session_key(session_id: str) -> str:

@@ -121,8 +121,32 @@ def _fuzzy(store: Store, embedders: Embedders, parsed: ParsedQuery, query_dense:
     top = scored[: limit * 2]
     _fill_dense(store, top, query_dense)
     if level == LEVEL_TURN:
-        return merge(top, [], query_dense, limit, turn_bonus=1.0)
+        return merge(top, _matched_messages(store, top, words, parsed), query_dense, limit, turn_bonus=1.0)
     return merge([], top, query_dense, limit)
+
+
+def _matched_messages(store: Store, turns: list[Scored], words: list[str], parsed: ParsedQuery) -> list[Scored]:
+    """The messages of these turns that match on their own, so that merge folds
+    them into their turn's card as matched messages (what hybrid does)."""
+    wanted = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
+    if not wanted:
+        return []
+    sessions = tuple(sorted({sid for sid, _ in wanted if sid}))
+    indexes = tuple(sorted({index for _, index in wanted if isinstance(index, int)}))
+    if not sessions or not indexes:
+        return []
+    flt = level_filter(parsed, LEVEL_MESSAGE).and_(Cond("session_id", any=sessions), Cond("turn_index", any=indexes))
+    matched = []
+    for point in store.scroll(flt, fields=_TEXT_FIELDS):
+        p = point.payload
+        if (p.get("session_id"), p.get("turn_index")) not in wanted:
+            continue
+        # A message's words are a subset of its turn's, so this score never exceeds the turn's.
+        score = fuzzy_score(words, p.get("text", ""))
+        if score >= FUZZY_MIN_SCORE:
+            point.score = score / 100.0
+            matched.append(point)
+    return matched
 
 
 def fuzzy_score(words: list[str], text: str) -> float:

@@ -8,8 +8,8 @@ so search builds them once.
 Semantics both backends share (the contract tests pin them):
 - `upsert` stores `payload["key"] = point.key`, so `Cond("key", ...)` works and
   every returned payload carries its key.
-- `scroll` yields Scored with score 0.0; `retrieve` returns the points that
-  exist, in the order of `keys`.
+- `scroll` yields Scored with score 0.0; `retrieve` (built on scroll) returns
+  the points that exist, in the order of `keys`.
 - A Query with neither a dense nor a non-empty sparse vector returns [].
 - A Filter with no conditions matches every point (so `delete(Filter())`
   empties the index).
@@ -161,8 +161,19 @@ class Store(ABC):
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         """Every matching point (payload only, or only `fields` of it)."""
 
-    @abstractmethod
-    def retrieve(self, keys: Sequence[str]) -> list[Scored]: ...
+    def retrieve(self, keys: Sequence[str]) -> list[Scored]:
+        """The points stored under these keys, in the order of `keys`; found by the
+        payload `key`, not by point_id(key), because the indexer derives its ids from
+        key and generation. Of several generations of one key, the newest."""
+        if not keys:
+            return []
+        newest: dict[str, Scored] = {}
+        for point in self.scroll(Filter(must=(Cond("key", any=tuple(dict.fromkeys(keys))),))):
+            key = point.payload.get("key", "")
+            kept = newest.get(key)
+            if kept is None or point.payload.get("generation", 0) > kept.payload.get("generation", 0):
+                newest[key] = point
+        return [newest[k] for k in keys if k in newest]
 
     @abstractmethod
     def count(self, flt: Filter | None = None) -> int: ...

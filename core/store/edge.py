@@ -32,7 +32,6 @@ from core.store.base import (
     Scored,
     SparseVec,
     Store,
-    point_id,
 )
 from core.store.lock import IndexLock
 
@@ -235,17 +234,6 @@ class EdgeStore(Store):
                 yield Scored(id=str(r.id), score=0.0, payload=_from_stored(r.payload))
             if offset is None:
                 return
-
-    def retrieve(self, keys: Sequence[str]) -> list[Scored]:
-        if self._shard is None or not keys:
-            return []
-        records = self._shard.retrieve([point_id(k) for k in keys], True, False)
-        by_id = {str(r.id): r for r in records}
-        return [
-            Scored(id=pid, score=0.0, payload=_from_stored(by_id[pid].payload))
-            for pid in (point_id(k) for k in keys)
-            if pid in by_id
-        ]
 
     def count(self, flt: Filter | None = None) -> int:
         if self._shard is None:

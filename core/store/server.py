@@ -32,7 +32,6 @@ from core.store.base import (
     Scored,
     SparseVec,
     Store,
-    point_id,
 )
 
 if TYPE_CHECKING:
@@ -232,15 +231,6 @@ class ServerStore(Store):
                 yield Scored(id=str(r.id), score=0.0, payload=dict(r.payload or {}))
             if offset is None:
                 return
-
-    def retrieve(self, keys: Sequence[str]) -> list[Scored]:
-        if not self._exists or not keys:
-            return []
-        ids = [point_id(k) for k in keys]
-        with _reaching(self._where):
-            records = self.client.retrieve(self.collection, ids, with_payload=True, with_vectors=False)
-        by_id = {str(r.id): r for r in records}
-        return [Scored(id=i, score=0.0, payload=dict(by_id[i].payload or {})) for i in ids if i in by_id]
 
     def count(self, flt: Filter | None = None) -> int:
         if not self._exists:
