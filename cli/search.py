@@ -7,8 +7,7 @@ import json
 import sys
 
 from cli.common import add_store_options, local_time, settings_from_args
-
-MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+from core.settings import SEARCH_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,7 +18,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("query", metavar="QUERY", help="words, \"quoted phrases\" and filters")
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="number of results (default 10)")
-    parser.add_argument("--mode", choices=MODES, default=None, help="hybrid (default), semantic, keyword or fuzzy")
+    parser.add_argument("--mode", choices=SEARCH_MODES, default=None, help="hybrid (default), semantic, keyword or fuzzy")
     parser.add_argument("--json", action="store_true", help="one JSON object per hit")
     add_store_options(parser, model=False)
     parser.set_defaults(func=run)

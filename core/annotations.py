@@ -215,14 +215,7 @@ class Annotations:
         The indexer asks this before writing a session: a changed (or
         re-created) file means new content the user has not rejected yet.
         """
-        deletion = self.get(session_id).deleted
-        if deletion is None:
-            return False
-        size, mtime_ns = _file_state(source_path or deletion.path)
-        return (size, mtime_ns) == (deletion.size, deletion.mtime_ns)
-
-    def deleted_ids(self) -> set[str]:
-        return {sid for sid, a in self.all().items() if a.deleted is not None}
+        return self.suppressor()(session_id, source_path or "")
 
     def suppressor(self) -> Callable[[str, str], bool]:
         """`is_suppressed` over one snapshot of the deletions, for a whole index run."""
@@ -232,6 +225,7 @@ class Annotations:
             deletion = deletions.get(session_id)
             if deletion is None:
                 return False
+            # The file whose state was recorded; another path's state says nothing about it.
             return _file_state(deletion.path or source_path) == (deletion.size, deletion.mtime_ns)
 
         return suppressed

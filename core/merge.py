@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import operator
 from collections.abc import Sequence
 
 from rapidfuzz import fuzz
@@ -19,7 +20,7 @@ def cosine(query: Sequence[float] | None, vector: Sequence[float] | None) -> flo
     """Cosine of two vectors, clamped to 0..1 (stored and query vectors are unit length)."""
     if not query or not vector:
         return 0.0
-    dot = sum(a * b for a, b in zip(query, vector))
+    dot = sum(map(operator.mul, query, vector))  # twice as fast as a generator; runs per card per keystroke
     return max(0.0, min(1.0, dot))
 
 

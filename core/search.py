@@ -17,9 +17,10 @@ from core.hits import Hit
 from core.merge import cosine, merge
 from core.points import LEVEL_MESSAGE, LEVEL_TURN
 from core.query import ParsedQuery, parse_query
+from core.settings import SEARCH_MODES
 from core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 
-MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+MODES = SEARCH_MODES
 # Fuzzy mode scans every turn text when the filtered scope is this small,
 # otherwise it rescores hybrid candidates.
 FUZZY_SCAN_LIMIT = 4000

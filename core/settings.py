@@ -22,6 +22,8 @@ APP_NAME = "convo-tui"
 CONFIG_ENV = "CONVO_TUI_CONFIG"
 INDEX_DIR_ENV = "CONVO_TUI_INDEX_DIR"
 DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
+# Here rather than in search.py so the faces can offer them without loading search.
+SEARCH_MODES = ("hybrid", "semantic", "keyword", "fuzzy")
 
 
 def default_config_path() -> Path:
@@ -112,8 +114,8 @@ def _coerce(config_path: Path, name: str, value: Any) -> Any:
             raise bad("a non-negative whole number")
         return value
     if name == "search_mode":
-        if value not in {"hybrid", "semantic", "keyword", "fuzzy"}:
-            raise bad("one of hybrid, semantic, keyword, fuzzy")
+        if value not in SEARCH_MODES:
+            raise bad(f"one of {', '.join(SEARCH_MODES)}")
         return value
     if name == "keys":
         if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
