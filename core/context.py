@@ -16,6 +16,7 @@ from typing import TYPE_CHECKING, Any, Literal
 from core.errors import ConvoError
 from core.hits import Hit
 from core.model import Session
+from core.query import session_filter
 
 if TYPE_CHECKING:
     from core.library import Library
@@ -183,10 +184,3 @@ def context_for(
         references=references,
         split=split,
     )
-
-
-def session_filter(session_id: str) -> str:
-    """`session:ID` for a query string (quoted: ids may hold spaces)."""
-    if '"' in session_id:
-        raise ConvoError(f"session id {session_id!r} contains a quote and cannot be used as a search filter")
-    return f'session:"{session_id}"'

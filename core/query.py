@@ -135,3 +135,10 @@ def _example(key: str) -> str:
         "after": "after:2026-01-01",
         "before": "before:2026-02-01",
     }[key]
+
+
+def session_filter(session_id: str) -> str:
+    """`session:ID` for a query string (quoted: ids may hold spaces)."""
+    if '"' in session_id:
+        raise QueryError(f"session id {session_id!r} contains a quote and cannot be used as a search filter")
+    return f'session:"{session_id}"'

@@ -16,7 +16,7 @@ from core.errors import QueryError
 from core.hits import Hit
 from core.merge import cosine, merge
 from core.points import LEVEL_MESSAGE, LEVEL_TURN
-from core.query import ParsedQuery, parse_query
+from core.query import ParsedQuery, parse_query, session_filter
 from core.settings import SEARCH_MODES
 from core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 
@@ -183,7 +183,7 @@ def hits_in_session(store: Store, embedders: Embedders, query: str, session_id: 
     parsed = parse_query(query)
     if not parsed.text:
         return []
-    scoped = f'{query} session:"{session_id}"' if parsed.session is None else query
+    scoped = f"{query} {session_filter(session_id)}" if parsed.session is None else query
     if mode != "hybrid" or embedders.dense is None:
         hits = search(store, embedders, scoped, limit=limit, mode="keyword" if mode == "hybrid" else mode)
     else:
