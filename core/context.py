@@ -13,7 +13,6 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.errors import ConvoError
 from core.hits import Hit
 from core.model import Session
 from core.query import session_filter
