@@ -16,7 +16,7 @@ from textual.binding import Binding
 from textual.worker import get_current_worker
 
 from core.errors import ConvoError
-from core.settings import Settings
+from core.settings import SEARCH_MODES, Settings
 from tui.commands import ConvoCommands
 from tui.messages import (
     BackgroundFailed,
@@ -32,7 +32,7 @@ from tui.screens.search import SearchScreen
 if TYPE_CHECKING:
     from core.library import Library
 
-MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+MODES = SEARCH_MODES
 STYLES = Path(__file__).parent / "styles"
 
 

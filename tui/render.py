@@ -18,8 +18,8 @@ BAR_WIDTH = 8
 
 
 def format_date(value: datetime | None) -> str:
-    """Absolute dates only: relative ones ("3 days ago") change under a test."""
-    return value.strftime("%Y-%m-%d %H:%M") if value else "—"
+    """In the user's time zone (core keeps UTC); absolute, since "3 days ago" changes under a test."""
+    return value.astimezone().strftime("%Y-%m-%d %H:%M") if value else "—"
 
 
 def plural(count: int, word: str) -> str:
