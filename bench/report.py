@@ -126,6 +126,11 @@ def markdown(results: Results) -> str:
     ]
     for size, info in results.sizes.items():
         lines.append(f"| {size} | {info.get('sessions')} | {info.get('messages')} | {info.get('points')} | {info.get('bytes', 0) / 1e6:.1f} MB |")
+    lines += ["", "## Targets", ""]
+    for f in results.figures:
+        if f.ok is not None:
+            ratio = f" ({_ratio(f)} the peer)" if f.ratio is not None else ""
+            lines.append(f"- {f.status}: {f.name} at {f.size}: {fmt(f.value, f.unit)}{ratio}; target {f.target}")
     lines += ["", "## Results", "", "| " + " | ".join(HEADERS) + " |", "|" + "---|" * len(HEADERS)]
     for row in _rows(results):
         row[7] = f"**{row[7]}**" if row[7] == "MISS" else row[7]
@@ -139,6 +144,14 @@ def markdown(results: Results) -> str:
     if results.notes:
         lines += ["", "## Notes", ""] + [f"- {n}" for n in results.notes]
     return "\n".join(lines) + "\n"
+
+
+def read_json(path: Path) -> Results:
+    """A results.json back into Results (to re-render the report without re-measuring)."""
+    data = json.loads(path.read_text(encoding="utf-8"))
+    known = set(Figure.__dataclass_fields__)
+    figures = [Figure(**{k: v for k, v in f.items() if k in known}) for f in data.pop("figures", [])]
+    return Results(**{k: v for k, v in data.items() if k in Results.__dataclass_fields__}, figures=figures)
 
 
 def write_markdown(results: Results, path: Path) -> None:

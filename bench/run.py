@@ -16,7 +16,7 @@ from rich.console import Console
 from bench import vocab
 from bench.build import build, bulk_build, embedded_texts, folder_bytes, open_edge, open_local_mode, reindex
 from bench.cheap import CheapEmbedder
-from bench.explain import explain
+from bench.explain import explain, load_average
 from bench.corpus import sessions_for, touch_fraction, write_corpus
 from bench.machine import machine_info
 from bench.measure_search import latencies, p, relevance, stage_costs
@@ -108,6 +108,7 @@ def run(sizes: list[tuple[str, int]], *, quick: bool, out: Path, markdown: Path 
                 _app_and_memory(results, console, label, edge_dir, queries, quick)
         results.seconds = time.perf_counter() - started
         explain(results)
+        results.notes.append(f"Load average at the end of the run: {load_average()} on {results.machine.get('cores')} cores.")
         if sizes[-1][1] < 100_000:
             results.notes.append(f"Quick run: largest size {largest}; the 100k targets are judged at {largest} here. The full run (`python -m bench`) measures 100k.")
         if local_limit < sizes[-1][1]:
@@ -138,13 +139,20 @@ def _throughput(results: Results, console: Console, root: Path, label: str, corp
     # default of 256 unsorted texts pads everything to the window and grows onnxruntime's
     # arena to gigabytes). The ratio then isolates parsing, pairing, BM25 and storage.
     ordered = sorted(texts, key=len)
-    with Stopwatch() as raw:
-        for _ in dense._model.embed(ordered, batch_size=dense.batch_size):
-            pass
-    raw_rate = len(texts) / raw.seconds
+
+    def measure_raw() -> float:
+        with Stopwatch() as raw:
+            for _ in dense._model.embed(ordered, batch_size=dense.batch_size):
+                pass
+        return len(texts) / raw.seconds
+
+    list(dense._model.embed(ordered[-dense.batch_size:], batch_size=dense.batch_size))  # warm up the session
+    before = measure_raw()
     _log(console, f"size {label}: indexing with the real model")
     real_dir = root / f"edge-real-{label}"
     built = build(open_edge(real_dir), real_dir, corpus.files, dense, sparse)
+    _log(console, f"size {label}: raw fastembed again (the better of the two runs is the baseline)")
+    raw_rate = max(before, measure_raw())
     results.sizes[label + " (real model)"]["points"] = built.report.points
     index_rate = len(texts) / built.report.seconds
     results.add(Figure("index", "index throughput (real model)", label, built.report.points / built.report.seconds, "points/s",
