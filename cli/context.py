@@ -5,8 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.common import add_store_options
-from core.context import DEFAULT_LLM_MODEL, context_for, request_body
+from cli.common import add_store_options, settings_from_args
+from core.context import DEFAULT_LLM_MODEL, ChatMessage, context_for, request_body
+from core.redact import redact
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +28,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--system", metavar="TEXT", help="system message (default: a short built-in instruction)")
     parser.add_argument("--llm-model", default=DEFAULT_LLM_MODEL, metavar="NAME", help=f"model name in the body (default {DEFAULT_LLM_MODEL})")
     parser.add_argument("--split", action="store_true", help="send the context and the question as two user messages")
+    parser.add_argument("--no-redact", action="store_true", help="keep secrets (API keys, tokens, passwords) in clear; masked by default")
     add_store_options(parser, model=False)
     parser.set_defaults(func=run)
 
@@ -45,6 +47,7 @@ def run(args: argparse.Namespace) -> int:
     from cli.session import open_library
 
     kwargs = {} if args.system is None else {"system": args.system}
+    redacting = settings_from_args(args).redact and not args.no_redact
     with open_library(args, read_only=True) as library:
         messages = context_for(
             library,
@@ -57,5 +60,7 @@ def run(args: argparse.Namespace) -> int:
             split=args.split,
             **kwargs,
         )
+    if redacting:  # an export is about to leave the machine: mask what was pasted by mistake
+        messages = [ChatMessage(m.role, redact(m.content)) for m in messages]
     print(json.dumps(request_body(args.llm_model, messages), ensure_ascii=False, indent=2))
     return 0
