@@ -2,6 +2,9 @@
 
     python screenshots/make.py
 
+With `rsvg-convert` on the PATH (Debian: librsvg2-bin, plus fonts-firacode and
+fonts-noto-color-emoji for faithful glyphs) a PNG of each is written too.
+
 Drives the app with Textual's Pilot at 120x36: the demo corpus is copied to a
 temporary folder (fixed file times, UTC clock, so the pictures do not change
 from run to run) and indexed by the app itself, exactly as `convo-tui --demo`.
@@ -12,6 +15,7 @@ from __future__ import annotations
 import asyncio
 import os
 import shutil
+import subprocess
 import sys
 import tempfile
 import time
@@ -36,8 +40,24 @@ def save(app, name: str) -> None:
     app.clear_notifications()
     for box in app.screen.query("Input"):
         box.cursor_blink = False
-    (HERE / f"{name}.svg").write_text(app.export_screenshot(title="convo-tui"), encoding="utf-8")
+    svg = app.export_screenshot(title="convo-tui")
+    (HERE / f"{name}.svg").write_text(svg, encoding="utf-8")
     print(f"screenshots/{name}.svg")
+    to_png(svg, HERE / f"{name}.png")
+
+
+def to_png(svg: str, target: Path) -> None:
+    """Rasterise with rsvg-convert when present; browsers need no PNG, READMEs like one.
+
+    Textual writes each styled run as its own <text>; without xml:space="preserve"
+    rsvg drops the spaces at their edges and glues highlighted words together.
+    """
+    rsvg = shutil.which("rsvg-convert")
+    if rsvg is None:
+        return
+    preserved = svg.replace("<svg ", '<svg xml:space="preserve" ', 1)
+    subprocess.run([rsvg, "-w", "1400", "-o", str(target)], input=preserved.encode("utf-8"), check=True)
+    print(f"screenshots/{target.name}")
 
 
 async def settle(pilot) -> None:
