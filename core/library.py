@@ -83,8 +83,11 @@ class Library:
     def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> "Library":
         """Open the index; IndexUnavailable if it is locked, or built by another
         model or schema (unless `allow_mismatch`, which `index --rebuild` uses)."""
-        store = open_store(settings, read_only=read_only)
+        store = open_store(settings, read_only=read_only, repair=allow_mismatch)
         try:
+            damaged = getattr(store, "damaged", None)  # unloadable Edge shard: only a rebuild may go on
+            if damaged is not None:
+                raise damaged
             check_meta(store.read_meta(), settings.model, str(settings.qdrant_url or settings.index_dir))
             error = None
         except IndexUnavailable as exc:

@@ -235,3 +235,27 @@ def test_an_older_index_schema_is_refused_with_one_line_and_rebuilt(tmp_path: Pa
     assert json.loads(meta_path.read_text(encoding="utf-8"))["schema"] == SCHEMA_VERSION
     assert main(["sessions", *index]) == 0
     assert "s00" in capsys.readouterr().out
+
+
+@pytest.mark.parametrize("damage", ["meta.json", "shard/edge_config.json", "segment.json"])
+def test_a_damaged_index_says_so_in_one_line_and_rebuild_repairs_it(tmp_path: Path, capsys, damage: str):
+    """A disk problem or a foreign write inside the index folder: never a traceback,
+    the way out is named, and `index --rebuild` works from the transcripts."""
+    source = tmp_path / "src"
+    v1, _v2 = build_versions()
+    write_version(source, {k: v for k, v in sorted(v1.items())[:2]}, v1)
+    index_dir = tmp_path / "index"
+    index = ["--index-dir", str(index_dir)]
+    assert main(["index", str(source), *index]) == 0
+    target = next(index_dir.rglob(Path(damage).name))
+    target.write_text("{garbage", encoding="utf-8")
+    capsys.readouterr()
+    for argv in (["search", "qdrant", *index], ["sessions", *index], ["index", str(source), *index]):
+        assert main(argv) == 1
+        err = capsys.readouterr().err
+        assert err.count("\n") == 1 and err.startswith("convo-tui: ") and "Traceback" not in err
+        assert err.endswith("rebuild the index with `convo-tui index --rebuild`\n"), err
+    assert main(["index", "--rebuild", str(source), *index]) == 0
+    assert "sessions: 2 added" in capsys.readouterr().out
+    assert main(["sessions", *index]) == 0
+    assert "s00" in capsys.readouterr().out

@@ -6,7 +6,7 @@ from core.settings import Settings
 from core.store.base import Store
 
 
-def open_store(settings: Settings, *, read_only: bool = False) -> Store:
+def open_store(settings: Settings, *, read_only: bool = False, repair: bool = False) -> Store:
     """The server store when a Qdrant URL is configured, else the Edge folder.
 
     Raises IndexUnavailable (one line) when the index is held by another
@@ -21,4 +21,5 @@ def open_store(settings: Settings, *, read_only: bool = False) -> Store:
         return ServerStore(client, read_only=read_only)
     from core.store.edge import EdgeStore
 
-    return EdgeStore(settings.index_dir, read_only=read_only)
+    # repair: an Edge folder that cannot be loaded opens anyway, for `index --rebuild` to drop.
+    return EdgeStore(settings.index_dir, read_only=read_only, repair=repair)

@@ -79,10 +79,13 @@ def _edge_errors(path: Path, doing: str) -> Iterator[None]:
 class EdgeStore(Store):
     """An index folder opened by this process alone (others get IndexUnavailable)."""
 
-    def __init__(self, path: Path, read_only: bool = False):
+    def __init__(self, path: Path, read_only: bool = False, repair: bool = False):
         self.path = Path(path)
         self.read_only = read_only
         self._shard: qe.EdgeShard | None = None
+        # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
+        # nothing may be read from it; drop() and a rebuild are the way out.
+        self.damaged: IndexUnavailable | None = None
         if read_only and not self._has_shard():
             raise IndexUnavailable(f"no index at {self.path} yet; run `convo-tui index` first")
         _private_dir(self.path)
@@ -91,6 +94,11 @@ class EdgeStore(Store):
         try:
             if self._has_shard():
                 self._shard = self._load(None)
+        except IndexUnavailable as exc:
+            if not repair or read_only:
+                self._lock.release()
+                raise
+            self.damaged = exc
         except BaseException:
             self._lock.release()
             raise
@@ -101,8 +109,13 @@ class EdgeStore(Store):
         return (self.path / SHARD_NAME / "edge_config.json").is_file()
 
     def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
-        with _edge_errors(self.path, "opening"):
-            shard = qe.EdgeShard.load(str(self.path / SHARD_NAME), config)
+        try:
+            with _edge_errors(self.path, "opening"):
+                shard = qe.EdgeShard.load(str(self.path / SHARD_NAME), config)
+        except IndexUnavailable as exc:
+            raise IndexUnavailable(
+                f"{exc}; your transcripts are not affected: rebuild the index with `convo-tui index --rebuild`"
+            ) from None
         return shard
 
     def _config(self, dim: int) -> qe.EdgeConfig:
@@ -248,7 +261,9 @@ class EdgeStore(Store):
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
-            raise IndexUnavailable(f"{self.path / META_NAME}: unreadable index metadata ({exc})") from None
+            raise IndexUnavailable(
+                f"{self.path / META_NAME}: unreadable index metadata ({exc}); rebuild the index with `convo-tui index --rebuild`"
+            ) from None
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         self._writable()
