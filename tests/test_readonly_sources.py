@@ -197,3 +197,41 @@ def test_a_session_file_changed_by_its_tool_is_read_again_not_written(sources: P
         assert library.session(cursor.stem).messages[-1].text == "One more question."
     assert violations == []
     assert snapshot(sources) == before
+
+
+def test_browsing_in_the_app_leaves_sources_untouched(sources: Path, tmp_path: Path):
+    """Search, open a session in the reader, copy a card: the app reads only."""
+    import asyncio
+
+    from tui.app import create_app
+    from tui.screens.reader import ReaderScreen
+
+    settings = Settings(index_dir=tmp_path / "index", sources=[sources], discover_defaults=False)
+    with Library.open(settings) as library:
+        library.index([sources])
+        before = snapshot(sources)
+
+        async def browse() -> None:
+            app = create_app(settings, library=library, index_on_start=False)
+            async with app.run_test(size=(100, 32)) as pilot:
+                await pilot.pause()
+                await app.workers.wait_for_complete()
+                app.search_screen.set_query("Qdrant collection")
+                await pilot.pause(0.3)
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                cards = app.search_screen.cards()
+                assert cards
+                cards[0].focus()
+                await pilot.press("c")
+                await pilot.press("o")
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+                assert isinstance(app.screen, ReaderScreen)
+                await pilot.press("escape")
+                await pilot.pause()
+
+        with forbid_writes(sources) as violations:
+            asyncio.run(browse())
+    assert violations == []
+    assert snapshot(sources) == before
