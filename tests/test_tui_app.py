@@ -227,7 +227,7 @@ async def test_sessions_browser_groups_filters_and_opens(corpus):
         listing = screen.query_one(OptionList)
         headers = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)
                    if listing.get_option_at_index(i).disabled]
-        assert sorted(h.split("  ")[0] for h in headers) == ["ChatGPT", "openai", "recall", "shopfront"]
+        assert sorted(h.split("  ")[0] for h in headers) == ["ChatGPT", "recall", "shopfront", "support-bot"]
         assert listing.option_count == 15 + 4
         await pilot.press(*"docker")
         await pilot.pause()
