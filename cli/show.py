@@ -189,7 +189,7 @@ def render_session(session: Session, style: _Style | None = None) -> str:
             shown_turn = None
         elif turn is not shown_turn:
             stamp = f" · {when(turn.timestamp)}" if turn.timestamp else ""
-            lines += ["", f"── Turn {turn.index + 1}{stamp}"]
+            lines += ["", f"── Turn {turn.index}{stamp}"]
             shown_turn = turn
         lines += _message_lines(message, style)
     return "\n".join(lines) + "\n"

@@ -37,13 +37,13 @@ def test_human_output_exactly(capsys):
   updated: 2025-03-01 10:01:04 UTC
   2 turns · 4 messages
 
-── Turn 1 · 2025-03-01 10:00:00 UTC
+── Turn 0 · 2025-03-01 10:00:00 UTC
 👤 User
     How do I create a Qdrant collection?
 🤖 AI
     Call create_collection with a vectors config.
 
-── Turn 2 · 2025-03-01 10:01:00 UTC
+── Turn 1 · 2025-03-01 10:01:00 UTC
 👤 User
     And sparse vectors?
 🤖 AI
@@ -56,7 +56,7 @@ def test_human_output_shows_tools_thinking_and_no_escape_codes(capsys):
     assert code == 0
     assert "\x1b[" not in out
     lines = out.splitlines()
-    assert "── Turn 1" in lines and "── Turn 2" in lines
+    assert "── Turn 0" in lines and "── Turn 1" in lines
     assert "    💭 The user wants a config loader." in lines
     assert "       I should read app.py first." in lines
     assert "    🔧 Read(path=/home/alice/code/my-app/src/app.py)" in lines
@@ -70,7 +70,7 @@ def test_virtual_messages_are_shown_apart_and_labelled(capsys):
     body = out.split("\n\n", 1)[1]
     assert body.startswith(
         "·· virtual message: shown to the user, never sent to the AI · 2021-10-05 17:59:48 UTC\n"
-        "🤖 AI\n    欢迎使用 My Assistant！你可以让我分析代码。\n\n── Turn 1 · 2021-10-05 17:59:49 UTC\n👤 User\n")
+        "🤖 AI\n    欢迎使用 My Assistant！你可以让我分析代码。\n\n── Turn 0 · 2021-10-05 17:59:49 UTC\n👤 User\n")
     assert "    📎 thread_1234567890/attached_file.py" in out.splitlines()
 
 
@@ -122,7 +122,7 @@ def test_print_sessions_is_reusable_with_any_stream():
     assert json.loads(stream.getvalue())["turns"][0]["user_message_ids"] == ["msg-0", "msg-1"]
     stream = io.StringIO()
     print_sessions(sessions, as_json=False, out=stream)
-    assert stream.getvalue().endswith("── Turn 1\n👤 User\n    问题1\n👤 User\n    补充问题1\n🤖 AI\n    回答1和补充问题1\n")
+    assert stream.getvalue().endswith("── Turn 0\n👤 User\n    问题1\n👤 User\n    补充问题1\n🤖 AI\n    回答1和补充问题1\n")
 
 
 def test_tool_line_clips_long_values():
