@@ -48,6 +48,7 @@ class SearchOutcome:
     mode: str
     hits: list[Hit]
     error: str | None = None
+    generation: int = 0  # which search of the screen produced it: only the latest is shown
 
 
 class SearchFinished(Message):

@@ -43,12 +43,14 @@ class SearchScreen(CardActions, Screen):
         self._timer: Timer | None = None
         self._shown_key: tuple[str, str] | None = None
         self._focus_when_shown = False  # Enter pressed before the results arrived
+        self._cards: list[ResultCard] = []  # reused from search to search, the unused ones hidden
+        self._generation = 0  # of the latest search started: an older one's results are dropped
 
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(placeholder="Search…  (filters: project: role: tool: has:tools after: before: session:)", id="query")
         yield Static(id="filter-line")
-        yield VerticalScroll(id="results")
+        yield VerticalScroll(Static(id="results-note", classes="placeholder"), id="results")
         yield IndexStatus(id="index-status")
         yield Footer(compact=True)
 
@@ -96,34 +98,35 @@ class SearchScreen(CardActions, Screen):
     def refresh_search(self) -> None:
         """Search again for the current query and mode (new key, new mode, more indexed)."""
         self._show_filter_line()
+        self._generation += 1
         if not self.query_text.strip():
             self._show_placeholder()
             return
         if self.app.library is None:
             return
-        self._search(self.query_text, self.app.mode)
+        self._search(self.query_text, self.app.mode, self._generation)
 
     @work(thread=True, exclusive=True, group="search")
-    def _search(self, query: str, mode: str) -> None:
+    def _search(self, query: str, mode: str, generation: int) -> None:
         app = self.app
         library = app.library
         assert library is not None
         used = mode if (mode not in DENSE_MODES or app.model_ready) else "keyword"
         try:
             hits = library.search(query, limit=app.settings.search_limit, mode=used)
-            outcome = SearchOutcome(query, mode, hits)
+            outcome = SearchOutcome(query, mode, hits, generation=generation)
         except ConvoError as exc:
-            outcome = SearchOutcome(query, mode, [], error=str(exc))
+            outcome = SearchOutcome(query, mode, [], error=str(exc), generation=generation)
         if not get_current_worker().is_cancelled:
             self.post_message(SearchFinished(outcome))
 
     async def on_search_finished(self, event: SearchFinished) -> None:
         outcome = event.outcome
-        if outcome.query != self.query_text or outcome.mode != self.app.mode:
-            return  # a newer search is on its way
+        if outcome.generation != self._generation or outcome.query != self.query_text or outcome.mode != self.app.mode:
+            return  # a newer search is on its way (or has already been shown)
         if outcome.error:
             self._show_filter_line(error=outcome.error)
-            await self._show_message(f"⚠ {outcome.error}\nFix the query to see results.")
+            self._show_note(f"⚠ {outcome.error}\nFix the query to see results.")
             return
         self.hits = outcome.hits
         self._show_filter_line(count=len(outcome.hits))
@@ -142,39 +145,53 @@ class SearchScreen(CardActions, Screen):
         self.query_one("#filter-line", Static).update(line)
 
     def _show_placeholder(self) -> None:
-        results = self.query_one("#results", VerticalScroll)
-        results.remove_children()
-        self.hits = []
-        results.mount(Static(
+        self._show_note(
             "Type a question to search every indexed conversation.\n"
-            "F3 browses sessions by project · F2 changes the mode · F1 lists the keys.",
-            classes="placeholder",
-        ))
+            "F3 browses sessions by project · F2 changes the mode · F1 lists the keys."
+        )
 
-    async def _show_message(self, text: str) -> None:
+    def _show_note(self, text: str) -> None:
+        """A line in place of the results (no query, an error, nothing found)."""
         self.hits = []
-        results = self.query_one("#results", VerticalScroll)
-        await results.remove_children()
-        await results.mount(Static(text, classes="placeholder"))
+        self._hide_cards_from(0)
+        note = self.query_one("#results-note", Static)
+        note.update(text)
+        note.display = True
+
+    def _hide_cards_from(self, start: int) -> None:
+        for card in self._cards[start:]:
+            if card.display:
+                if card.has_focus_within:
+                    self.action_focus_query()
+                card.collapse()
+                card.display = False
 
     async def _show_cards(self, hits: list[Hit]) -> None:
-        results = self.query_one("#results", VerticalScroll)
-        await results.remove_children()
+        """Refill the card pool in place; new cards are mounted only when the pool is short."""
         if not hits:
             text = "No matching conversations."
             if self.app.indexing:
                 text = "No matching conversations yet: indexing is still running, results refresh when it ends."
-            await results.mount(Static(text, classes="placeholder"))
+            self._show_note(text)
             return
+        self.query_one("#results-note", Static).display = False
         terms = highlight_words(self.query_text)
         scored = bool(terms)  # filters alone rank nothing: no similarity to show
-        await results.mount_all(ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits)
+        for card, hit in zip(self._cards, hits):
+            card.set_hit(hit, terms, scored=scored)
+            card.display = True
+        self._hide_cards_from(len(hits))
+        results = self.query_one("#results", VerticalScroll)
+        missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(self._cards):]]
+        if missing:
+            self._cards += missing
+            await results.mount_all(missing)
         results.scroll_home(animate=False)
 
     # -- keys ------------------------------------------------------------------------
 
     def cards(self) -> list[ResultCard]:
-        return list(self.query(ResultCard))
+        return [card for card in self._cards if card.display]
 
     def action_first_card(self) -> None:
         cards = self.cards()

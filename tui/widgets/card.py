@@ -66,15 +66,42 @@ class ResultCard(Vertical, can_focus=True):
         self.scored = scored  # a filter-only query has no similarity worth showing
         self.expanded = False
         self._shown = shown or (lambda text: text)
+        self._parts: dict[str, Static] = {}
 
     def compose(self) -> ComposeResult:
-        hit = self.hit
+        # Every part is always composed (the score hidden when unscored) so that
+        # set_hit can refill the same widgets: the search screen reuses its cards.
+        parts = self._parts = {
+            "title": Static(card_title(self.hit), classes="card-title"),
+            "score": Static(card_score(self.hit), classes="card-score"),
+            "meta": Static(card_meta(self.hit), classes="card-meta"),
+            "summary": Static(self._summary(), classes="card-summary"),
+        }
+        parts["score"].display = self.scored
         with Horizontal(classes="card-top"):
-            yield Static(card_title(hit), classes="card-title")
-            if self.scored:
-                yield Static(card_score(hit), classes="card-score")
-        yield Static(card_meta(hit), classes="card-meta")
-        yield Static(self._summary(), classes="card-summary")
+            yield parts["title"]
+            yield parts["score"]
+        yield parts["meta"]
+        yield parts["summary"]
+
+    def set_hit(self, hit: Hit, terms: list[str], *, scored: bool = True) -> None:
+        """Show another hit in this card, collapsed, without rebuilding its widgets.
+
+        Typing searches on every key: refilling a few Statics costs a fraction of
+        removing and mounting the cards (widget creation, styles, layout).
+        """
+        if hit == self.hit and terms == self.terms and scored == self.scored:
+            return  # the same result again (a re-search after indexing): keep it as it is
+        self.collapse()
+        self.hit, self.terms, self.scored = hit, terms, scored
+        parts = self._parts
+        if not parts:
+            return  # not composed yet: compose reads the new hit
+        parts["title"].update(card_title(hit))
+        parts["score"].update(card_score(hit))
+        parts["score"].display = scored
+        parts["meta"].update(card_meta(hit))
+        parts["summary"].update(self._summary())
 
     def _summary(self) -> Table:
         """Icon column and text column, so wrapped lines stay under their text."""
@@ -97,7 +124,7 @@ class ResultCard(Vertical, can_focus=True):
             return
         self.expanded = True
         self.add_class("-expanded")
-        self.query_one(".card-summary").display = False
+        self._parts["summary"].display = False
         self.mount(TurnDetail(session, self.hit.turn_index, self.hit.message_ids,
                               matched=self.hit.matched_message_ids, terms=self.terms, shown=self._shown))
 
@@ -106,7 +133,7 @@ class ResultCard(Vertical, can_focus=True):
             return
         self.expanded = False
         self.remove_class("-expanded")
-        self.query_one(".card-summary").display = True
+        self._parts["summary"].display = True
         self.query(TurnDetail).remove()
 
     def action_toggle(self) -> None:
