@@ -182,13 +182,19 @@ def _stop_spinning(inner: object) -> None:
     import onnxruntime as ort
 
     previous = session.get_session_options()
+    providers = session.get_providers()
     options = ort.SessionOptions()
     options.graph_optimization_level = previous.graph_optimization_level
     options.intra_op_num_threads = previous.intra_op_num_threads
     options.inter_op_num_threads = previous.inter_op_num_threads
+    options.enable_cpu_mem_arena = previous.enable_cpu_mem_arena
     options.add_session_config_entry("session.intra_op.allow_spinning", "0")
     options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    inner.model = ort.InferenceSession(model_path, providers=session.get_providers(), sess_options=options)  # type: ignore[attr-defined]
+    # Let go of fastembed's session before building ours: two live sessions of
+    # the model would add ~50 MB to the process' peak memory.
+    inner.model = None  # type: ignore[attr-defined]
+    del session, previous
+    inner.model = ort.InferenceSession(model_path, providers=providers, sess_options=options)  # type: ignore[attr-defined]
 
 
 class DenseEmbedder:
@@ -203,12 +209,16 @@ class DenseEmbedder:
 
         self.name = model
         self.batch_size = batch_size
+        # Without onnxruntime's CPU arena, the memory of a large batch goes back
+        # when the batch is done instead of staying reserved for the process'
+        # life (a search embeds one short text; an index run, batches of 64).
+        options = {"threads": threads, "enable_cpu_mem_arena": False}
         try:
             if model == DEFAULT_MODEL:
                 _register_default()
-                self._model = TextEmbedding(model, threads=threads, specific_model_path=str(bundled_model_dir()))
+                self._model = TextEmbedding(model, specific_model_path=str(bundled_model_dir()), **options)
             else:
-                self._model = TextEmbedding(model, threads=threads)
+                self._model = TextEmbedding(model, **options)
         except (ValueError, OSError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise IndexUnavailable(f"cannot load embedding model '{model}': {first}") from None
@@ -216,16 +226,29 @@ class DenseEmbedder:
         inner = getattr(self._model, "model", None)
         _stop_spinning(inner)
         tokenizer = getattr(inner, "tokenizer", None)
-        # A private copy for chunking: no padding/truncation, no special tokens.
-        self.tokenizer = None
-        if tokenizer is not None:
-            from tokenizers import Tokenizer
-
-            self.tokenizer = Tokenizer.from_str(tokenizer.to_str())
-            self.tokenizer.no_padding()
-            self.tokenizer.no_truncation()
+        self._model_tokenizer = tokenizer
+        self._chunk_tokenizer: object | None = None
+        self._tokenizer_lock = threading.Lock()
         truncation = tokenizer.truncation if tokenizer is not None else None
         self.window = int(truncation["max_length"]) if truncation else DEFAULT_WINDOW
+
+    @property
+    def tokenizer(self) -> object | None:
+        """A private copy of the model's tokenizer for chunking (no padding or truncation).
+
+        Made on first use: only indexing chunks texts, and the copy costs ~10 MB
+        that a process that only searches does not need.
+        """
+        if self._chunk_tokenizer is None and self._model_tokenizer is not None:
+            with self._tokenizer_lock:
+                if self._chunk_tokenizer is None:
+                    from tokenizers import Tokenizer
+
+                    copy = Tokenizer.from_str(self._model_tokenizer.to_str())
+                    copy.no_padding()
+                    copy.no_truncation()
+                    self._chunk_tokenizer = copy
+        return self._chunk_tokenizer
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:

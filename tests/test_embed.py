@@ -63,3 +63,16 @@ def test_onnx_threads_do_not_spin_after_inference(dense):
     options = dense._model.model.model.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
+
+
+def test_onnx_session_runs_without_the_cpu_arena(dense):
+    """The arena keeps a large batch's memory for the process' life; a searching process needs none of it."""
+    assert dense._model.model.model.get_session_options().enable_cpu_mem_arena is False
+
+
+def test_chunking_tokenizer_is_one_private_copy_without_padding_or_truncation(dense):
+    tokenizer = dense.tokenizer
+    assert tokenizer is dense.tokenizer
+    assert tokenizer is not dense._model.model.tokenizer
+    assert tokenizer.padding is None and tokenizer.truncation is None
+    assert len(tokenizer.encode("token " * 400, add_special_tokens=False).ids) == 400

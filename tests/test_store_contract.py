@@ -9,6 +9,7 @@ tokenizer), as in the app.
 from __future__ import annotations
 
 import hashlib
+import json
 import math
 import re
 
@@ -392,3 +393,34 @@ def test_server_unreachable_is_one_line():
 def test_server_read_only_needs_a_collection():
     with pytest.raises(IndexUnavailable, match="no index in local Qdrant"):
         ServerStore(QdrantClient(location=":memory:"), read_only=True)
+
+
+def test_edge_new_index_keeps_originals_and_payload_on_disk_with_int8_copies_in_ram(tmp_path):
+    with EdgeStore(tmp_path / "index") as s:
+        s.ensure(DIM)
+    config = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
+    assert config["payload_memory"] == "cold"
+    assert config["vectors"]["dense"]["memory"] == "cold"
+    assert config["vectors"]["dense"]["quantization_config"] == {
+        "scalar": {"type": "int8", "quantile": 0.99, "memory": "pinned"}
+    }
+
+
+def test_edge_opens_and_searches_an_index_made_with_the_earlier_all_in_ram_config(tmp_path):
+    import qdrant_edge as qe
+
+    shard = qe.EdgeShard.create(str(tmp_path / "index" / "shard"), qe.EdgeConfig(
+        vectors={"dense": qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)},
+        sparse_vectors={"bm25": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000),
+    ))
+    shard.close()
+    with EdgeStore(tmp_path / "index") as s:
+        s.ensure(DIM)
+        s.upsert(corpus_points())
+        s.optimize()
+    with EdgeStore(tmp_path / "index", read_only=True) as s:
+        [got] = s.query([Query(dense=hashed_bow_embed("pytest fixture"), sparse=bm25_query("pytest fixture"), limit=2)])
+        assert keys(got) == ["s2:msg-0", "s2:turn-0"]
+    config = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
+    assert "quantization_config" not in config["vectors"]["dense"]

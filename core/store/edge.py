@@ -51,6 +51,12 @@ _INDEX_SCHEMA = {
 # sentence embeddings; segments under full_scan_threshold KB are brute-forced.
 _HNSW = qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
 _DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF)
+# Memory: a search reads the int8 copies of the dense vectors (a quarter of the
+# float32 size, kept in RAM) and rescores its few candidates against the
+# originals, which stay on disk (mmap, read on demand); payloads are read only
+# for the hits, so they stay on disk too. Indexes created before this keep
+# their own persisted config (loading passes no config).
+_DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Pinned)
 
 
 def _private_dir(path: Path) -> None:
@@ -120,9 +126,17 @@ class EdgeStore(Store):
 
     def _config(self, dim: int) -> qe.EdgeConfig:
         return qe.EdgeConfig(
-            vectors={DENSE: qe.EdgeVectorParams(size=dim, distance=qe.Distance.Cosine)},
+            vectors={
+                DENSE: qe.EdgeVectorParams(
+                    size=dim,
+                    distance=qe.Distance.Cosine,
+                    memory=qe.Memory.Cold,
+                    quantization_config=_DENSE_QUANTIZATION,
+                )
+            },
             sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
             hnsw_config=_HNSW,
+            payload_memory=qe.Memory.Cold,
         )
 
     def ensure(self, dim: int) -> None:
