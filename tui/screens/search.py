@@ -142,7 +142,7 @@ class SearchScreen(CardActions, Screen):
         if self.app.mode in DENSE_MODES and not self.app.model_ready:
             note = "keyword until the model loads"
         line = describe_query(self.query_text, self.app.mode, count=count, error=error, note=note)
-        self.query_one("#filter-line", Static).update(line)
+        self.query_one("#filter-line", Static).update(line, layout=False)  # one row, whatever it says
 
     def _show_placeholder(self) -> None:
         self._show_note(
@@ -179,7 +179,8 @@ class SearchScreen(CardActions, Screen):
         scored = bool(terms)  # filters alone rank nothing: no similarity to show
         for card, hit in zip(self._cards, hits):
             card.set_hit(hit, terms, scored=scored)
-            card.display = True
+            if not card.display:
+                card.display = True
         self._hide_cards_from(len(hits))
         results = self.query_one("#results", VerticalScroll)
         missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(self._cards):]]

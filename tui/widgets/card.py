@@ -4,7 +4,6 @@ from __future__ import annotations
 
 from typing import Callable
 
-from rich.table import Table
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -13,7 +12,7 @@ from textual.widgets import Static
 
 from core.hits import Hit
 from core.model import Session
-from tui.render import clip_chars, format_date, highlighted, similarity_bar
+from tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
 from tui.widgets.turn_detail import TurnDetail
 
 CLIP_LINES = 3
@@ -93,31 +92,36 @@ class ResultCard(Vertical, can_focus=True):
         if hit == self.hit and terms == self.terms and scored == self.scored:
             return  # the same result again (a re-search after indexing): keep it as it is
         self.collapse()
+        old, old_terms = self.hit, self.terms
         self.hit, self.terms, self.scored = hit, terms, scored
         parts = self._parts
         if not parts:
             return  # not composed yet: compose reads the new hit
-        parts["title"].update(card_title(hit))
-        parts["score"].update(card_score(hit))
-        parts["score"].display = scored
-        parts["meta"].update(card_meta(hit))
-        parts["summary"].update(self._summary())
+        # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
+        if hit.session_title != old.session_title:
+            parts["title"].update(card_title(hit), layout=False)
+        if hit.similarity != old.similarity:
+            parts["score"].update(card_score(hit), layout=False)
+        if parts["score"].display != scored:
+            parts["score"].display = scored
+        if (hit.project, hit.source, hit.timestamp) != (old.project, old.source, old.timestamp):
+            parts["meta"].update(card_meta(hit), layout=False)
+        if (hit.user_text, hit.ai_text, hit.tools, terms) != (old.user_text, old.ai_text, old.tools, old_terms):
+            parts["summary"].update(self._summary())
 
-    def _summary(self) -> Table:
+    def _summary(self) -> IconRows:
         """Icon column and text column, so wrapped lines stay under their text."""
         hit = self.hit
-        grid = Table.grid()
-        grid.add_column(width=3, no_wrap=True)
-        grid.add_column(ratio=1)
+        rows: list[tuple[str, Text]] = []
         user = clip_chars(self._shown(hit.user_text), CLIP_LINES, USER_CHARS)
         ai = clip_chars(self._shown(hit.ai_text), CLIP_LINES, AI_CHARS)
         if user:
-            grid.add_row("👤", folded(highlighted(user, self.terms)))
+            rows.append(("👤", folded(highlighted(user, self.terms))))
         if ai:
-            grid.add_row("🤖", folded(highlighted(ai, self.terms)))
+            rows.append(("🤖", folded(highlighted(ai, self.terms))))
         if hit.tools:
-            grid.add_row("🔧", Text(", ".join(dict.fromkeys(hit.tools)), style="dim"))
-        return grid
+            rows.append(("🔧", Text(", ".join(dict.fromkeys(hit.tools)), style="dim")))
+        return IconRows(tuple(rows))
 
     def expand(self, session: Session) -> None:
         if self.expanded:
