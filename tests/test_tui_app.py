@@ -386,3 +386,69 @@ async def test_escape_from_a_tool_call_collapses_its_card_and_keeps_the_query(co
         await pilot.pause()
         assert not card.expanded and app.focused is card
         assert app.search_screen.query_one("#query", Input).value == "coupon registry flaky"
+
+
+@run_async
+async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        first = await search(pilot, "coupon registry flaky on CI")
+        assert len(first) == 10
+        pool = list(app.search_screen.query(ResultCard))
+        fewer = await search(pilot, "project:support-bot Redis")
+        assert 0 < len(fewer) < 10
+        assert list(app.search_screen.query(ResultCard)) == pool  # nothing removed or mounted
+        assert fewer == pool[:len(fewer)]
+        assert all(not card.display for card in pool[len(fewer):])
+        assert {c.hit.project for c in fewer} == {"support-bot"}
+        again = await search(pilot, "coupon registry flaky on CI")
+        assert again == pool and [c.hit for c in again] == [c.hit for c in first]
+        none = await search(pilot, "project:no-such-project coupon")
+        assert none == []
+        assert "No matching conversations" in str(app.search_screen.query_one("#results-note", Static).render())
+
+
+@run_async
+async def test_a_result_from_an_older_search_never_replaces_a_newer_one(corpus):
+    from tui.messages import SearchFinished, SearchOutcome
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Decimal rounding")
+        screen = app.search_screen
+        shown = [c.hit for c in cards]
+        assert len(shown) > 1 and shown != list(reversed(shown))
+        stale = SearchOutcome("Decimal rounding", app.mode, list(reversed(shown)), generation=screen._generation - 1)
+        screen.post_message(SearchFinished(stale))
+        await settle(pilot)
+        assert [c.hit for c in screen.cards()] == shown
+
+
+def test_icon_rows_draw_what_the_two_column_grid_draws():
+    from rich.console import Console
+    from rich.segment import Segment
+    from rich.style import Style
+    from rich.table import Table
+    from rich.text import Text
+
+    from tui.render import IconRows
+
+    rows = (
+        ("👤", Text("Why is test_apply_coupon_twice flaky on CI? " * 3, overflow="fold")),
+        ("🤖", Text("Redis缓存什么时候失效比较合适？商品详情可以设置 10 分钟过期，库存不要缓存。", overflow="fold")),
+        ("🔧", Text("Read, Grep", style="dim")),
+        ("🤖", Text("/a/very/long/path/without/any/space/in/it/" * 4, overflow="fold")),
+    )
+    grid = Table.grid()
+    grid.add_column(width=3, no_wrap=True)
+    grid.add_column(ratio=1)
+    for icon, text in rows:
+        grid.add_row(icon, text)
+    for width in (80, 41, 12):
+        console = Console(width=width, color_system="truecolor", force_terminal=True, legacy_windows=False)
+        drawn = [[list(Segment.simplify(Segment(seg.text, seg.style or Style()) for seg in line))
+                  for line in console.render_lines(r, console.options, pad=True)] for r in (grid, IconRows(rows))]
+        assert drawn[1] == drawn[0], width
+        assert len(drawn[0]) > len(rows)  # long texts did wrap
