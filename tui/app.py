@@ -187,6 +187,7 @@ class ConvoApp(App):
                 await worker.wait()
         if self._owns_library and self.library is not None:
             self.library.close()
+        gc.unfreeze()  # what the app kept alive may now be collected (tests run many apps in one process)
 
     def get_system_commands(self, screen):
         """Textual's own "Keys" panel would sit beside our help screen: keep one."""
@@ -229,6 +230,7 @@ def keep_out_of_collections() -> None:
 
     They live as long as the app; left in, every full collection walks them
     (tens of ms, landing in the middle of a keystroke's layout and paint).
+    Undone when the app unmounts.
     """
     gc.freeze()
 
