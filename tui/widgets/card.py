@@ -7,12 +7,13 @@ from typing import Callable
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
-from textual.containers import Horizontal, Vertical
+from textual.containers import Vertical
 from textual.widgets import Static
 
 from core.hits import Hit
 from core.model import Session
 from tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
+from tui.widgets.card_header import CardHeader
 from tui.widgets.turn_detail import TurnDetail
 
 CLIP_LINES = 3
@@ -65,21 +66,18 @@ class ResultCard(Vertical, can_focus=True):
         self.scored = scored  # a filter-only query has no similarity worth showing
         self.expanded = False
         self._shown = shown or (lambda text: text)
+        self._header: CardHeader | None = None
         self._parts: dict[str, Static] = {}
 
     def compose(self) -> ComposeResult:
-        # Every part is always composed (the score hidden when unscored) so that
+        # Every part is always composed (the score left out when unscored) so that
         # set_hit can refill the same widgets: the search screen reuses its cards.
+        self._header = CardHeader(card_title(self.hit), card_score(self.hit), scored=self.scored, classes="card-top")
         parts = self._parts = {
-            "title": Static(card_title(self.hit), classes="card-title"),
-            "score": Static(card_score(self.hit), classes="card-score"),
             "meta": Static(card_meta(self.hit), classes="card-meta"),
             "summary": Static(self._summary(), classes="card-summary"),
         }
-        parts["score"].display = self.scored
-        with Horizontal(classes="card-top"):
-            yield parts["title"]
-            yield parts["score"]
+        yield self._header
         yield parts["meta"]
         yield parts["summary"]
 
@@ -92,18 +90,14 @@ class ResultCard(Vertical, can_focus=True):
         if hit == self.hit and terms == self.terms and scored == self.scored:
             return  # the same result again (a re-search after indexing): keep it as it is
         self.collapse()
-        old, old_terms = self.hit, self.terms
+        old, old_terms, old_scored = self.hit, self.terms, self.scored
         self.hit, self.terms, self.scored = hit, terms, scored
         parts = self._parts
         if not parts:
             return  # not composed yet: compose reads the new hit
         # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
-        if hit.session_title != old.session_title:
-            parts["title"].update(card_title(hit), layout=False)
-        if hit.similarity != old.similarity:
-            parts["score"].update(card_score(hit), layout=False)
-        if parts["score"].display != scored:
-            parts["score"].display = scored
+        if (hit.session_title, hit.similarity, scored) != (old.session_title, old.similarity, old_scored):
+            self._header.show(card_title(hit), card_score(hit), scored)
         if (hit.project, hit.source, hit.timestamp) != (old.project, old.source, old.timestamp):
             parts["meta"].update(card_meta(hit), layout=False)
         if (hit.user_text, hit.ai_text, hit.tools, terms) != (old.user_text, old.ai_text, old.tools, old_terms):

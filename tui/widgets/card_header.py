@@ -1,0 +1,46 @@
+"""A card's first line: the title, and the score right-aligned after it."""
+
+from __future__ import annotations
+
+from rich.text import Text
+from textual.widget import Widget
+
+SCORE_WIDTH = 14
+
+
+class CardHeader(Widget):
+    """One widget drawing what a Horizontal of two Statics drew.
+
+    The search screen refills and lays out every card on each keystroke: two
+    widgets fewer per card is less styling, layout and compositing.
+    """
+
+    COMPONENT_CLASSES = {"card-header--score"}
+
+    def __init__(self, title: Text, score: Text, *, scored: bool = True, classes: str | None = None) -> None:
+        super().__init__(classes=classes)
+        self._title = title
+        self._score = score
+        self._scored = scored
+
+    def show(self, title: Text, score: Text, scored: bool) -> None:
+        """Redraw with new parts; the size stays one line, so no layout."""
+        if (title, score, scored) != (self._title, self._score, self._scored):
+            self._title, self._score, self._scored = title, score, scored
+            self.refresh()
+
+    def render(self) -> Text:
+        width = self.size.width
+        room = max(0, width - SCORE_WIDTH) if self._scored else width
+        title = self._title.copy()
+        title.truncate(room, overflow="ellipsis")
+        line = Text(no_wrap=True, overflow="crop")
+        line.append_text(title)  # the title's own style (bold) stays on its span only
+        line.append(" " * (room - title.cell_len))  # plain padding, as the title widget's blank cells
+        if self._scored and width > room:
+            score = self._score.copy()
+            score.truncate(width - room)
+            score.stylize(self.get_component_rich_style("card-header--score", partial=True))
+            line.append(" " * (width - room - score.cell_len))
+            line.append_text(score)
+        return line
