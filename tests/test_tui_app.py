@@ -452,3 +452,26 @@ def test_icon_rows_draw_what_the_two_column_grid_draws():
                   for line in console.render_lines(r, console.options, pad=True)] for r in (grid, IconRows(rows))]
         assert drawn[1] == drawn[0], width
         assert len(drawn[0]) > len(rows)  # long texts did wrap
+
+
+@run_async
+async def test_card_header_cuts_the_title_and_right_aligns_the_score(corpus):
+    from tui.widgets.card_header import SCORE_WIDTH, CardHeader
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "flaky coupon test on CI")
+        header = cards[0].query_one(CardHeader)
+        width = header.size.width
+        room = width - SCORE_WIDTH
+        title = cards[0].hit.session_title
+        assert len(title) > room  # long enough to be cut
+        line = header.render().plain
+        assert len(line) == width
+        assert line[:room] == title[:room - 1] + "…"
+        assert line.endswith(f" {cards[0].hit.similarity:.2f}") and line[room:].strip().startswith("█")
+        unscored = await search(pilot, "project:support-bot")
+        header = unscored[0].query_one(CardHeader)
+        line = header.render().plain
+        assert line.rstrip() == unscored[0].hit.session_title[:width] and len(line) == width
