@@ -5,6 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
+import pytest
+
 from cli.main import main
 
 FIFTY_MB = 50 * 1024 * 1024
@@ -125,3 +127,22 @@ def test_fifty_megabyte_transcript_parses(tmp_path, capsys):
     assert out.count("\n── Turn ") == count
     assert f"  {count} turns · {3 * count} messages" in out.splitlines()
     assert f"    🔧 Write(path=src/m{count - 1}.py, contents=line 0: value = 0 …(+399 lines))" in out.splitlines()
+
+
+def test_read_text_names_the_real_reason(tmp_path, monkeypatch):
+    """Parsers read through read_text: too large, blank, binary and bad UTF-8 each say so."""
+    import core.sources as sources
+    from core.errors import ParseError
+
+    def reason(data: bytes) -> str:
+        path = tmp_path / "f.txt"
+        path.write_bytes(data)
+        with pytest.raises(ParseError) as info:
+            sources.read_text(path)
+        return info.value.reason
+
+    assert reason(b"  \n\t\n") == "empty file"
+    assert reason(b"user:\x00") == "binary file (contains NUL bytes)"
+    assert reason(b"user:\nok\n\xff") == "invalid UTF-8 at byte 9"
+    monkeypatch.setattr(sources, "MAX_FILE_BYTES", 4)
+    assert reason(b"user:\nhello\n").startswith("file too large")

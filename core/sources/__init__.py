@@ -50,25 +50,32 @@ def read_head(path: Path) -> str:
     return raw.decode("utf-8", errors="replace")
 
 
+def _check_bytes(path: Path, size: int, data: bytes, *, whole: bool) -> None:
+    """The one-line reasons a file is not a transcript, judged from `data`:
+    the first HEAD_BYTES before sniffing, or the whole file before parsing."""
+    if size > MAX_FILE_BYTES:  # first: a file this large was not read into `data`
+        raise ParseError(path, f"file too large ({size // (1024 * 1024)} MB, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)")
+    if size == 0 or not data.strip():
+        raise ParseError(path, "empty file")
+    if b"\x00" in data[:HEAD_BYTES]:
+        raise ParseError(path, "binary file (contains NUL bytes)")
+    try:  # a head may end inside a multi-byte character: only a whole file is final
+        codecs.getincrementaldecoder("utf-8")().decode(data, final=whole)
+    except UnicodeDecodeError as exc:
+        line = data[: exc.start].count(b"\n") + 1
+        raise ParseError(path, f"invalid UTF-8 at byte {exc.start}", line=line) from None
+
+
 def read_text(path: str | Path) -> str:
     """A whole source file as text, or a ParseError saying why it is not one."""
     path = Path(path)
     try:
         size = path.stat().st_size
-        if size == 0:
-            raise ParseError(path, "empty file")
-        if size > MAX_FILE_BYTES:
-            raise ParseError(path, f"file too large ({size // (1024 * 1024)} MB, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)")
-        raw = path.read_bytes()
+        raw = path.read_bytes() if 0 < size <= MAX_FILE_BYTES else b""
     except OSError as exc:
         raise ParseError(path, f"cannot read: {exc.strerror or exc}") from None
-    if b"\x00" in raw[:HEAD_BYTES]:
-        raise ParseError(path, "binary file (contains NUL bytes)")
-    try:
-        return raw.decode("utf-8-sig")
-    except UnicodeDecodeError as exc:
-        line = raw[: exc.start].count(b"\n") + 1
-        raise ParseError(path, f"invalid UTF-8 at byte {exc.start}", line=line) from None
+    _check_bytes(path, size, raw, whole=True)
+    return raw.decode("utf-8-sig")
 
 
 def _precheck(path: Path) -> None:
@@ -78,17 +85,7 @@ def _precheck(path: Path) -> None:
             head = handle.read(HEAD_BYTES)
     except OSError as exc:
         raise ParseError(path, f"cannot read: {exc.strerror or exc}") from None
-    if size == 0 or not head.strip():
-        raise ParseError(path, "empty file")
-    if size > MAX_FILE_BYTES:
-        raise ParseError(path, f"file too large ({size // (1024 * 1024)} MB, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)")
-    if b"\x00" in head:
-        raise ParseError(path, "binary file (contains NUL bytes)")
-    try:
-        codecs.getincrementaldecoder("utf-8")().decode(head, final=False)
-    except UnicodeDecodeError as exc:
-        line = head[: exc.start].count(b"\n") + 1
-        raise ParseError(path, f"invalid UTF-8 at byte {exc.start}", line=line) from None
+    _check_bytes(path, size, head, whole=False)
 
 
 def detect(path: str | Path) -> SourceFormat | None:
