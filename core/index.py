@@ -93,6 +93,8 @@ class Indexer:
         self.dense = dense
         self.sparse = sparse
         self.model = dense.name
+        # session id -> (source key, path) of the file that produced it in this run
+        self._claimed: dict[str, tuple[str, str]] = {}
 
     def run(self, files: Iterable[Path], *, progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> IndexReport:
         started = time.perf_counter()
@@ -101,6 +103,7 @@ class Indexer:
         self.store.ensure(self.dense.dim)
         self._clean_leftovers()
         owners = self.manifest.session_owner()
+        self._claimed = {}
         todo: list[tuple[Path, os.stat_result]] = []
         files = list(files)
         for done, path in enumerate(files):
@@ -211,9 +214,27 @@ class Indexer:
             # A file that used to parse keeps its indexed sessions (archive).
             return None
         sessions = [s for s in sessions if not self.suppressed(s.id, s.path)]
+        sessions = self._first_claim(key, path, sessions, report)
         entry.sessions = [s.id for s in sessions]
         points = [p for s in sessions for p in session_points(s, generation, self.dense.tokenizer)]
         return _Parsed(key, entry, sessions, points)
+
+    def _first_claim(self, key: str, path: Path, sessions: list[Session], report: IndexReport) -> list[Session]:
+        """Within one run a session id belongs to the first file that has it.
+
+        Two files holding the same session (a backup copy, an export saved
+        twice) would write the same point ids in the same generation, and the
+        longer copy's extra turns would be published beside the shorter copy's
+        record. The later copy is skipped and reported instead.
+        """
+        kept = []
+        for session in sessions:
+            first = self._claimed.setdefault(session.id, (key, str(path)))
+            if first[0] == key:
+                kept.append(session)
+            else:
+                report.skipped.append((str(path), f"session {session.id} is also in {first[1]}; indexed from there"))
+        return kept
 
     # -- writing and publishing -----------------------------------------------
 

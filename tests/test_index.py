@@ -93,3 +93,23 @@ def test_other_model_and_old_schema_are_refused_with_the_way_out(corpus, tmp_pat
         report = lib.index([corpus / "Users-alice-code-webapp"], rebuild=True)
         assert (report.added, report.sessions) == (3, 3)
     Library.open(settings).close()
+
+
+def test_same_session_in_two_files_is_indexed_once_never_mixed(tmp_path, library):
+    """A backup copy holding a shorter version of a session must not leave the
+    longer copy's extra turns beside the shorter copy's record."""
+    folder = tmp_path / "src" / "proj"
+    folder.mkdir(parents=True)
+    full = "user:\nFirst question about caching\n\nassistant:\nUse Redis.\n\nuser:\nAnd the expiry?\n\nassistant:\nTen minutes.\n"
+    (folder / "a.txt").write_text(full, encoding="utf-8")
+    shorter = folder / "backup"
+    shorter.mkdir()
+    (shorter / "a.txt").write_text(full.split("\nuser:\nAnd")[0] + "\n", encoding="utf-8")
+
+    report = library.index([tmp_path / "src"])
+    assert (report.added, report.updated, report.sessions) == (1, 0, 1)
+    assert report.skipped == [(str(shorter / "a.txt"), f"session a is also in {folder / 'a.txt'}; indexed from there")]
+    session = library.session("a")
+    turns = sorted(p.payload["turn_index"] for p in library.store.scroll(
+        Filter(must=(Cond("session_id", value="a"), Cond("level", value="turn"), Cond("visible", value=True)))))
+    assert len(session.turns) == 2 and turns == [0, 1]
