@@ -13,12 +13,12 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from core.index import IndexReport, Indexer
-from core.errors import ParseError
-from core.manifest import Manifest
-from core.points import session_points
-from core.sources import parse_path
-from core.store.base import Point, Store
+from convo_tui.core.index import IndexReport, Indexer
+from convo_tui.core.errors import ParseError
+from convo_tui.core.manifest import Manifest
+from convo_tui.core.points import session_points
+from convo_tui.core.sources import parse_path
+from convo_tui.core.store.base import Point, Store
 
 
 @dataclass
@@ -29,7 +29,7 @@ class Built:
 
 
 def open_edge(folder: Path) -> Store:
-    from core.store.edge import EdgeStore
+    from convo_tui.core.store.edge import EdgeStore
 
     return EdgeStore(folder)
 
@@ -42,7 +42,7 @@ def open_local_mode(folder: Path) -> Store:
     """
     from qdrant_client import QdrantClient
 
-    from core.store.server import ServerStore
+    from convo_tui.core.store.server import ServerStore
 
     folder.mkdir(parents=True, exist_ok=True)
     return ServerStore(QdrantClient(location=":memory:"))
@@ -92,8 +92,8 @@ def reindex(built: Built, files: Sequence[Path], dense, sparse) -> IndexReport:
 
 def write_model_meta(store: Store, dense) -> None:
     """Record the model as Library.index does, so the app opens the index as its own."""
-    from core.embed import SparseEmbedder
-    from core.library import SCHEMA_VERSION
+    from convo_tui.core.embed import SparseEmbedder
+    from convo_tui.core.library import SCHEMA_VERSION
 
     if not store.read_meta():
         store.write_meta({"schema": SCHEMA_VERSION, "model": dense.name, "dim": dense.dim, "sparse": SparseEmbedder.NAME})

@@ -16,7 +16,7 @@ from collections.abc import Sequence
 
 import numpy as np
 
-from core.embed import DEFAULT_DIM
+from convo_tui.core.embed import DEFAULT_DIM
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -21,7 +21,7 @@ from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 
-from core.settings import Settings
+from convo_tui.core.settings import Settings
 
 from bench.stats import Stopwatch
 
@@ -32,7 +32,7 @@ def settings_for(index_dir: Path, **overrides) -> Settings:
 
 def open_library(index_dir: Path) -> tuple[object, float, float]:
     """(library, seconds to open the index, seconds to load the model)."""
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     with Stopwatch() as opening:
         library = Library.open(settings_for(index_dir))
@@ -42,8 +42,8 @@ def open_library(index_dir: Path) -> tuple[object, float, float]:
 
 
 async def _first_paint(index_dir: Path, started: float) -> tuple[float, float]:
-    from tui.app import create_app
-    from tui.screens.search import SearchScreen
+    from convo_tui.tui.app import create_app
+    from convo_tui.tui.screens.search import SearchScreen
 
     app = create_app(settings_for(index_dir), index_on_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
@@ -83,7 +83,7 @@ def _key_event(char: str):
 
 
 async def _keystrokes(library, index_dir: Path, queries: Sequence[str], max_keys: int) -> tuple[list[float], list[float]]:
-    from tui.app import create_app
+    from convo_tui.tui.app import create_app
 
     app = create_app(settings_for(index_dir, debounce_ms=1), library=library, index_on_start=False)
     samples: list[float] = []

@@ -37,7 +37,7 @@ def main(argv: list[str]) -> int:
     index_dir, rounds = Path(argv[0]), int(argv[1])
     from bench import vocab
     from bench.measure_app import settings_for
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     steps = {"python + imports": peak_rss_mb()}
     library = Library.open(settings_for(index_dir), read_only=True)

@@ -11,11 +11,11 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from core.merge import merge
-from core.points import LEVEL_MESSAGE, LEVEL_TURN
-from core.query import parse_query
-from core.search import Embedders, level_filter, search
-from core.store.base import Query, Store
+from convo_tui.core.merge import merge
+from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN
+from convo_tui.core.query import parse_query
+from convo_tui.core.search import Embedders, level_filter, search
+from convo_tui.core.store.base import Query, Store
 
 from bench.stats import percentile
 

@@ -16,8 +16,8 @@ from rich.console import Console
 from bench import vocab
 from bench.build import Built, build, bulk_build, write_model_meta, embedded_texts, folder_bytes, open_edge, open_local_mode, reindex
 from bench.cheap import CheapEmbedder
-from core.index import Indexer
-from core.manifest import Manifest
+from convo_tui.core.index import Indexer
+from convo_tui.core.manifest import Manifest
 from bench.explain import explain, load_average
 from bench.corpus import sessions_for, touch_fraction, write_corpus
 from bench.machine import machine_info
@@ -43,8 +43,8 @@ def run(sizes: list[tuple[str, int]], *, quick: bool, out: Path, markdown: Path 
     local_limit = local_max if local_max is not None else 10_000
     queries = [q for q, _ in vocab.QUERIES]
     try:
-        from core.embed import DenseEmbedder, SparseEmbedder
-        from core.search import Embedders
+        from convo_tui.core.embed import DenseEmbedder, SparseEmbedder
+        from convo_tui.core.search import Embedders
 
         with Stopwatch() as loading:
             dense = DenseEmbedder()

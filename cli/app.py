@@ -6,14 +6,14 @@ import argparse
 import shutil
 from pathlib import Path
 
-from core.settings import Settings
+from convo_tui.core.settings import Settings
 
 
 def run_app(args: argparse.Namespace) -> int:
     settings = Settings.load(getattr(args, "config", None))
     if getattr(args, "index_dir", None):
         settings.index_dir = Path(args.index_dir).expanduser()
-    from tui.app import create_app
+    from convo_tui.tui.app import create_app
 
     demo = bool(getattr(args, "demo", False))
     app = create_app(settings, demo=demo)

@@ -12,7 +12,7 @@ import os
 from datetime import datetime
 from pathlib import Path
 
-from core.settings import Settings
+from convo_tui.core.settings import Settings
 
 API_KEY_ENV = "QDRANT_API_KEY"
 

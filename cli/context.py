@@ -5,9 +5,9 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.common import add_store_options, settings_from_args
-from core.context import DEFAULT_LLM_MODEL, ChatMessage, context_for, request_body
-from core.redact import redact
+from convo_tui.cli.common import add_store_options, settings_from_args
+from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, context_for, request_body
+from convo_tui.core.redact import redact
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -44,7 +44,7 @@ def _count(value: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from cli.session import open_library
+    from convo_tui.cli.session import open_library
 
     kwargs = {} if args.system is None else {"system": args.system}
     redacting = settings_from_args(args).redact and not args.no_redact

@@ -7,7 +7,7 @@ import sys
 import threading
 from pathlib import Path
 
-from cli.common import add_store_options, settings_from_args
+from convo_tui.cli.common import add_store_options, settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,7 +23,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     settings = settings_from_args(args)
     paths = [Path(p).expanduser() for p in args.paths] or None

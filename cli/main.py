@@ -11,7 +11,7 @@ import argparse
 import importlib
 import sys
 
-from core.errors import ConvoError
+from convo_tui.core.errors import ConvoError
 
 # Command modules, in the order `--help` lists them.
 COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "context", "session"]
@@ -27,7 +27,7 @@ def build_parser() -> argparse.ArgumentParser:
     parser.add_argument("--demo", action="store_true", help="start the app on the bundled demo corpus, indexed into a temporary folder")
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
-        importlib.import_module(f"cli.{name}").register(subparsers)
+        importlib.import_module(f"convo_tui.cli.{name}").register(subparsers)
     return parser
 
 
@@ -36,7 +36,7 @@ def main(argv: list[str] | None = None) -> int:
     args = parser.parse_args(argv)
     try:
         if args.command is None:
-            from cli.app import run_app
+            from convo_tui.cli.app import run_app
 
             return run_app(args)
         return int(args.func(args) or 0)

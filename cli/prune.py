@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from cli.common import add_store_options, settings_from_args
+from convo_tui.cli.common import add_store_options, settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,7 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     with Library.open(settings_from_args(args)) as library:
         removed = library.prune()

@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from cli.common import add_store_options, local_time, settings_from_args
-from core.settings import SEARCH_MODES
+from convo_tui.cli.common import add_store_options, local_time, settings_from_args
+from convo_tui.core.settings import SEARCH_MODES
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -25,7 +25,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     settings = settings_from_args(args)
     limit = args.limit if args.limit is not None else settings.search_limit

@@ -13,17 +13,17 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from cli.common import add_store_options, settings_from_args
-from core.errors import ConvoError
+from convo_tui.cli.common import add_store_options, settings_from_args
+from convo_tui.core.errors import ConvoError
 
 if TYPE_CHECKING:
-    from core.library import Library
+    from convo_tui.core.library import Library
 
 
 @contextmanager
 def open_library(args: argparse.Namespace, *, read_only: bool = False) -> Iterator[Library]:
     """The Library for the command line's settings (config, --index-dir, --qdrant-*)."""
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     with Library.open(settings_from_args(args), read_only=read_only) as library:
         yield library

@@ -6,8 +6,8 @@ import argparse
 import json
 import sys
 
-from cli.common import add_store_options, local_time, settings_from_args
-from core.hits import SessionSummary
+from convo_tui.cli.common import add_store_options, local_time, settings_from_args
+from convo_tui.core.hits import SessionSummary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,7 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     with Library.open(settings_from_args(args), read_only=True) as library:
         summaries = library.sessions(args.project)

@@ -16,9 +16,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, TextIO
 
-from core.model import ASSISTANT, USER, Message, Session, ToolCall
-from core.serialize import session_to_json
-from core.sources import format_by_name, parse_path
+from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
+from convo_tui.core.serialize import session_to_json
+from convo_tui.core.sources import format_by_name, parse_path
 
 INDENT = "    "
 VALUE_LIMIT = 60
@@ -41,9 +41,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     if not Path(args.path).exists():
         # Not a path: a session id, read from the index (works after the file is gone).
-        from cli.common import settings_from_args
-        from core.errors import ConvoError
-        from core.library import Library
+        from convo_tui.cli.common import settings_from_args
+        from convo_tui.core.errors import ConvoError
+        from convo_tui.core.library import Library
 
         try:
             with Library.open(settings_from_args(args), read_only=True) as library:

@@ -5,8 +5,8 @@ from __future__ import annotations
 import argparse
 import json
 
-from cli.common import settings_from_args
-from core.discover import LocationReport, default_locations, places_looked, survey
+from convo_tui.cli.common import settings_from_args
+from convo_tui.core.discover import LocationReport, default_locations, places_looked, survey
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -26,9 +26,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from core.errors import ConvoError
-from core.hits import Hit, SessionSummary
-from core.model import Session
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import Hit, SessionSummary
+from convo_tui.core.model import Session
 
 FILE_NAME = "annotations.sqlite3"
 

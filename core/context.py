@@ -13,12 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from core.hits import Hit
-from core.model import Session
-from core.query import session_filter
+from convo_tui.core.hits import Hit
+from convo_tui.core.model import Session
+from convo_tui.core.query import session_filter
 
 if TYPE_CHECKING:
-    from core.library import Library
+    from convo_tui.core.library import Library
 
 ChatRole = Literal["system", "user", "assistant"]
 

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Iterable, Iterator
 
-from core.settings import Settings
+from convo_tui.core.settings import Settings
 
 CURSOR = "Cursor agent transcripts"
 CLAUDE = "Claude Code projects"
@@ -211,8 +211,8 @@ def places_looked(settings: Settings) -> list[str]:
 
 def survey(locations: Iterable[Location]) -> list[LocationReport]:
     """Count the transcripts in each location by sniffing (never fully parsing) its files."""
-    from core.sources import detect
-    from core.sources.chatgpt import count_conversations
+    from convo_tui.core.sources import detect
+    from convo_tui.core.sources.chatgpt import count_conversations
 
     reports: list[LocationReport] = []
     for location in locations:

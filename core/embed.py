@@ -19,9 +19,9 @@ from pathlib import Path
 
 import platformdirs
 
-from core.errors import IndexUnavailable
-from core.settings import APP_NAME, DEFAULT_MODEL
-from core.store.base import SparseVec
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.settings import APP_NAME, DEFAULT_MODEL
+from convo_tui.core.store.base import SparseVec
 
 DEFAULT_DIM = 384
 # Word pieces the default model reads (sentence-transformers' max_seq_length).

@@ -18,12 +18,12 @@ from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.errors import ParseError
-from core.manifest import FileEntry, Manifest, file_hash
-from core.model import Session
-from core.points import PendingPoint, session_points
-from core.sources import detect, format_by_name, parse_path
-from core.store.base import Cond, Filter, Point, Store, point_id
+from convo_tui.core.errors import ParseError
+from convo_tui.core.manifest import FileEntry, Manifest, file_hash
+from convo_tui.core.model import Session
+from convo_tui.core.points import PendingPoint, session_points
+from convo_tui.core.sources import detect, format_by_name, parse_path
+from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 
 # Texts embedded per round: enough for full, length-sorted model batches.
 BATCH_TEXTS = 1024

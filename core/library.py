@@ -11,18 +11,18 @@ import threading
 from collections.abc import Iterable
 from pathlib import Path
 
-from core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
-from core.errors import ConvoError, IndexUnavailable
-from core.hits import Hit, SessionSummary
-from core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
-from core.manifest import Manifest
-from core.model import Session
-from core.points import LEVEL_SESSION, from_epoch
-from core.search import Embedders, hits_in_session, search
-from core.serialize import session_from_record
-from core.settings import Settings
-from core.store import open_store
-from core.store.base import Cond, Filter, Scored, Store
+from convo_tui.core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
+from convo_tui.core.errors import ConvoError, IndexUnavailable
+from convo_tui.core.hits import Hit, SessionSummary
+from convo_tui.core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
+from convo_tui.core.manifest import Manifest
+from convo_tui.core.model import Session
+from convo_tui.core.points import LEVEL_SESSION, from_epoch
+from convo_tui.core.search import Embedders, hits_in_session, search
+from convo_tui.core.serialize import session_from_record
+from convo_tui.core.settings import Settings
+from convo_tui.core.store import open_store
+from convo_tui.core.store.base import Cond, Filter, Scored, Store
 
 # Bump when points or payloads change shape: older indexes are rebuilt, never misread.
 SCHEMA_VERSION = 1
@@ -103,7 +103,7 @@ class Library:
         with self._lock:
             if self._dense is not None:
                 return
-            from core.embed import SparseEmbedder, shared_dense
+            from convo_tui.core.embed import SparseEmbedder, shared_dense
 
             self._sparse = self._sparse or SparseEmbedder()
             self._dense = shared_dense(self.settings.model)
@@ -111,7 +111,7 @@ class Library:
     def _load_sparse(self) -> None:
         with self._lock:
             if self._sparse is None:
-                from core.embed import SparseEmbedder
+                from convo_tui.core.embed import SparseEmbedder
 
                 self._sparse = SparseEmbedder()
 
@@ -131,7 +131,7 @@ class Library:
     # -- indexing --------------------------------------------------------------
 
     def default_paths(self) -> list[Path]:
-        from core.discover import default_locations
+        from convo_tui.core.discover import default_locations
 
         return [location.path for location in default_locations(self.settings)]
 
@@ -143,7 +143,7 @@ class Library:
         cancel: threading.Event | None = None,
         rebuild: bool = False,
     ) -> IndexReport:
-        from core.discover import iter_source_files
+        from convo_tui.core.discover import iter_source_files
 
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
@@ -168,7 +168,7 @@ class Library:
     def _manifest_dir(self) -> Path:
         if self.settings.qdrant_url:
             # One manifest per server collection, kept beside this machine's settings.
-            from core.settings import default_index_dir
+            from convo_tui.core.settings import default_index_dir
 
             folder = default_index_dir() / "server"
             for private in (folder.parent, folder):  # it lists every transcript path: owner only

@@ -7,9 +7,9 @@ from collections.abc import Sequence
 
 from rapidfuzz import fuzz
 
-from core.hits import Hit
-from core.points import from_epoch
-from core.store.base import Scored
+from convo_tui.core.hits import Hit
+from convo_tui.core.points import from_epoch
+from convo_tui.core.store.base import Scored
 
 TURN_BONUS = 1.2
 # Two cards of one session whose texts are at least this similar are one card.

@@ -98,7 +98,7 @@ class Session:
     @property
     def turns(self) -> list[Turn]:
         if self._turns is None:
-            from core.pairing import pair_messages
+            from convo_tui.core.pairing import pair_messages
 
             self._turns = pair_messages(self.messages)
         return self._turns

@@ -8,7 +8,7 @@ messages never take part.
 
 from __future__ import annotations
 
-from core.model import ASSISTANT, USER, Message, ToolCall, Turn
+from convo_tui.core.model import ASSISTANT, USER, Message, ToolCall, Turn
 
 
 def combine_texts(messages: list[Message]) -> str:

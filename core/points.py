@@ -12,8 +12,8 @@ from dataclasses import dataclass, field
 from datetime import datetime, timezone
 from typing import Any, Protocol
 
-from core.model import USER, Message, Session, Turn
-from core.serialize import session_to_record
+from convo_tui.core.model import USER, Message, Session, Turn
+from convo_tui.core.serialize import session_to_record
 
 LEVEL_SESSION = "session"
 LEVEL_TURN = "turn"

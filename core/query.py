@@ -11,8 +11,8 @@ import re
 from dataclasses import dataclass, field
 from datetime import datetime
 
-from core.errors import QueryError
-from core.store.base import Cond, Filter
+from convo_tui.core.errors import QueryError
+from convo_tui.core.store.base import Cond, Filter
 
 KEYS = ("project", "session", "role", "tool", "has", "source", "after", "before")
 ROLES = {"user": "user", "ai": "ai", "assistant": "ai"}

@@ -12,13 +12,13 @@ from dataclasses import dataclass
 
 from rapidfuzz import fuzz, process, utils
 
-from core.errors import QueryError
-from core.hits import Hit
-from core.merge import cosine, merge
-from core.points import LEVEL_MESSAGE, LEVEL_TURN
-from core.query import ParsedQuery, parse_query, session_filter
-from core.settings import SEARCH_MODES
-from core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
+from convo_tui.core.errors import QueryError
+from convo_tui.core.hits import Hit
+from convo_tui.core.merge import cosine, merge
+from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN
+from convo_tui.core.query import ParsedQuery, parse_query, session_filter
+from convo_tui.core.settings import SEARCH_MODES
+from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 
 MODES = SEARCH_MODES
 # Fuzzy mode scans every turn text when the filtered scope is this small,

@@ -10,7 +10,7 @@ from __future__ import annotations
 from datetime import datetime
 from typing import Any
 
-from core.model import Message, Session, ToolCall
+from convo_tui.core.model import Message, Session, ToolCall
 
 
 def iso(value: datetime | None) -> str | None:

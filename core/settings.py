@@ -16,7 +16,7 @@ from typing import Any
 
 import platformdirs
 
-from core.errors import ConfigError
+from convo_tui.core.errors import ConfigError
 
 APP_NAME = "convo-tui"
 CONFIG_ENV = "CONVO_TUI_CONFIG"

@@ -28,9 +28,9 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ.setdefault("HF_HUB_OFFLINE", "1")
 time.tzset()
 
-from core.settings import Settings  # noqa: E402
-from tui.app import create_app  # noqa: E402
-from tui.demo import DEMO_DIR  # noqa: E402
+from convo_tui.core.settings import Settings  # noqa: E402
+from convo_tui.tui.app import create_app  # noqa: E402
+from convo_tui.tui.demo import DEMO_DIR  # noqa: E402
 
 SIZE = (120, 36)
 FIXED_MTIME = 1767225600  # 2026-01-01 00:00 UTC

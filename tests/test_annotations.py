@@ -7,8 +7,8 @@ import stat
 
 import pytest
 
-from core.annotations import FILE_NAME, Annotation, Annotations, normalize_tags
-from core.errors import ConvoError
+from convo_tui.core.annotations import FILE_NAME, Annotation, Annotations, normalize_tags
+from convo_tui.core.errors import ConvoError
 
 
 @pytest.fixture

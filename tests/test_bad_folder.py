@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.library import Library
-from core.settings import Settings
+from convo_tui.cli.main import main
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings
 
 SAMPLES = Path(__file__).parent / "fixtures" / "reliability" / "samples"
 GOOD_SESSIONS = {

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
+from convo_tui.cli.main import main
 
 FIFTY_MB = 50 * 1024 * 1024
 
@@ -131,8 +131,8 @@ def test_fifty_megabyte_transcript_parses(tmp_path, capsys):
 
 def test_read_text_names_the_real_reason(tmp_path, monkeypatch):
     """Parsers read through read_text: too large, blank, binary and bad UTF-8 each say so."""
-    import core.sources as sources
-    from core.errors import ParseError
+    import convo_tui.core.sources as sources
+    from convo_tui.core.errors import ParseError
 
     def reason(data: bytes) -> str:
         path = tmp_path / "f.txt"

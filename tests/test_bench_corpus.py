@@ -7,7 +7,7 @@ import json
 from pathlib import Path
 
 from bench.corpus import chunks, estimate_tokens, render_cursor, sessions_for, touch_fraction, write_corpus
-from core.sources import parse_path
+from convo_tui.core.sources import parse_path
 
 
 def _digest(root: Path) -> dict[str, tuple[str, int]]:

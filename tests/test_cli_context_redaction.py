@@ -6,7 +6,7 @@ import io
 import json
 from contextlib import redirect_stdout
 
-from cli.main import main
+from convo_tui.cli.main import main
 
 KEY = "sk-proj-" + "Ab3dEf6hIj9kLm2nOp5qRs8tUv1wXy4z" * 2
 

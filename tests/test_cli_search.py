@@ -2,8 +2,8 @@ import json
 import shutil
 from pathlib import Path
 
-from cli.main import main
-from core.hits import Hit
+from convo_tui.cli.main import main
+from convo_tui.core.hits import Hit
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
 

@@ -7,7 +7,7 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
+from convo_tui.cli.main import main
 
 RAGDOCS = Path(__file__).parent / "fixtures" / "relevance" / "Users-alice-code-ragdocs"
 MTIME = 1767960000  # 2026-01-09 12:00:00 UTC

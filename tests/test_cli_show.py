@@ -8,11 +8,11 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from cli.show import print_sessions, tool_line
-from core.model import ToolCall
-from core.serialize import session_to_json
-from core.sources import parse_path
+from convo_tui.cli.main import main
+from convo_tui.cli.show import print_sessions, tool_line
+from convo_tui.core.model import ToolCall
+from convo_tui.core.serialize import session_to_json
+from convo_tui.core.sources import parse_path
 
 FIXTURES = Path(__file__).parent / "fixtures"
 THREADS = FIXTURES / "chat_threads" / "workspace-notes" / ".ai_helper" / "agent" / "memory_repo" / "chat_threads"

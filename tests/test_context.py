@@ -6,7 +6,7 @@ import json
 
 import pytest
 
-from core.context import (
+from convo_tui.core.context import (
     DEFAULT_SYSTEM,
     ChatMessage,
     build_messages,
@@ -111,14 +111,14 @@ def test_format_line_labels_and_rejects_unknown_roles():
 
 
 def _hit(user: str, ai: str, turn: int = 0):
-    from core.hits import Hit
+    from convo_tui.core.hits import Hit
 
     return Hit("turn", "s", "t", "p", "cursor", "/x", turn, [], [], 0.5, 1.0, None, user, ai)
 
 
 def test_recent_lines_keep_time_order_and_skip_non_conversation():
-    from core.context import recent_lines
-    from core.model import Message, Session
+    from convo_tui.core.context import recent_lines
+    from convo_tui.core.model import Message, Session
 
     session = Session("s", "t", "p", "cursor", "/x", messages=[
         Message("0", "system", "Be brief."),
@@ -135,7 +135,7 @@ def test_recent_lines_keep_time_order_and_skip_non_conversation():
 
 
 def test_reference_lines_skip_recent_and_duplicates_without_using_a_place():
-    from core.context import reference_lines
+    from convo_tui.core.context import reference_lines
 
     hits = [
         _hit("猫吃什么", "猫是肉食动物"),  # entirely in recent: no place used

@@ -10,11 +10,11 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.context import context_for, request_body
-from core.errors import ConvoError
-from core.library import Library
-from core.settings import Settings
+from convo_tui.cli.main import main
+from convo_tui.core.context import context_for, request_body
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings
 
 CORPUS = Path(__file__).parent / "fixtures" / "conversations"
 B_TEXTS = [

@@ -25,15 +25,15 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.embed import shared_dense
-from core.index import visible_filter
-from core.library import SCHEMA_VERSION, Library
-from core.points import session_points
-from core.serialize import session_to_record
-from core.settings import DEFAULT_MODEL, Settings
-from core.sources import parse_path
-from core.store.base import Cond, Filter
+from convo_tui.cli.main import main
+from convo_tui.core.embed import shared_dense
+from convo_tui.core.index import visible_filter
+from convo_tui.core.library import SCHEMA_VERSION, Library
+from convo_tui.core.points import session_points
+from convo_tui.core.serialize import session_to_record
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.sources import parse_path
+from convo_tui.core.store.base import Cond, Filter
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "tests" / "helpers" / "index_worker.py"

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.discover import Location, claude_projects_dirs, default_locations, describe_path, iter_source_files
-from core.settings import Settings
+from convo_tui.core.discover import Location, claude_projects_dirs, default_locations, describe_path, iter_source_files
+from convo_tui.core.settings import Settings
 
 
 def _touch(path: Path, text: str = "x\n") -> Path:
@@ -134,7 +134,7 @@ def _config(lines: str) -> None:
 
 
 def test_sources_command_says_where_it_looked_when_nothing_is_found(capsys):
-    from cli.main import main
+    from convo_tui.cli.main import main
 
     assert main(["sources"]) == 0
     home = _home()
@@ -149,7 +149,7 @@ def test_sources_command_says_where_it_looked_when_nothing_is_found(capsys):
 def test_sources_command_counts_sessions_per_location(capsys):
     import shutil
 
-    from cli.main import main
+    from convo_tui.cli.main import main
 
     projects = _home() / ".claude/projects/-home-dev-code-webshop"
     projects.mkdir(parents=True)

@@ -3,7 +3,7 @@ import onnxruntime as ort
 import pytest
 from tokenizers import Tokenizer
 
-from core.embed import DenseEmbedder, SparseEmbedder, bundled_model_files
+from convo_tui.core.embed import DenseEmbedder, SparseEmbedder, bundled_model_files
 
 TEXTS = [
     "How do I configure the Qdrant collection?",

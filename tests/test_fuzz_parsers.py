@@ -22,8 +22,8 @@ import pytest
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from core.errors import ParseError
-from core.sources import SourceFormat, detect, formats, parse_path
+from convo_tui.core.errors import ParseError
+from convo_tui.core.sources import SourceFormat, detect, formats, parse_path
 from helpers.wellformed import assert_well_formed
 
 FIXTURES = Path(__file__).parent / "fixtures"

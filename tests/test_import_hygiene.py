@@ -7,18 +7,18 @@ import subprocess
 import sys
 from pathlib import Path
 
-import core
+import convo_tui.core
 
 ROOT = Path(__file__).resolve().parent.parent
 
 
 def core_modules() -> list[str]:
-    return sorted(m.name for m in pkgutil.walk_packages(core.__path__, prefix="core."))
+    return sorted(m.name for m in pkgutil.walk_packages(convo_tui.core.__path__, prefix="convo_tui.core."))
 
 
 def test_core_has_modules():
-    assert "core.model" in core_modules()
-    assert "core.pairing" in core_modules()
+    assert "convo_tui.core.model" in core_modules()
+    assert "convo_tui.core.pairing" in core_modules()
 
 
 def test_no_core_module_imports_textual_or_rich():

@@ -6,10 +6,10 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import IndexUnavailable
-from core.library import Library
-from core.settings import Settings
-from core.store.base import Cond, Filter
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings
+from convo_tui.core.store.base import Cond, Filter
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
 

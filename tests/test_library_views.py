@@ -9,12 +9,12 @@ from pathlib import Path
 
 import pytest
 
-from core.index import _GenerationPoint
-from core.library import Library
-from core.merge import merge
-from core.points import turn_key
-from core.settings import Settings
-from core.store.base import Cond, Filter, Scored
+from convo_tui.core.index import _GenerationPoint
+from convo_tui.core.library import Library
+from convo_tui.core.merge import merge
+from convo_tui.core.points import turn_key
+from convo_tui.core.settings import Settings
+from convo_tui.core.store.base import Cond, Filter, Scored
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
 QDRANT_SETUP_MTIME = 1767960000  # 2026-01-09 12:00:00 UTC

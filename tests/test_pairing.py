@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from core.model import Message, ToolCall
-from core.pairing import pair_messages
+from convo_tui.core.model import Message, ToolCall
+from convo_tui.core.pairing import pair_messages
 
 
 def msgs(*spec):

@@ -15,9 +15,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.library import Library
-from core.settings import Settings, default_config_path
+from convo_tui.cli.main import main
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings, default_config_path
 
 SAMPLES = Path(__file__).parent / "fixtures" / "reliability" / "samples"
 OWN_FILES = {"meta.json", "manifest.json", "lock", "annotations.sqlite3"}
@@ -88,7 +88,7 @@ def test_server_backend_keeps_its_local_manifest_private(tmp_path: Path, open_um
     qdrant-client's local mode stands in for the server."""
     from qdrant_client import QdrantClient
 
-    from core.store.server import ServerStore
+    from convo_tui.core.store.server import ServerStore
 
     monkeypatch.setenv("CONVO_TUI_INDEX_DIR", str(tmp_path / "local" / "index"))
     settings = Settings(qdrant_url="http://localhost:6333")

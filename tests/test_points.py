@@ -2,9 +2,9 @@ from datetime import datetime, timezone
 
 from tokenizers import Tokenizer
 
-from core.embed import bundled_model_files
-from core.model import Message, Session, ToolCall
-from core.points import chunk_text, session_points
+from convo_tui.core.embed import bundled_model_files
+from convo_tui.core.model import Message, Session, ToolCall
+from convo_tui.core.points import chunk_text, session_points
 
 
 def _session() -> Session:

@@ -2,9 +2,9 @@ from datetime import datetime
 
 import pytest
 
-from core.errors import QueryError
-from core.query import parse_query
-from core.store.base import Cond
+from convo_tui.core.errors import QueryError
+from convo_tui.core.query import parse_query
+from convo_tui.core.store.base import Cond
 
 
 def test_filters_and_phrases_are_split_from_words():

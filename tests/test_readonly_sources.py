@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.library import Library
-from core.settings import Settings
+from convo_tui.cli.main import main
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings
 
 SAMPLES = Path(__file__).parent / "fixtures" / "reliability" / "samples"
 SESSION_IDS = {
@@ -203,8 +203,8 @@ def test_browsing_in_the_app_leaves_sources_untouched(sources: Path, tmp_path: P
     """Search, open a session in the reader, copy a card: the app reads only."""
     import asyncio
 
-    from tui.app import create_app
-    from tui.screens.reader import ReaderScreen
+    from convo_tui.tui.app import create_app
+    from convo_tui.tui.screens.reader import ReaderScreen
 
     settings = Settings(index_dir=tmp_path / "index", sources=[sources], discover_defaults=False)
     with Library.open(settings) as library:

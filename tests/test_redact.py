@@ -9,7 +9,7 @@ import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from core.redact import KINDS, find_secrets, redact
+from convo_tui.core.redact import KINDS, find_secrets, redact
 
 OPENAI_PROJ = "sk-proj-Q2x9Lm4TzR7vB1nW8cYk3HfP6sD0aJeU5gVt2Xo"
 OPENAI_LEGACY = "sk-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4"

@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.library import Library
-from core.settings import Settings
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
 

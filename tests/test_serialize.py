@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from datetime import datetime, timezone
 
-from core.model import Message, Session, ToolCall
-from core.serialize import session_from_record, session_to_json, session_to_record
+from convo_tui.core.model import Message, Session, ToolCall
+from convo_tui.core.serialize import session_from_record, session_to_json, session_to_record
 
 
 def sample() -> Session:

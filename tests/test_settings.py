@@ -6,8 +6,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ConfigError
-from core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.errors import ConfigError
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 
 def test_defaults_when_no_file(isolated_dirs):

@@ -13,7 +13,7 @@ import pytest
 from textual.widgets import Input
 
 from tests.tui_corpus import demo_library, utc_clock
-from tui.app import create_app
+from convo_tui.tui.app import create_app
 
 SIZE = (100, 32)
 

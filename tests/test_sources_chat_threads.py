@@ -8,9 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ParseError
-from core.sources import detect, parse_path
-from core.sources._html import html_to_text
+from convo_tui.core.errors import ParseError
+from convo_tui.core.sources import detect, parse_path
+from convo_tui.core.sources._html import html_to_text
 
 THREADS = Path(__file__).parent / "fixtures" / "chat_threads" / "workspace-notes" / ".ai_helper" / "agent" / "memory_repo" / "chat_threads"
 FIRST = THREADS / "thread_1234567890"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.errors import ParseError
-from core.sources import detect, parse_path
-from core.sources.chatgpt import count_conversations
+from convo_tui.cli.main import main
+from convo_tui.core.errors import ParseError
+from convo_tui.core.sources import detect, parse_path
+from convo_tui.core.sources.chatgpt import count_conversations
 
 HERE = Path(__file__).parent / "fixtures" / "chatgpt"
 EXPORT = HERE / "conversations.json"

@@ -7,10 +7,10 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.errors import ParseError
-from core.sources import detect, parse_path
-from core.sources.claude_code import clean_user_text
+from convo_tui.cli.main import main
+from convo_tui.core.errors import ParseError
+from convo_tui.core.sources import detect, parse_path
+from convo_tui.core.sources.claude_code import clean_user_text
 
 HERE = Path(__file__).parent / "fixtures" / "claude_code"
 SESSION_ID = "7f3c2a10-5b6e-4d2f-9a8b-1c2d3e4f5a6b"

@@ -9,10 +9,10 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ParseError
-from core.sources import detect, parse_path
-from core.sources._cursor_slug import decode_slug, resolve_slug
-from core.sources.cursor import split_user_wrappers
+from convo_tui.core.errors import ParseError
+from convo_tui.core.sources import detect, parse_path
+from convo_tui.core.sources._cursor_slug import decode_slug, resolve_slug
+from convo_tui.core.sources.cursor import split_user_wrappers
 
 CURSOR = Path(__file__).parent / "fixtures" / "cursor"
 

@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from core.errors import ParseError
-from core.sources import detect, parse_path
+from convo_tui.core.errors import ParseError
+from convo_tui.core.sources import detect, parse_path
 
 OPENAI = Path(__file__).parent / "fixtures" / "openai"
 

@@ -5,8 +5,8 @@ from __future__ import annotations
 import json
 from pathlib import Path
 
-from cli.main import main
-from core.sources import detect, parse_path
+from convo_tui.cli.main import main
+from convo_tui.core.sources import detect, parse_path
 
 HISTORY = Path(__file__).parent / "fixtures" / "specstory" / "widgets" / ".specstory" / "history"
 OLD = HISTORY / "2025-01-15_10-23-45-fixing-the-login-redirect.md"

@@ -17,12 +17,12 @@ import pytest
 from qdrant_client import QdrantClient
 from qdrant_edge import Bm25, Bm25Config, TokenizerType
 
-from core.errors import ConfigError, IndexUnavailable
-from core.settings import Settings
-from core.store import open_store
-from core.store.base import Cond, Filter, Point, Query, SparseVec, Store, point_id
-from core.store.edge import EdgeStore
-from core.store.server import ServerStore, connect_server
+from convo_tui.core.errors import ConfigError, IndexUnavailable
+from convo_tui.core.settings import Settings
+from convo_tui.core.store import open_store
+from convo_tui.core.store.base import Cond, Filter, Point, Query, SparseVec, Store, point_id
+from convo_tui.core.store.edge import EdgeStore
+from convo_tui.core.store.server import ServerStore, connect_server
 
 DIM = 64
 BM25 = Bm25(Bm25Config(tokenizer=TokenizerType.Multilingual))

@@ -12,9 +12,9 @@ from pathlib import Path
 import pytest
 import qdrant_edge as qe
 
-from core.errors import IndexUnavailable
-from core.store.base import Cond, Filter, Point, SparseVec
-from core.store.edge import EdgeStore
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.store.base import Cond, Filter, Point, SparseVec
+from convo_tui.core.store.edge import EdgeStore
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -22,8 +22,8 @@ HOLDER = textwrap.dedent(
     """
     import sys
     sys.path.insert(0, sys.argv[2])
-    from core.store.base import Point, SparseVec
-    from core.store.edge import EdgeStore
+    from convo_tui.core.store.base import Point, SparseVec
+    from convo_tui.core.store.edge import EdgeStore
 
     store = EdgeStore(__import__("pathlib").Path(sys.argv[1]))
     store.ensure(4)

@@ -10,16 +10,16 @@ import pytest
 from textual.widgets import Input, OptionList, Static
 
 from tests.tui_corpus import copy_demo, demo_library, utc_clock
-from tui.app import create_app
-from tui.screens.help import HelpScreen
-from tui.screens.reader import ReaderScreen
-from tui.screens.search import SearchScreen
-from tui.screens.sessions import SessionsScreen
-from tui.widgets.card import ResultCard
-from tui.widgets.message_block import MessageBlock
-from tui.widgets.session_view import TurnView
-from tui.widgets.tool_call import ToolCallView
-from tui.widgets.turn_detail import TurnDetail
+from convo_tui.tui.app import create_app
+from convo_tui.tui.screens.help import HelpScreen
+from convo_tui.tui.screens.reader import ReaderScreen
+from convo_tui.tui.screens.search import SearchScreen
+from convo_tui.tui.screens.sessions import SessionsScreen
+from convo_tui.tui.widgets.card import ResultCard
+from convo_tui.tui.widgets.message_block import MessageBlock
+from convo_tui.tui.widgets.session_view import TurnView
+from convo_tui.tui.widgets.tool_call import ToolCallView
+from convo_tui.tui.widgets.turn_detail import TurnDetail
 
 SIZE = (100, 32)
 
@@ -175,7 +175,7 @@ async def test_reader_toggles_thinking_and_search_in_session(corpus):
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, SearchScreen)
-        from core.context import session_filter
+        from convo_tui.core.context import session_filter
 
         assert app.screen.query_one("#query", Input).value == f"{session_filter(session_id)} "
         assert session_id in session_filter(session_id)
@@ -298,7 +298,7 @@ async def test_help_lists_the_keys_with_their_ids(corpus):
 async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
     with utc_clock():
         corpus = copy_demo(tmp_path)
-        from core.settings import Settings
+        from convo_tui.core.settings import Settings
 
         settings = Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False)
         app = create_app(settings)
@@ -348,7 +348,7 @@ async def test_reader_renames_stars_remembers_settings_and_asks_before_delete(co
 
 
 def test_card_text_is_clipped_to_a_character_budget_on_a_word():
-    from tui.render import clip_chars
+    from convo_tui.tui.render import clip_chars
 
     assert clip_chars("one two three", 3, 100) == "one two three"
     assert clip_chars("a\nb\n\nc\nd", 3, 100) == "a\nb\nc …"
@@ -411,7 +411,7 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
 
 @run_async
 async def test_a_result_from_an_older_search_never_replaces_a_newer_one(corpus):
-    from tui.messages import SearchFinished, SearchOutcome
+    from convo_tui.tui.messages import SearchFinished, SearchOutcome
 
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
@@ -433,7 +433,7 @@ def test_icon_rows_draw_what_the_two_column_grid_draws():
     from rich.table import Table
     from rich.text import Text
 
-    from tui.render import IconRows
+    from convo_tui.tui.render import IconRows
 
     rows = (
         ("👤", Text("Why is test_apply_coupon_twice flaky on CI? " * 3, overflow="fold")),
@@ -456,7 +456,7 @@ def test_icon_rows_draw_what_the_two_column_grid_draws():
 
 @run_async
 async def test_card_header_cuts_the_title_and_right_aligns_the_score(corpus):
-    from tui.widgets.card_header import SCORE_WIDTH, CardHeader
+    from convo_tui.tui.widgets.card_header import SCORE_WIDTH, CardHeader
 
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:

@@ -21,9 +21,9 @@ from pathlib import Path
 
 import pytest
 
-from cli.main import main
-from core.library import Library
-from core.settings import Settings
+from convo_tui.cli.main import main
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
 WORKER = ROOT / "tests" / "helpers" / "index_worker.py"
@@ -94,7 +94,7 @@ def test_every_command_names_the_holder_in_one_line(index_dir: Path, holder: sub
 
 def test_a_real_second_process_gets_no_traceback(index_dir: Path, holder: subprocess.Popen):
     result = subprocess.run(
-        [sys.executable, "-m", "cli.main", "search", "RAG", "--index-dir", str(index_dir)],
+        [sys.executable, "-m", "convo_tui.cli.main", "search", "RAG", "--index-dir", str(index_dir)],
         cwd=ROOT, capture_output=True, text=True, timeout=120,
     )
     assert result.returncode == 1
@@ -122,7 +122,7 @@ def test_the_holders_work_is_intact_after_it_ends_or_is_killed(index_dir: Path, 
 
 
 def test_the_app_says_who_holds_the_index_and_keeps_running(index_dir: Path, holder: subprocess.Popen):
-    from tui.app import create_app
+    from convo_tui.tui.app import create_app
 
     async def scenario() -> tuple[list[str], str, bool]:
         app = create_app(Settings(index_dir=index_dir), index_on_start=False)

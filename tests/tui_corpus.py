@@ -14,8 +14,8 @@ from pathlib import Path
 
 import pytest
 
-from core.settings import Settings
-from tui.demo import DEMO_DIR
+from convo_tui.core.settings import Settings
+from convo_tui.tui.demo import DEMO_DIR
 
 FIXED_MTIME = 1767225600  # 2026-01-01 00:00 UTC
 
@@ -30,7 +30,7 @@ def copy_demo(target: Path) -> Path:
 
 def demo_library(tmp_path_factory: pytest.TempPathFactory):
     """(settings, open Library with the demo corpus indexed)."""
-    from core.library import Library
+    from convo_tui.core.library import Library
 
     root = tmp_path_factory.mktemp("tui-corpus")
     corpus = copy_demo(root)

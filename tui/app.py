@@ -16,22 +16,22 @@ from textual.app import App
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
-from core.errors import ConvoError
-from core.settings import SEARCH_MODES, Settings
-from tui.commands import ConvoCommands
-from tui.messages import (
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.settings import SEARCH_MODES, Settings
+from convo_tui.tui.commands import ConvoCommands
+from convo_tui.tui.messages import (
     BackgroundFailed,
     IndexingFinished,
     IndexingProgress,
     LibraryOpened,
     ModelLoaded,
 )
-from tui.reveal import Redactor
-from tui.screens.help import HelpScreen
-from tui.screens.search import SearchScreen
+from convo_tui.tui.reveal import Redactor
+from convo_tui.tui.screens.help import HelpScreen
+from convo_tui.tui.screens.search import SearchScreen
 
 if TYPE_CHECKING:
-    from core.library import Library
+    from convo_tui.core.library import Library
 
 MODES = SEARCH_MODES
 STYLES = Path(__file__).parent / "styles"
@@ -89,7 +89,7 @@ class ConvoApp(App):
     @work(thread=True, group="startup", name="open index")
     def _open_library(self) -> None:
         try:
-            from core.library import Library
+            from convo_tui.core.library import Library
 
             self.library = Library.open(self.settings)
         except ConvoError as exc:
@@ -210,7 +210,7 @@ class ConvoApp(App):
         self.notify(f"Search mode: {mode}", timeout=2)
 
     def action_sessions(self) -> None:
-        from tui.screens.sessions import SessionsScreen
+        from convo_tui.tui.screens.sessions import SessionsScreen
 
         if not isinstance(self.screen, SessionsScreen):
             self.push_screen(SessionsScreen())
@@ -239,7 +239,7 @@ def create_app(settings: Settings, *, library: "Library | None" = None, demo: bo
                index_on_start: bool = True) -> ConvoApp:
     """The app over `settings`; `library` lets a caller (tests) hand in an open index."""
     if demo:
-        from tui.demo import demo_settings
+        from convo_tui.tui.demo import demo_settings
 
         settings = demo_settings(settings)
     return ConvoApp(settings, library=library, demo=demo, index_on_start=index_on_start)

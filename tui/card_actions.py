@@ -11,13 +11,13 @@ from typing import TYPE_CHECKING
 
 from textual import work
 
-from core.errors import ConvoError
-from core.model import Session
-from tui.markdown import session_markdown, turn_markdown
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.model import Session
+from convo_tui.tui.markdown import session_markdown, turn_markdown
 
 if TYPE_CHECKING:
-    from core.hits import Hit
-    from tui.app import ConvoApp
+    from convo_tui.core.hits import Hit
+    from convo_tui.tui.app import ConvoApp
 
 
 class CardActions:
@@ -37,7 +37,7 @@ class CardActions:
             return None
 
     def open_reader(self, session_id: str, turn_index: int | None, query: str) -> None:
-        from tui.screens.reader import ReaderScreen
+        from convo_tui.tui.screens.reader import ReaderScreen
 
         session = self.load_session(session_id)
         if session is not None:
@@ -77,8 +77,8 @@ class CardActions:
 
     @work(thread=True, group="export")
     def _export_context(self, session_id: str, question: str) -> None:
-        from core.context import DEFAULT_LLM_MODEL, context_for, request_body
-        from core.query import parse_query
+        from convo_tui.core.context import DEFAULT_LLM_MODEL, context_for, request_body
+        from convo_tui.core.query import parse_query
 
         app = self.app
         try:

@@ -8,7 +8,7 @@ from typing import TYPE_CHECKING, Callable
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
 if TYPE_CHECKING:
-    from tui.app import ConvoApp
+    from convo_tui.tui.app import ConvoApp
 
 
 class ConvoCommands(Provider):

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 from typing import Callable
 
-from core.model import Message, Session
-from tui.render import args_full, format_date
-from tui.turns import turn_parts
+from convo_tui.core.model import Message, Session
+from convo_tui.tui.render import args_full, format_date
+from convo_tui.tui.turns import turn_parts
 
 ROLE_HEADING = {"user": "User", "assistant": "AI", "system": "System"}
 

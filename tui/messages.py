@@ -7,7 +7,7 @@ from typing import Any
 
 from textual.message import Message
 
-from core.hits import Hit
+from convo_tui.core.hits import Hit
 
 
 class LibraryOpened(Message):

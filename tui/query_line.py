@@ -6,9 +6,9 @@ from datetime import datetime
 
 from rich.text import Text
 
-from core.errors import QueryError
-from core.highlight import query_terms
-from core.query import ParsedQuery, parse_query
+from convo_tui.core.errors import QueryError
+from convo_tui.core.highlight import query_terms
+from convo_tui.core.query import ParsedQuery, parse_query
 
 
 def _day(epoch: float) -> str:

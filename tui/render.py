@@ -15,8 +15,8 @@ from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
 
-from core.highlight import match_spans
-from core.model import ToolCall
+from convo_tui.core.highlight import match_spans
+from convo_tui.core.model import ToolCall
 
 BAR_WIDTH = 8
 

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from core.redact import find_secrets, redact
+from convo_tui.core.redact import find_secrets, redact
 
 
 class Redactor:

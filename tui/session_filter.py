@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from rapidfuzz import fuzz, process, utils
 
-from core.hits import SessionSummary
+from convo_tui.core.hits import SessionSummary
 
 SCORE_CUTOFF = 60
 

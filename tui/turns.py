@@ -9,7 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
-from core.model import Message, Session, Turn
+from convo_tui.core.model import Message, Session, Turn
 
 
 @dataclass

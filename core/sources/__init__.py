@@ -13,8 +13,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Callable
 
-from core.errors import ParseError
-from core.model import Session
+from convo_tui.core.errors import ParseError
+from convo_tui.core.model import Session
 
 # Hard ceiling for one source file; larger files are refused with a clear reason
 # instead of being loaded whole into memory.
@@ -36,7 +36,7 @@ _MODULES = ["chat_threads", "claude_code", "specstory", "chatgpt", "openai_log",
 
 
 def formats() -> list[SourceFormat]:
-    return [importlib.import_module(f"core.sources.{name}").FORMAT for name in _MODULES]
+    return [importlib.import_module(f"convo_tui.core.sources.{name}").FORMAT for name in _MODULES]
 
 
 def format_by_name(name: str) -> SourceFormat | None:

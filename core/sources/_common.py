@@ -10,7 +10,7 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any, Iterator
 
-from core.model import USER, Message
+from convo_tui.core.model import USER, Message
 
 TITLE_LIMIT = 80
 # Epoch values above this are milliseconds (1e11 s is the year 5138).

@@ -12,11 +12,11 @@ import json
 from pathlib import Path
 from typing import Any
 
-from core.errors import ParseError
-from core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session
-from core.sources import SourceFormat, read_text
-from core.sources._common import json_error_reason, number_messages, strip_bom, title_from_messages, to_utc
-from core.sources._html import html_to_text
+from convo_tui.core.errors import ParseError
+from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session
+from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources._common import json_error_reason, number_messages, strip_bom, title_from_messages, to_utc
+from convo_tui.core.sources._html import html_to_text
 
 SOURCE = "chat-thread"
 THREAD_FILE = "thread.json"

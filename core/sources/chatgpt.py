@@ -16,10 +16,10 @@ import re
 from pathlib import Path
 from typing import Any
 
-from core.errors import ParseError
-from core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
-from core.sources import SourceFormat, read_text
-from core.sources._common import clip, json_error_reason, number_messages, title_from_messages, to_utc
+from convo_tui.core.errors import ParseError
+from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
+from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources._common import clip, json_error_reason, number_messages, title_from_messages, to_utc
 
 SOURCE = "chatgpt"
 PROJECT = "ChatGPT"

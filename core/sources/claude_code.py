@@ -18,9 +18,9 @@ import re
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
-from core.sources import SourceFormat, read_text
-from core.sources._common import clip, number_messages, title_from_messages, to_utc
+from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
+from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources._common import clip, number_messages, title_from_messages, to_utc
 
 SOURCE = "claude-code"
 _LINE_TYPE = re.compile(r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation|custom-title|ai-title|progress|attachment)"')

@@ -12,11 +12,11 @@ from __future__ import annotations
 import re
 from pathlib import Path
 
-from core.errors import ParseError
-from core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
-from core.sources import SourceFormat, read_text
-from core.sources._common import file_mtime, number_messages, strip_bom, title_from_messages
-from core.sources._cursor_slug import decode_slug
+from convo_tui.core.errors import ParseError
+from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
+from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources._common import file_mtime, number_messages, strip_bom, title_from_messages
+from convo_tui.core.sources._cursor_slug import decode_slug
 
 SOURCE = "cursor"
 ROLE_LINES: dict[str, Role] = {"user:": USER, "assistant:": ASSISTANT}

@@ -21,9 +21,9 @@ import re
 from dataclasses import dataclass, field
 from pathlib import Path
 
-from core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
-from core.sources import SourceFormat, read_text
-from core.sources._common import clip, number_messages, title_from_messages, to_utc
+from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
+from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources._common import clip, number_messages, title_from_messages, to_utc
 
 SOURCE = "specstory"
 _ROLE = re.compile(r"^_\*\*(User|Assistant|Agent)(\s*-\s*sidechain)?(?::[^(*]*)?(?:\s*\((.*)\))?\s*\*\*_\s*$")

@@ -2,8 +2,8 @@
 
 from __future__ import annotations
 
-from core.settings import Settings
-from core.store.base import Store
+from convo_tui.core.settings import Settings
+from convo_tui.core.store.base import Store
 
 
 def open_store(settings: Settings, *, read_only: bool = False, repair: bool = False) -> Store:
@@ -13,13 +13,13 @@ def open_store(settings: Settings, *, read_only: bool = False, repair: bool = Fa
     process, missing in read-only mode, or the server refuses the connection.
     """
     if settings.qdrant_url:
-        from core.store.server import ServerStore, connect_server
+        from convo_tui.core.store.server import ServerStore, connect_server
 
         client = connect_server(
             settings.qdrant_url, settings.qdrant_api_key, allow_insecure=settings.qdrant_allow_insecure
         )
         return ServerStore(client, read_only=read_only)
-    from core.store.edge import EdgeStore
+    from convo_tui.core.store.edge import EdgeStore
 
     # repair: an Edge folder that cannot be loaded opens anyway, for `index --rebuild` to drop.
     return EdgeStore(settings.index_dir, read_only=read_only, repair=repair)

@@ -19,8 +19,8 @@ from typing import Any
 
 import qdrant_edge as qe
 
-from core.errors import IndexUnavailable
-from core.store.base import (
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.store.base import (
     DENSE,
     HNSW_EF,
     PAYLOAD_INDEXES,
@@ -33,7 +33,7 @@ from core.store.base import (
     SparseVec,
     Store,
 )
-from core.store.lock import IndexLock
+from convo_tui.core.store.lock import IndexLock
 
 META_NAME = "meta.json"
 SHARD_NAME = "shard"

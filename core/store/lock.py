@@ -17,7 +17,7 @@ import os
 import sys
 from pathlib import Path
 
-from core.errors import IndexUnavailable
+from convo_tui.core.errors import IndexUnavailable
 
 LOCK_NAME = "lock"
 

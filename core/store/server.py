@@ -18,8 +18,8 @@ from contextlib import contextmanager
 from typing import TYPE_CHECKING, Any
 from urllib.parse import urlsplit
 
-from core.errors import ConfigError, IndexUnavailable
-from core.store.base import (
+from convo_tui.core.errors import ConfigError, IndexUnavailable
+from convo_tui.core.store.base import (
     DENSE,
     HNSW_EF,
     PAYLOAD_INDEXES,

@@ -18,9 +18,9 @@ from pathlib import Path
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import core.index  # noqa: E402
-from core.library import Library  # noqa: E402
-from core.settings import Settings  # noqa: E402
+import convo_tui.core.index  # noqa: E402
+from convo_tui.core.library import Library  # noqa: E402
+from convo_tui.core.settings import Settings  # noqa: E402
 
 
 def main(argv: list[str]) -> int:
@@ -31,7 +31,7 @@ def main(argv: list[str]) -> int:
             sys.stdin.read()
             return 0
         if len(argv) > 3:
-            core.index.BATCH_TEXTS = int(argv[3])
+            convo_tui.core.index.BATCH_TEXTS = int(argv[3])
         library.load_model()
         print("ready", flush=True)
         report = library.index([Path(argv[2])], rebuild=argv[4:5] == ["rebuild"])

@@ -6,8 +6,8 @@ import json
 import re
 from datetime import datetime
 
-from core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
-from core.serialize import session_to_json, session_to_record
+from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
+from convo_tui.core.serialize import session_to_json, session_to_record
 
 _MESSAGE_ID = re.compile(r"msg-\d+")
 

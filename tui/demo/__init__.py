@@ -10,7 +10,7 @@ import dataclasses
 import tempfile
 from pathlib import Path
 
-from core.settings import Settings
+from convo_tui.core.settings import Settings
 
 DEMO_DIR = Path(__file__).parent / "corpus"
 

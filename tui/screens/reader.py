@@ -11,15 +11,15 @@ from textual.containers import VerticalScroll
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
-from core.errors import ConvoError
-from core.model import Session
-from tui.card_actions import CardActions
-from tui.query_line import highlight_words
-from tui.screens.dialogs import ConfirmScreen, PromptScreen
-from tui.widgets.session_view import TurnView, build_turn_views, session_head
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.model import Session
+from convo_tui.tui.card_actions import CardActions
+from convo_tui.tui.query_line import highlight_words
+from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
+from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
 
 if TYPE_CHECKING:
-    from tui.app import ConvoApp
+    from convo_tui.tui.app import ConvoApp
 
 
 class ReaderScreen(CardActions, Screen):
@@ -211,7 +211,7 @@ class ReaderScreen(CardActions, Screen):
         self.app.push_screen(ConfirmScreen(question), answered)
 
     def action_search_here(self) -> None:
-        from core.context import session_filter
+        from convo_tui.core.context import session_filter
 
         self.app.set_query(f"{session_filter(self.session.id)} ")
 

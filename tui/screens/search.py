@@ -13,16 +13,16 @@ from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
-from core.errors import ConvoError
-from core.hits import Hit
-from tui.card_actions import CardActions
-from tui.messages import SearchFinished, SearchOutcome
-from tui.query_line import describe_query, highlight_words
-from tui.widgets.card import ResultCard
-from tui.widgets.index_status import IndexStatus
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import Hit
+from convo_tui.tui.card_actions import CardActions
+from convo_tui.tui.messages import SearchFinished, SearchOutcome
+from convo_tui.tui.query_line import describe_query, highlight_words
+from convo_tui.tui.widgets.card import ResultCard
+from convo_tui.tui.widgets.index_status import IndexStatus
 
 if TYPE_CHECKING:
-    from tui.app import ConvoApp
+    from convo_tui.tui.app import ConvoApp
 
 DENSE_MODES = ("hybrid", "semantic")
 

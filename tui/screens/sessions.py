@@ -13,14 +13,14 @@ from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
 
-from core.errors import ConvoError
-from core.hits import SessionSummary
-from tui.card_actions import CardActions
-from tui.render import format_date, plural
-from tui.session_filter import fuzzy_filter, group_by_project
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import SessionSummary
+from convo_tui.tui.card_actions import CardActions
+from convo_tui.tui.render import format_date, plural
+from convo_tui.tui.session_filter import fuzzy_filter, group_by_project
 
 if TYPE_CHECKING:
-    from tui.app import ConvoApp
+    from convo_tui.tui.app import ConvoApp
 
 
 def session_line(summary: SessionSummary, *, with_project: bool = False) -> Table:

@@ -10,11 +10,11 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from core.hits import Hit
-from core.model import Session
-from tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
-from tui.widgets.card_header import CardHeader
-from tui.widgets.turn_detail import TurnDetail
+from convo_tui.core.hits import Hit
+from convo_tui.core.model import Session
+from convo_tui.tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
+from convo_tui.tui.widgets.card_header import CardHeader
+from convo_tui.tui.widgets.turn_detail import TurnDetail
 
 CLIP_LINES = 3
 USER_CHARS = 160  # about two rows of an 80-column card

@@ -9,10 +9,10 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from core.model import Message
-from tui.render import format_date, highlighted
-from tui.turns import aside_label
-from tui.widgets.tool_call import ToolCallView
+from convo_tui.core.model import Message
+from convo_tui.tui.render import format_date, highlighted
+from convo_tui.tui.turns import aside_label
+from convo_tui.tui.widgets.tool_call import ToolCallView
 
 ROLE_LABEL = {"user": "👤 User", "assistant": "🤖 AI", "system": "⚙ System"}
 

@@ -9,10 +9,10 @@ from rich.text import Text
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from core.model import Message, Session
-from tui.render import format_date, plural
-from tui.turns import turn_of_message
-from tui.widgets.message_block import MessageBlock
+from convo_tui.core.model import Message, Session
+from convo_tui.tui.render import format_date, plural
+from convo_tui.tui.turns import turn_of_message
+from convo_tui.tui.widgets.message_block import MessageBlock
 
 
 class TurnView(Vertical):

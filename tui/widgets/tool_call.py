@@ -6,8 +6,8 @@ from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
 
-from core.model import ToolCall
-from tui.render import args_are_long, args_full, tool_title
+from convo_tui.core.model import ToolCall
+from convo_tui.tui.render import args_are_long, args_full, tool_title
 
 
 class ToolCallView(Widget):

@@ -8,9 +8,9 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
-from core.model import Session
-from tui.turns import turn_parts
-from tui.widgets.message_block import MessageBlock
+from convo_tui.core.model import Session
+from convo_tui.tui.turns import turn_parts
+from convo_tui.tui.widgets.message_block import MessageBlock
 
 
 class TurnDetail(Vertical):

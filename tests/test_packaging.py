@@ -1,0 +1,33 @@
+"""The wheel installs one package, convo_tui, and nothing else at the top level."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+import zipfile
+from pathlib import Path
+
+import pytest
+
+ROOT = Path(__file__).resolve().parent.parent
+
+
+@pytest.mark.slow
+def test_wheel_holds_only_convo_tui(tmp_path: Path) -> None:
+    subprocess.run(
+        [sys.executable, "-m", "pip", "wheel", "--no-deps", "--no-build-isolation", "-q", "-w", str(tmp_path), str(ROOT)],
+        check=True,
+        capture_output=True,
+        timeout=300,
+    )
+    (wheel,) = tmp_path.glob("convo_tui-*.whl")
+    names = zipfile.ZipFile(wheel).namelist()
+    tops = {name.split("/")[0] for name in names}
+    assert {t for t in tops if not t.endswith(".dist-info")} == {"convo_tui"}
+    # Every source folder's modules made it in (a subpackage missing from
+    # pyproject's list would be silently left out).
+    for folder in ("core", "tui", "cli"):
+        for module in (ROOT / folder).rglob("*.py"):
+            assert f"convo_tui/{module.relative_to(ROOT).as_posix()}" in names, module
+    assert "convo_tui/tui/styles/app.tcss" in names
+    assert not any(n.startswith(("convo_tui/tests", "convo_tui/bench")) for n in names)
