@@ -12,13 +12,17 @@ SIZES = {"1k": 1_000, "10k": 10_000, "100k": 100_000}
 
 
 def parse_args(argv: list[str]) -> argparse.Namespace:
-    parser = argparse.ArgumentParser(prog="python -m bench", description="Speed, scale and memory of convo-tui, with peers measured in the same run.")
+    parser = argparse.ArgumentParser(
+        prog="python -m bench", description="Speed, scale and memory of convo-tui, with peers measured in the same run."
+    )
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer queries (under 5 minutes on 2 cores)")
     parser.add_argument("--sizes", help="comma-separated corpus sizes in index points, e.g. 1k,10k,100k or 5000")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"), help="where the JSON results go")
     parser.add_argument("--markdown", type=Path, default=Path("BENCHMARKS.md"), help="where the report goes ('-' for none)")
     parser.add_argument("--workdir", type=Path, help="keep corpora and indexes here (default: a temp folder, removed)")
-    parser.add_argument("--render", type=Path, metavar="RESULTS_JSON", help="only re-render the report (and the explanations) from a results.json")
+    parser.add_argument(
+        "--render", type=Path, metavar="RESULTS_JSON", help="only re-render the report (and the explanations) from a results.json"
+    )
     parser.add_argument("--local-max", type=int, help="largest size also built in qdrant-client local mode (default 10k)")
     return parser.parse_args(argv)
 
@@ -47,8 +51,15 @@ def main(argv: list[str] | None = None) -> int:
     from bench.run import run
 
     command = "python -m bench " + " ".join(shlex.quote(a) for a in (sys.argv[1:] if argv is None else argv))
-    return run(sizes, quick=args.quick, out=args.out, markdown=None if str(args.markdown) == "-" else args.markdown,
-               workdir=args.workdir, local_max=args.local_max, command=command.strip())
+    return run(
+        sizes,
+        quick=args.quick,
+        out=args.out,
+        markdown=None if str(args.markdown) == "-" else args.markdown,
+        workdir=args.workdir,
+        local_max=args.local_max,
+        command=command.strip(),
+    )
 
 
 def render(source: Path, out: Path, markdown: Path) -> int:

@@ -7,14 +7,15 @@ differs only in the engine.
 
 from __future__ import annotations
 
+import contextlib
 import os
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from convo_tui.core.index import IndexReport, Indexer
 from convo_tui.core.errors import ParseError
+from convo_tui.core.index import Indexer, IndexReport
 from convo_tui.core.manifest import Manifest
 from convo_tui.core.points import session_points
 from convo_tui.core.sources import parse_path
@@ -40,9 +41,8 @@ def open_local_mode(folder: Path) -> Store:
     In memory rather than `path=`: searches are the same (local mode holds every
     point in memory either way) and the build skips its per-write SQLite pickling.
     """
-    from qdrant_client import QdrantClient
-
     from convo_tui.core.store.server import ServerStore
+    from qdrant_client import QdrantClient
 
     folder.mkdir(parents=True, exist_ok=True)
     return ServerStore(QdrantClient(location=":memory:"))
@@ -75,14 +75,18 @@ def bulk_build(store: Store, folder: Path, files: Sequence[Path], dense, sparse)
         for session in sessions:
             pending += session_points(session, 1, dense.tokenizer)
     texts = list(dict.fromkeys(p.text for p in pending if p.text))
-    vectors = dict(zip(texts, zip(dense.embed_documents(texts), sparse.embed_documents(texts))))
-    points = [Point(f"{p.key}@1", *(vectors[p.text] if p.text else (None, None)), {**p.payload, "visible": True}) for p in pending]
+    vectors = dict(zip(texts, zip(dense.embed_documents(texts), sparse.embed_documents(texts), strict=False), strict=False))
+    points = [
+        Point(f"{p.key}@1", *(vectors[p.text] if p.text else (None, None)), {**p.payload, "visible": True}) for p in pending
+    ]
     for start in range(0, len(points), 512):
         store.upsert(points[start : start + 512])
     store.optimize()
     store.flush()
     write_model_meta(store, dense)
-    report = IndexReport(added=len({p.payload["session_id"] for p in pending}), points=len(points), seconds=time.perf_counter() - started)
+    report = IndexReport(
+        added=len({p.payload["session_id"] for p in pending}), points=len(points), seconds=time.perf_counter() - started
+    )
     return Built(store, report, folder)
 
 
@@ -119,8 +123,6 @@ def folder_bytes(folder: Path) -> int:
     total = 0
     for root, _dirs, names in os.walk(folder):
         for name in names:
-            try:
+            with contextlib.suppress(OSError):
                 total += os.stat(os.path.join(root, name)).st_blocks * 512
-            except OSError:
-                pass
     return total

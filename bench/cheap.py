@@ -15,7 +15,6 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-
 from convo_tui.core.embed import DEFAULT_DIM
 
 _WORD = re.compile(r"\w+", re.UNICODE)
@@ -24,7 +23,9 @@ _WORD = re.compile(r"\w+", re.UNICODE)
 class CheapEmbedder:
     """Same surface as core.embed.DenseEmbedder, a thousand times cheaper."""
 
-    def __init__(self, dim: int = DEFAULT_DIM, name: str = "all-MiniLM-L6-v2-int8", tokenizer: object | None = None, window: int = 256):
+    def __init__(
+        self, dim: int = DEFAULT_DIM, name: str = "all-MiniLM-L6-v2-int8", tokenizer: object | None = None, window: int = 256
+    ):
         # The real model's name, so the index's meta matches and the app opens it.
         self.name = name
         self.dim = dim

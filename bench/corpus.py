@@ -17,14 +17,14 @@ import random
 import re
 import uuid
 from dataclasses import dataclass, field
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from bench import vocab
 
 DEFAULT_SEED = 20261122
 # Dates run over the two years before this instant.
-CORPUS_END = datetime(2026, 11, 1, tzinfo=timezone.utc)
+CORPUS_END = datetime(2026, 11, 1, tzinfo=UTC)
 CORPUS_SPAN = timedelta(days=730)
 # Tokens per chunk used for the points estimate (the index cuts 200-piece chunks that overlap by 32).
 CHUNK_TOKENS = 180
@@ -207,11 +207,18 @@ def render_claude(session: FakeSession) -> str:
     def emit(kind: str, content: object, stamp: datetime, n: int) -> None:
         nonlocal parent
         line_id = str(uuid.uuid5(uuid.UUID(session.id), f"{kind}-{n}"))
-        lines.append({
-            "parentUuid": parent, "isSidechain": False, "type": kind, "uuid": line_id,
-            "sessionId": session.id, "cwd": cwd, "timestamp": stamp.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
-            "message": {"role": kind, "content": content},
-        })
+        lines.append(
+            {
+                "parentUuid": parent,
+                "isSidechain": False,
+                "type": kind,
+                "uuid": line_id,
+                "sessionId": session.id,
+                "cwd": cwd,
+                "timestamp": stamp.strftime("%Y-%m-%dT%H:%M:%S.000Z"),
+                "message": {"role": kind, "content": content},
+            }
+        )
         parent = line_id
 
     for n, message in enumerate(session.messages):
@@ -223,7 +230,9 @@ def render_claude(session: FakeSession) -> str:
         if message.thinking:
             parts.append({"type": "thinking", "thinking": message.thinking, "signature": "sig"})
         parts.append({"type": "text", "text": message.text})
-        uses = [{"type": "tool_use", "id": f"toolu_{n}_{i}", "name": t.name, "input": t.args} for i, t in enumerate(message.tools)]
+        uses = [
+            {"type": "tool_use", "id": f"toolu_{n}_{i}", "name": t.name, "input": t.args} for i, t in enumerate(message.tools)
+        ]
         emit("assistant", parts + uses, stamp, n)
         if uses:
             results = [{"type": "tool_result", "tool_use_id": u["id"], "content": "ok"} for u in uses]
@@ -288,9 +297,16 @@ def touch_fraction(stats: CorpusStats, fraction: float, seed: int = DEFAULT_SEED
         stat = path.stat()
         with open(path, "a", encoding="utf-8") as handle:
             if path.suffix == ".jsonl":
-                stamp = datetime.fromtimestamp(stat.st_mtime + 60, timezone.utc).strftime("%Y-%m-%dT%H:%M:%S.000Z")
-                line = {"parentUuid": None, "isSidechain": False, "type": "user", "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
-                        "sessionId": path.stem, "timestamp": stamp, "message": {"role": "user", "content": "One more question about the benchmark."}}
+                stamp = datetime.fromtimestamp(stat.st_mtime + 60, UTC).strftime("%Y-%m-%dT%H:%M:%S.000Z")
+                line = {
+                    "parentUuid": None,
+                    "isSidechain": False,
+                    "type": "user",
+                    "uuid": str(uuid.UUID(int=rng.getrandbits(128), version=4)),
+                    "sessionId": path.stem,
+                    "timestamp": stamp,
+                    "message": {"role": "user", "content": "One more question about the benchmark."},
+                }
                 handle.write(json.dumps(line) + "\n")
             else:
                 handle.write("user:\nOne more question about the benchmark.\n\nassistant:\nHere is the answer.\n")

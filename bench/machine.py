@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import os
 import platform
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 
@@ -27,5 +27,5 @@ def machine_info() -> dict[str, object]:
         "memory_gb": round(int(mem_kb[0]) / 1024 / 1024, 1) if mem_kb else None,
         "os": f"{platform.system()} {platform.release()}",
         "python": platform.python_version(),
-        "date": datetime.now(timezone.utc).strftime("%Y-%m-%d %H:%M UTC"),
+        "date": datetime.now(UTC).strftime("%Y-%m-%d %H:%M UTC"),
     }

@@ -59,7 +59,9 @@ async def _first_paint(index_dir: Path, started: float) -> tuple[float, float]:
 def first_paint(index_dir: Path) -> dict[str, float]:
     """In a fresh process (cold imports, as a user starts the app): seconds from
     process start to the first screen, and until semantic search is ready."""
-    done = subprocess.run([sys.executable, "-m", "bench.measure_app", str(index_dir)], capture_output=True, text=True, timeout=300)
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.measure_app", str(index_dir)], capture_output=True, text=True, timeout=300
+    )
     if done.returncode != 0:
         tail = done.stderr.strip().splitlines()[-1] if done.stderr.strip() else str(done.returncode)
         raise RuntimeError(f"first-paint probe failed: {tail}")

@@ -35,9 +35,10 @@ def rss_mb() -> float:
 
 def main(argv: list[str]) -> int:
     index_dir, rounds = Path(argv[0]), int(argv[1])
+    from convo_tui.core.library import Library
+
     from bench import vocab
     from bench.measure_app import settings_for
-    from convo_tui.core.library import Library
 
     steps = {"python + imports": peak_rss_mb()}
     library = Library.open(settings_for(index_dir), read_only=True)
@@ -57,10 +58,14 @@ def measure(index_dir: Path, rounds: int = 2) -> dict[str, float]:
     """Run the probe in a subprocess; its peak RSS per step, in MB."""
     done = subprocess.run(
         [sys.executable, "-m", "bench.measure_memory", str(index_dir), str(rounds)],
-        capture_output=True, text=True, timeout=600,
+        capture_output=True,
+        text=True,
+        timeout=600,
     )
     if done.returncode != 0:
-        raise RuntimeError(f"memory probe failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}")
+        raise RuntimeError(
+            f"memory probe failed: {done.stderr.strip().splitlines()[-1] if done.stderr.strip() else done.returncode}"
+        )
     return json.loads(done.stdout.strip().splitlines()[-1])
 
 

@@ -46,13 +46,35 @@ def stage_costs(store: Store, embedders: Embedders, queries: Sequence[str], roun
             dense = embedders.dense.embed_query(parsed.text) if embedders.dense is not None else None
             sparse = embedders.sparse.embed_query(parsed.text)
             t1 = time.perf_counter()
-            turns = store.query([Query(dense=dense, sparse=sparse, filter=level_filter(parsed, LEVEL_TURN), limit=fetch, prefetch_limit=fetch * 2, with_dense=True)])[0]
+            turns = store.query(
+                [
+                    Query(
+                        dense=dense,
+                        sparse=sparse,
+                        filter=level_filter(parsed, LEVEL_TURN),
+                        limit=fetch,
+                        prefetch_limit=fetch * 2,
+                        with_dense=True,
+                    )
+                ]
+            )[0]
             t2 = time.perf_counter()
-            messages = store.query([Query(dense=dense, sparse=sparse, filter=level_filter(parsed, LEVEL_MESSAGE), limit=fetch, prefetch_limit=fetch * 2, with_dense=True)])[0]
+            messages = store.query(
+                [
+                    Query(
+                        dense=dense,
+                        sparse=sparse,
+                        filter=level_filter(parsed, LEVEL_MESSAGE),
+                        limit=fetch,
+                        prefetch_limit=fetch * 2,
+                        with_dense=True,
+                    )
+                ]
+            )[0]
             t3 = time.perf_counter()
             merge(turns, messages, dense, LIMIT)
             t4 = time.perf_counter()
-            for name, seconds in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3)):
+            for name, seconds in zip(stages, (t1 - t0, t2 - t1, t3 - t2, t4 - t3), strict=False):
                 stages[name].append(seconds)
     return stages
 

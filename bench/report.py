@@ -69,7 +69,9 @@ def _ratio(f: Figure) -> str:
 
 
 def _rows(results: Results) -> list[list[str]]:
-    return [[f.group, f.name, f.size, fmt(f.value, f.unit), f.target, f.peer, _ratio(f), f.status, f.note] for f in results.figures]
+    return [
+        [f.group, f.name, f.size, fmt(f.value, f.unit), f.target, f.peer, _ratio(f), f.status, f.note] for f in results.figures
+    ]
 
 
 HEADERS = ["area", "figure", "size", "value", "target", "peer (same run)", "ratio", "status", "note"]
@@ -86,7 +88,9 @@ def print_table(results: Results, console: Console | None = None) -> None:
         table.add_row(*row)
     console.print(table)
     for f in results.misses():
-        console.print(f"[bold red]MISS[/] {f.name} at {f.size}: {fmt(f.value, f.unit)} against {f.target}. {f.why}", highlight=False)
+        console.print(
+            f"[bold red]MISS[/] {f.name} at {f.size}: {fmt(f.value, f.unit)} against {f.target}. {f.why}", highlight=False
+        )
     for note in results.notes:
         console.print(f"- {note}", highlight=False)
 
@@ -125,7 +129,9 @@ def markdown(results: Results) -> str:
         "|---|---|---|---|---|",
     ]
     for size, info in results.sizes.items():
-        lines.append(f"| {size} | {info.get('sessions')} | {info.get('messages')} | {info.get('points')} | {info.get('bytes', 0) / 1e6:.1f} MB |")
+        lines.append(
+            f"| {size} | {info.get('sessions')} | {info.get('messages')} | {info.get('points')} | {info.get('bytes', 0) / 1e6:.1f} MB |"
+        )
     lines += ["", "## Targets", ""]
     for f in results.figures:
         if f.ok is not None:

@@ -24,7 +24,7 @@ def summary_ms(seconds: Sequence[float]) -> dict[str, float]:
 class Stopwatch:
     """`with Stopwatch() as sw: ...` then `sw.seconds`."""
 
-    def __enter__(self) -> "Stopwatch":
+    def __enter__(self) -> Stopwatch:
         self.start = time.perf_counter()
         self.seconds = 0.0
         return self

@@ -10,15 +10,40 @@ from __future__ import annotations
 # topic -> (English nouns, Chinese nouns): a session is mostly about one topic.
 TOPICS: dict[str, tuple[list[str], list[str]]] = {
     "qdrant": (
-        ["Qdrant collection", "payload index", "HNSW graph", "sparse vectors", "named vectors", "prefetch query", "RRF fusion", "snapshot"],
+        [
+            "Qdrant collection",
+            "payload index",
+            "HNSW graph",
+            "sparse vectors",
+            "named vectors",
+            "prefetch query",
+            "RRF fusion",
+            "snapshot",
+        ],
         ["向量库", "集合配置", "稀疏向量", "混合检索", "索引参数", "快照"],
     ),
     "auth": (
-        ["auth middleware", "JWT refresh token", "session cookie", "OAuth callback", "CSRF check", "password hashing", "role check"],
+        [
+            "auth middleware",
+            "JWT refresh token",
+            "session cookie",
+            "OAuth callback",
+            "CSRF check",
+            "password hashing",
+            "role check",
+        ],
         ["认证中间件", "刷新令牌", "会话 Cookie", "权限校验", "登录流程", "密码哈希"],
     ),
     "rag": (
-        ["RAG pipeline", "embedding model", "chunking strategy", "reranker", "context window", "retrieval recall", "prompt template"],
+        [
+            "RAG pipeline",
+            "embedding model",
+            "chunking strategy",
+            "reranker",
+            "context window",
+            "retrieval recall",
+            "prompt template",
+        ],
         ["检索增强生成", "嵌入模型", "分块策略", "重排序", "上下文窗口", "召回率", "提示词模板"],
     ),
     "ci": (
@@ -100,7 +125,7 @@ CODE_LINES = [
     "func {name}(ctx context.Context) error {{",
     "    if err := store.Flush(ctx); err != nil {{ return err }}",
     "const {name} = async (req, res) => {{ res.json(await load(req.params.id)) }}",
-    "    logger.info(\"{name} finished\", extra={{\"count\": len(rows)}})",
+    '    logger.info("{name} finished", extra={{"count": len(rows)}})',
     "    for row in rows:",
     "        total += row.amount * row.quantity",
     "}}",

@@ -21,7 +21,9 @@ def add_store_options(parser: argparse.ArgumentParser, *, model: bool = True) ->
     hide = argparse.SUPPRESS
     parser.add_argument("--index-dir", metavar="DIR", default=hide, help="index folder (env CONVO_TUI_INDEX_DIR)")
     if model:
-        parser.add_argument("--model", metavar="NAME", default=hide, help="fastembed model name (default: bundled all-MiniLM-L6-v2 int8)")
+        parser.add_argument(
+            "--model", metavar="NAME", default=hide, help="fastembed model name (default: bundled all-MiniLM-L6-v2 int8)"
+        )
     parser.add_argument("--qdrant-url", metavar="URL", default=hide, help="use a Qdrant server instead of the embedded index")
     parser.add_argument("--qdrant-api-key", metavar="KEY", default=hide, help=f"API key for --qdrant-url (env {API_KEY_ENV})")
 

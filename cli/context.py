@@ -26,9 +26,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("--all-sessions", action="store_true", help="search references in every session, not only --session")
     parser.add_argument("--preferences", metavar="TEXT", help="user preferences to include")
     parser.add_argument("--system", metavar="TEXT", help="system message (default: a short built-in instruction)")
-    parser.add_argument("--llm-model", default=DEFAULT_LLM_MODEL, metavar="NAME", help=f"model name in the body (default {DEFAULT_LLM_MODEL})")
+    parser.add_argument(
+        "--llm-model", default=DEFAULT_LLM_MODEL, metavar="NAME", help=f"model name in the body (default {DEFAULT_LLM_MODEL})"
+    )
     parser.add_argument("--split", action="store_true", help="send the context and the question as two user messages")
-    parser.add_argument("--no-redact", action="store_true", help="keep secrets (API keys, tokens, passwords) in clear; masked by default")
+    parser.add_argument(
+        "--no-redact", action="store_true", help="keep secrets (API keys, tokens, passwords) in clear; masked by default"
+    )
     add_store_options(parser, model=False)
     parser.set_defaults(func=run)
 

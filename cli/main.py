@@ -24,7 +24,9 @@ def build_parser() -> argparse.ArgumentParser:
     )
     parser.add_argument("--config", metavar="FILE", help="settings file (default: the platform config dir; env CONVO_TUI_CONFIG)")
     parser.add_argument("--index-dir", metavar="DIR", help="index folder (env CONVO_TUI_INDEX_DIR)")
-    parser.add_argument("--demo", action="store_true", help="start the app on the bundled demo corpus, indexed into a temporary folder")
+    parser.add_argument(
+        "--demo", action="store_true", help="start the app on the bundled demo corpus, indexed into a temporary folder"
+    )
     subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
     for name in COMMANDS:
         importlib.import_module(f"convo_tui.cli.{name}").register(subparsers)

@@ -13,10 +13,10 @@ from convo_tui.core.settings import SEARCH_MODES
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "search",
-        help="search the index (filters: project: session: role: tool: has:tools source: after: before: \"phrase\")",
+        help='search the index (filters: project: session: role: tool: has:tools source: after: before: "phrase")',
         description="Search indexed conversations. Filters go inside the query, e.g. 'qdrant project:myapp after:2026-01-01'.",
     )
-    parser.add_argument("query", metavar="QUERY", help="words, \"quoted phrases\" and filters")
+    parser.add_argument("query", metavar="QUERY", help='words, "quoted phrases" and filters')
     parser.add_argument("--limit", type=int, default=None, metavar="N", help="number of results (default 10)")
     parser.add_argument("--mode", choices=SEARCH_MODES, default=None, help="hybrid (default), semantic, keyword or fuzzy")
     parser.add_argument("--json", action="store_true", help="one JSON object per hit")

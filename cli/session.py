@@ -39,7 +39,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parent = argparse.ArgumentParser(add_help=False)
     add_store_options(parent, model=False)
 
-    rename = actions.add_parser("rename", parents=[parent], help="give the session your own title (an empty title restores the original)")
+    rename = actions.add_parser(
+        "rename", parents=[parent], help="give the session your own title (an empty title restores the original)"
+    )
     rename.add_argument("id")
     rename.add_argument("title")
     rename.set_defaults(func=_rename)

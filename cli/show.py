@@ -12,7 +12,7 @@ import json
 import os
 import sys
 from dataclasses import replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
@@ -104,7 +104,7 @@ class _Style:
 
 
 def when(stamp: datetime | None) -> str:
-    return stamp.astimezone(timezone.utc).strftime("%Y-%m-%d %H:%M:%S UTC") if stamp else ""
+    return stamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC") if stamp else ""
 
 
 def _clip(text: str, limit: int) -> str:
@@ -156,8 +156,10 @@ def _count(number: int, noun: str) -> str:
 def _message_lines(message: Message, style: _Style) -> list[str]:
     lines = [_ROLE_LABELS.get(message.role, message.role)]
     if message.thinking.strip():
-        lines += [style.dim(f"{INDENT}💭 {line}" if i == 0 else f"{INDENT}   {line}")
-                  for i, line in enumerate(message.thinking.strip().splitlines())]
+        lines += [
+            style.dim(f"{INDENT}💭 {line}" if i == 0 else f"{INDENT}   {line}")
+            for i, line in enumerate(message.thinking.strip().splitlines())
+        ]
     lines += _indented(message.text)
     if message.attachment:
         lines.append(f"{INDENT}📎 {message.attachment}")

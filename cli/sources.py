@@ -56,7 +56,9 @@ def describe(report: LocationReport) -> str:
         detail = "no transcripts"
     else:
         kinds = ", ".join(f"{name} {count}" for name, count in sorted(report.formats.items()))
-        detail = f"{report.sessions} session{'s' * (report.sessions != 1)} in {report.files} file{'s' * (report.files != 1)} ({kinds})"
+        detail = (
+            f"{report.sessions} session{'s' * (report.sessions != 1)} in {report.files} file{'s' * (report.files != 1)} ({kinds})"
+        )
     if report.unknown:
         detail += f"; {report.unknown} file{'s' * (report.unknown != 1)} of unknown format skipped"
     return f"{head}\n  {detail}"

@@ -22,7 +22,7 @@ import sqlite3
 from collections.abc import Callable, Iterable
 from contextlib import closing
 from dataclasses import dataclass, field, replace
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -79,7 +79,7 @@ class Annotation:
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat()
+    return datetime.now(UTC).isoformat()
 
 
 def _file_state(path: str) -> tuple[int | None, int | None]:
@@ -135,10 +135,7 @@ class Annotations:
             deleted=deleted,
         )
 
-    _COLUMNS = (
-        "session_id, title, description, starred, tags, settings, "
-        "deleted_at, deleted_path, deleted_size, deleted_mtime_ns"
-    )
+    _COLUMNS = "session_id, title, description, starred, tags, settings, deleted_at, deleted_path, deleted_size, deleted_mtime_ns"
 
     def get(self, session_id: str) -> Annotation:
         if not self.path.exists():

@@ -8,9 +8,9 @@ transcript, and of which format, is decided later from its content by
 from __future__ import annotations
 
 import os
+from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Iterable, Iterator
 
 from convo_tui.core.settings import Settings
 

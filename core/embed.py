@@ -18,7 +18,6 @@ from collections.abc import Sequence
 from pathlib import Path
 
 import platformdirs
-
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.settings import APP_NAME, DEFAULT_MODEL
 from convo_tui.core.store.base import SparseVec
@@ -278,7 +277,7 @@ class DenseEmbedder:
         sorted_texts = [texts[i] for i in order]
         vectors = list(self._model.embed(sorted_texts, batch_size=self.batch_size))
         result: list[list[float]] = [[] for _ in texts]
-        for slot, vector in zip(order, vectors):
+        for slot, vector in zip(order, vectors, strict=False):
             result[slot] = vector.tolist()
         return result
 

@@ -96,7 +96,9 @@ class Indexer:
         # session id -> (source key, path) of the file that produced it in this run
         self._claimed: dict[str, tuple[str, str]] = {}
 
-    def run(self, files: Iterable[Path], *, progress: ProgressFn | None = None, cancel: threading.Event | None = None) -> IndexReport:
+    def run(
+        self, files: Iterable[Path], *, progress: ProgressFn | None = None, cancel: threading.Event | None = None
+    ) -> IndexReport:
         started = time.perf_counter()
         report = IndexReport()
         notify = progress or (lambda _p: None)
@@ -259,7 +261,7 @@ class Indexer:
         unique = list(dict.fromkeys(texts))
         dense = self.dense.embed_documents(unique)
         sparse = self.sparse.embed_documents(unique)
-        return {text: (d, s) for text, d, s in zip(unique, dense, sparse)}
+        return {text: (d, s) for text, d, s in zip(unique, dense, sparse, strict=False)}
 
     def _publish(self, parsed: _Parsed, generation: int, owners: dict[str, str], report: IndexReport) -> None:
         for session in parsed.sessions:

@@ -28,11 +28,22 @@ from convo_tui.core.store.base import Cond, Filter, Scored, Store
 SCHEMA_VERSION = 1
 REBUILD_HINT = "run `convo-tui index --rebuild` to re-index"
 _SUMMARY_FIELDS = [
-    "session_id", "session_title", "project", "source", "path", "message_count",
-    "turn_count", "started_at", "updated_at", "description", "starred", "tags", "generation",
+    "session_id",
+    "session_title",
+    "project",
+    "source",
+    "path",
+    "message_count",
+    "turn_count",
+    "started_at",
+    "updated_at",
+    "description",
+    "starred",
+    "tags",
+    "generation",
 ]
 
-__all__ = ["IndexProgress", "IndexReport", "Library", "SCHEMA_VERSION"]
+__all__ = ["SCHEMA_VERSION", "IndexProgress", "IndexReport", "Library"]
 
 
 def check_meta(meta: dict, model: str, where: str) -> None:
@@ -80,7 +91,7 @@ class Library:
         self.annotations = Annotations(self._manifest_dir())
 
     @classmethod
-    def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> "Library":
+    def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> Library:
         """Open the index; IndexUnavailable if it is locked, or built by another
         model or schema (unless `allow_mismatch`, which `index --rebuild` uses)."""
         store = open_store(settings, read_only=read_only, repair=allow_mismatch)
@@ -186,7 +197,9 @@ class Library:
         return overlay_hits(search(self.store, self._embedders(mode), query, limit=limit, mode=mode), self.annotations.all())
 
     def hits_in_session(self, query: str, session_id: str, mode: str = "hybrid") -> list[Hit]:
-        return overlay_hits(hits_in_session(self.store, self._embedders(mode), query, session_id, mode=mode), self.annotations.all())
+        return overlay_hits(
+            hits_in_session(self.store, self._embedders(mode), query, session_id, mode=mode), self.annotations.all()
+        )
 
     # -- browsing ----------------------------------------------------------------
 
@@ -200,13 +213,17 @@ class Library:
             overlay_summary(self._summary(p.payload), notes.get(p.payload.get("session_id", "")))
             for p in _newest_generation(self.store.scroll(visible_filter(*conds), fields=_SUMMARY_FIELDS))
         ]
-        summaries.sort(key=lambda s: (s.updated_at or s.started_at).timestamp() if (s.updated_at or s.started_at) else 0.0, reverse=True)
+        summaries.sort(
+            key=lambda s: (s.updated_at or s.started_at).timestamp() if (s.updated_at or s.started_at) else 0.0, reverse=True
+        )
         return summaries
 
     def projects(self) -> list[tuple[str, int]]:
         """(project, session count), most sessions first."""
         counts: dict[str, int] = {}
-        points = self.store.scroll(visible_filter(Cond("level", value=LEVEL_SESSION)), fields=["session_id", "project", "generation"])
+        points = self.store.scroll(
+            visible_filter(Cond("level", value=LEVEL_SESSION)), fields=["session_id", "project", "generation"]
+        )
         for point in _newest_generation(points):
             name = point.payload.get("project", "")
             counts[name] = counts.get(name, 0) + 1
@@ -308,7 +325,7 @@ class Library:
     def close(self) -> None:
         self.store.close()
 
-    def __enter__(self) -> "Library":
+    def __enter__(self) -> Library:
         return self
 
     def __exit__(self, *exc: object) -> None:

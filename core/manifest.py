@@ -45,7 +45,7 @@ class Manifest:
         self._dirty = False
 
     @classmethod
-    def load(cls, folder: Path) -> "Manifest":
+    def load(cls, folder: Path) -> Manifest:
         manifest = cls(folder)
         try:
             data = json.loads(manifest.path.read_text(encoding="utf-8"))

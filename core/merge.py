@@ -5,11 +5,10 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
-from rapidfuzz import fuzz
-
 from convo_tui.core.hits import Hit
 from convo_tui.core.points import from_epoch
 from convo_tui.core.store.base import Scored
+from rapidfuzz import fuzz
 
 TURN_BONUS = 1.2
 # Two cards of one session whose texts are at least this similar are one card.

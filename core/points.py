@@ -9,7 +9,7 @@ indexing flips `visible` once the whole session is written.
 from __future__ import annotations
 
 from dataclasses import dataclass, field
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from convo_tui.core.model import USER, Message, Session, Turn
@@ -49,7 +49,7 @@ def epoch(value: datetime | None) -> float | None:
 def from_epoch(value: object) -> datetime | None:
     """A payload time back as an aware UTC datetime, like the parsers make;
     showing it in the reader's zone is the faces' job."""
-    return datetime.fromtimestamp(value, tz=timezone.utc) if isinstance(value, (int, float)) else None
+    return datetime.fromtimestamp(value, tz=UTC) if isinstance(value, (int, float)) else None
 
 
 def session_key(session_id: str) -> str:
@@ -65,7 +65,9 @@ def message_key(session_id: str, message_index: int, chunk: int = 0) -> str:
     return base if chunk == 0 else f"{base}#{chunk}"
 
 
-def chunk_text(text: str, tokenizer: TokenizerLike | None, max_tokens: int = CHUNK_TOKENS, overlap: int = CHUNK_OVERLAP) -> list[str]:
+def chunk_text(
+    text: str, tokenizer: TokenizerLike | None, max_tokens: int = CHUNK_TOKENS, overlap: int = CHUNK_OVERLAP
+) -> list[str]:
     """Split text into pieces of at most `max_tokens` word pieces, overlapping a little.
 
     A word piece never spans fewer than one character, so text no longer than
@@ -136,7 +138,9 @@ def session_points(session: Session, generation: int, tokenizer: TokenizerLike |
     points += [_turn_point(session.id, turn, common, fallback_time) for turn in turns]
     for index, message in enumerate(session.messages):
         if message.is_conversation:
-            points += _message_points(session.id, index, message, turn_of_message.get(message.id, -1), common, fallback_time, tokenizer)
+            points += _message_points(
+                session.id, index, message, turn_of_message.get(message.id, -1), common, fallback_time, tokenizer
+            )
     return points
 
 

@@ -126,7 +126,12 @@ _RULES: list[_Rule] = [
         group=-1,
         show_tail=False,
     ),
-    _Rule("anthropic-key", re.compile(_B + r"sk-ant-[A-Za-z0-9_\-]{20,}+" + _E), ("sk-ant-",), prefix=_prefix_match(r"sk-ant-(?:[a-z]+\d\d-)?")),
+    _Rule(
+        "anthropic-key",
+        re.compile(_B + r"sk-ant-[A-Za-z0-9_\-]{20,}+" + _E),
+        ("sk-ant-",),
+        prefix=_prefix_match(r"sk-ant-(?:[a-z]+\d\d-)?"),
+    ),
     _Rule(
         "openai-key",
         re.compile(_B + r"sk-(?!ant-)(?:proj-|svcacct-|admin-|None-)?[A-Za-z0-9_\-]{20,}+" + _E),
@@ -134,9 +139,19 @@ _RULES: list[_Rule] = [
         prefix=_prefix_match(r"sk-(?:proj-|svcacct-|admin-|None-)?"),
         accept=lambda v: _has_digit(v) and any(c.isupper() for c in v),
     ),
-    _Rule("stripe-key", re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+" + _E), ("_live_", "_test_"), prefix=_prefix_match(r"[a-z]+_[a-z]+_")),
+    _Rule(
+        "stripe-key",
+        re.compile(_B + r"(?:sk|rk)_(?:live|test)_[A-Za-z0-9]{16,}+" + _E),
+        ("_live_", "_test_"),
+        prefix=_prefix_match(r"[a-z]+_[a-z]+_"),
+    ),
     _Rule("google-api-key", re.compile(_B + r"AIza[0-9A-Za-z_\-]{35}" + _E), ("aiza",), prefix=_fixed("AIza")),
-    _Rule("aws-access-key-id", re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])"), ("akia", "asia", "abia", "acca"), prefix=lambda v: v[:4]),
+    _Rule(
+        "aws-access-key-id",
+        re.compile(r"(?<![A-Z0-9])(?:AKIA|ASIA|ABIA|ACCA)[0-9A-Z]{16}(?![A-Z0-9])"),
+        ("akia", "asia", "abia", "acca"),
+        prefix=lambda v: v[:4],
+    ),
     _Rule(
         "aws-secret-key",
         re.compile(
@@ -147,9 +162,25 @@ _RULES: list[_Rule] = [
         group=1,
         show_tail=False,
     ),
-    _Rule("github-token", re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}+|github_pat_[A-Za-z0-9_]{22,255}+)" + _E), ("gh", "github_pat_"), prefix=_prefix_match(r"github_pat_|gh[pousr]_")),
-    _Rule("gitlab-token", re.compile(_B + r"gl(?:pat|dt|rt|ptt|cbt)-[A-Za-z0-9_\-]{20,}+" + _E), ("gl",), prefix=_prefix_match(r"gl[a-z]+-")),
-    _Rule("slack-token", re.compile(_B + r"xox[abposre]-[A-Za-z0-9\-]{10,}+" + _E), ("xox",), prefix=_prefix_match(r"xox[a-z]-"), accept=_has_digit),
+    _Rule(
+        "github-token",
+        re.compile(_B + r"(?:gh[pousr]_[A-Za-z0-9]{36,255}+|github_pat_[A-Za-z0-9_]{22,255}+)" + _E),
+        ("gh", "github_pat_"),
+        prefix=_prefix_match(r"github_pat_|gh[pousr]_"),
+    ),
+    _Rule(
+        "gitlab-token",
+        re.compile(_B + r"gl(?:pat|dt|rt|ptt|cbt)-[A-Za-z0-9_\-]{20,}+" + _E),
+        ("gl",),
+        prefix=_prefix_match(r"gl[a-z]+-"),
+    ),
+    _Rule(
+        "slack-token",
+        re.compile(_B + r"xox[abposre]-[A-Za-z0-9\-]{10,}+" + _E),
+        ("xox",),
+        prefix=_prefix_match(r"xox[a-z]-"),
+        accept=_has_digit,
+    ),
     _Rule(
         "slack-webhook",
         re.compile(r"hooks\.slack\.com/services/(T[A-Z0-9]+/B[A-Z0-9]+/[A-Za-z0-9]{16,})"),

@@ -10,8 +10,6 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from rapidfuzz import fuzz, process, utils
-
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
 from convo_tui.core.merge import cosine, merge
@@ -19,6 +17,7 @@ from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN
 from convo_tui.core.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
+from rapidfuzz import fuzz, process, utils
 
 MODES = SEARCH_MODES
 # Fuzzy mode scans every turn text when the filtered scope is this small,
@@ -28,7 +27,22 @@ FUZZY_CANDIDATES = 200
 FUZZY_MIN_SCORE = 70.0
 # In one session, a semantic-only hit counts for the reader's n/N above this cosine.
 IN_SESSION_SIMILARITY = 0.45
-_TEXT_FIELDS = ["key", "session_id", "session_title", "project", "source", "path", "turn_index", "message_ids", "timestamp", "user_text", "ai_text", "tools", "role", "text"]
+_TEXT_FIELDS = [
+    "key",
+    "session_id",
+    "session_title",
+    "project",
+    "source",
+    "path",
+    "turn_index",
+    "message_ids",
+    "timestamp",
+    "user_text",
+    "ai_text",
+    "tools",
+    "role",
+    "text",
+]
 
 
 @dataclass
@@ -75,7 +89,14 @@ def _two_levels(
     levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
     for level in levels:
         queries.append(
-            Query(dense=dense, sparse=sparse, filter=level_filter(parsed, level), limit=fetch, prefetch_limit=fetch * 2, with_dense=True)
+            Query(
+                dense=dense,
+                sparse=sparse,
+                filter=level_filter(parsed, level),
+                limit=fetch,
+                prefetch_limit=fetch * 2,
+                with_dense=True,
+            )
         )
     results = store.query(queries)
     if parsed.role:
@@ -87,7 +108,11 @@ def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:
     """Filters and no words: the newest matching turns (or messages, with role:)."""
     level = LEVEL_MESSAGE if parsed.role else LEVEL_TURN
     points = list(store.scroll(level_filter(parsed, level), fields=_TEXT_FIELDS))
-    points = [p for p in points if parsed.matches_phrases(p.payload.get("user_text", ""), p.payload.get("ai_text", ""), p.payload.get("text", ""))]
+    points = [
+        p
+        for p in points
+        if parsed.matches_phrases(p.payload.get("user_text", ""), p.payload.get("ai_text", ""), p.payload.get("text", ""))
+    ]
     points.sort(key=lambda p: p.payload.get("timestamp") or 0.0, reverse=True)
     for rank, point in enumerate(points):
         point.score = 1.0 / (1 + rank)
@@ -172,13 +197,24 @@ def _fill_dense(store: Store, points: list[Scored], query_dense: Sequence[float]
     keys = tuple(p.payload.get("key") for p in points if p.payload.get("key"))
     if not keys:
         return
-    found = store.query([Query(dense=query_dense, filter=Filter(must=(Cond("key", any=keys), Cond("visible", value=True))), limit=len(keys) * 2, with_dense=True)])[0]
+    found = store.query(
+        [
+            Query(
+                dense=query_dense,
+                filter=Filter(must=(Cond("key", any=keys), Cond("visible", value=True))),
+                limit=len(keys) * 2,
+                with_dense=True,
+            )
+        ]
+    )[0]
     vectors = {f.id: f.dense for f in found if f.id in ids}
     for point in points:
         point.dense = vectors.get(point.id)
 
 
-def hits_in_session(store: Store, embedders: Embedders, query: str, session_id: str, *, mode: str = "hybrid", limit: int = 200) -> list[Hit]:
+def hits_in_session(
+    store: Store, embedders: Embedders, query: str, session_id: str, *, mode: str = "hybrid", limit: int = 200
+) -> list[Hit]:
     """Every hit of a query within one session, in reading order (for the reader's n/N)."""
     parsed = parse_query(query)
     if not parsed.text:
@@ -196,4 +232,4 @@ def hits_in_session(store: Store, embedders: Embedders, query: str, session_id: 
     return sorted(hits, key=lambda h: (h.turn_index, h.kind != "turn"))
 
 
-__all__ = ["Embedders", "MODES", "cosine", "hits_in_session", "search"]
+__all__ = ["MODES", "Embedders", "cosine", "hits_in_session", "search"]

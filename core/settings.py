@@ -15,7 +15,6 @@ from pathlib import Path
 from typing import Any
 
 import platformdirs
-
 from convo_tui.core.errors import ConfigError
 
 APP_NAME = "convo-tui"
@@ -66,7 +65,7 @@ class Settings:
     config_path: Path | None = None
 
     @classmethod
-    def load(cls, path: str | Path | None = None) -> "Settings":
+    def load(cls, path: str | Path | None = None) -> Settings:
         config_path = Path(path).expanduser() if path else default_config_path()
         data: dict[str, Any] = {}
         if config_path.is_file():
@@ -82,7 +81,7 @@ class Settings:
         return settings
 
     @classmethod
-    def _from_dict(cls, data: dict[str, Any], config_path: Path) -> "Settings":
+    def _from_dict(cls, data: dict[str, Any], config_path: Path) -> Settings:
         known = {f.name: f for f in fields(cls)}
         kwargs: dict[str, Any] = {"config_path": config_path}
         for key, value in data.items():

@@ -6,7 +6,6 @@ import os
 import stat
 
 import pytest
-
 from convo_tui.core.annotations import FILE_NAME, Annotation, Annotations, normalize_tags
 from convo_tui.core.errors import ConvoError
 

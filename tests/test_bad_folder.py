@@ -7,15 +7,19 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 
 SAMPLES = Path(__file__).parent / "fixtures" / "reliability" / "samples"
 GOOD_SESSIONS = {
-    "5d1c2e3f-aaaa-4bbb-8ccc-0123456789ab", "7a1e9c44", "2026-02-01_09-30Z-rename-the-cli-flag", "conv-7",
-    "chat_log", "c0ffee00-1111-2222-3333-444455556666", "th-42",
+    "5d1c2e3f-aaaa-4bbb-8ccc-0123456789ab",
+    "7a1e9c44",
+    "2026-02-01_09-30Z-rename-the-cli-flag",
+    "conv-7",
+    "chat_log",
+    "c0ffee00-1111-2222-3333-444455556666",
+    "th-42",
     "cut-session",  # a Claude Code log whose last line was cut: still readable, with a warning
 }
 UNKNOWN = "unknown format (not a transcript convo-tui can read)"
@@ -75,7 +79,10 @@ def test_good_files_are_indexed_and_each_bad_one_reported_once(folder: Path, tmp
         (folder / "openai" / "chat_log.json").write_text('[{"role": "user", "content": "cut', encoding="utf-8")
         broken = library.index([folder])
         assert sorted(broken.skipped) == sorted(
-            [*expected_skips(folder), (str(folder / "openai" / "chat_log.json"), "line 1: truncated JSON (ends in the middle of a value)")]
+            [
+                *expected_skips(folder),
+                (str(folder / "openai" / "chat_log.json"), "line 1: truncated JSON (ends in the middle of a value)"),
+            ]
         )
         assert "chat_log" in {s.id for s in library.sessions()}
 

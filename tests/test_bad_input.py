@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 
 FIFTY_MB = 50 * 1024 * 1024
@@ -63,8 +62,9 @@ def test_truncated_json_line(tmp_path, capsys):
 
 def test_truncated_line_among_good_ones_is_a_warning(tmp_path, capsys):
     path = tmp_path / "log.jsonl"
-    path.write_text('{"role": "user", "content": "q"}\n{"role": "assistant", "content": "a"}\n{"role": "user", "cont\n',
-                    encoding="utf-8")
+    path.write_text(
+        '{"role": "user", "content": "q"}\n{"role": "assistant", "content": "a"}\n{"role": "user", "cont\n', encoding="utf-8"
+    )
     code, out, err = show(capsys, str(path), "--json")
     assert code == 0
     assert [m["text"] for m in json.loads(out)["messages"]] == ["q", "a"]
@@ -96,7 +96,9 @@ def test_transcript_without_role_markers(tmp_path, capsys):
 
 def test_folder_that_is_not_a_thread_folder(tmp_path, capsys):
     (tmp_path / "stuff").mkdir()
-    assert_one_line_error(capsys, tmp_path / "stuff", f"{tmp_path / 'stuff'}: unknown format (not a transcript convo-tui can read)")
+    assert_one_line_error(
+        capsys, tmp_path / "stuff", f"{tmp_path / 'stuff'}: unknown format (not a transcript convo-tui can read)"
+    )
 
 
 def test_fifty_megabyte_garbage_is_unknown(tmp_path, capsys):

@@ -3,17 +3,20 @@
 from __future__ import annotations
 
 import hashlib
+import itertools
 import json
 from pathlib import Path
 
-from bench.corpus import chunks, estimate_tokens, render_cursor, sessions_for, touch_fraction, write_corpus
 from convo_tui.core.sources import parse_path
+
+from bench.corpus import chunks, estimate_tokens, render_cursor, sessions_for, touch_fraction, write_corpus
 
 
 def _digest(root: Path) -> dict[str, tuple[str, int]]:
     return {
         str(p.relative_to(root)): (hashlib.sha256(p.read_bytes()).hexdigest(), int(p.stat().st_mtime))
-        for p in sorted(root.rglob("*")) if p.is_file()
+        for p in sorted(root.rglob("*"))
+        if p.is_file()
     }
 
 
@@ -70,14 +73,18 @@ def test_every_file_parses_into_the_generated_messages(tmp_path: Path) -> None:
         assert session.source == ("claude-code" if path.suffix == ".jsonl" else "cursor")
         assert [m.role for m in session.messages] == [m.role for m in fake.messages]
         assert [m.text for m in session.messages] == [m.text for m in fake.messages]
-        assert [[(t.name, t.args) for t in m.tools] for m in session.messages] == [[(t.name, t.args) for t in m.tools] for m in fake.messages]
+        assert [[(t.name, t.args) for t in m.tools] for m in session.messages] == [
+            [(t.name, t.args) for t in m.tools] for m in fake.messages
+        ]
         assert [m.thinking.strip() for m in session.messages] == [m.thinking for m in fake.messages]
         assert session.project == fake.project
         assert len(session.turns) == fake.turns
 
 
 def test_large_tool_argument_survives_cursor_parsing(tmp_path: Path) -> None:
-    fake = next(s for s in sessions_for(5_000) if s.source == "cursor" and any(t.name == "Write" for m in s.messages for t in m.tools))
+    fake = next(
+        s for s in sessions_for(5_000) if s.source == "cursor" and any(t.name == "Write" for m in s.messages for t in m.tools)
+    )
     path = tmp_path / "Users-dev-code-x" / "agent-transcripts" / f"{fake.id}.txt"
     path.parent.mkdir(parents=True)
     path.write_text(render_cursor(fake), encoding="utf-8")
@@ -94,7 +101,7 @@ def test_claude_files_are_valid_jsonl_with_parent_links(tmp_path: Path) -> None:
     for path in claude_files:
         lines = [json.loads(line) for line in path.read_text(encoding="utf-8").splitlines()]
         assert lines[0]["parentUuid"] is None
-        assert all(b["parentUuid"] == a["uuid"] for a, b in zip(lines, lines[1:]))
+        assert all(b["parentUuid"] == a["uuid"] for a, b in itertools.pairwise(lines))
         assert {line["type"] for line in lines} <= {"user", "assistant"}
         assert all(line["sessionId"] == path.stem for line in lines)
 

@@ -24,7 +24,7 @@ def test_index_search_sessions_show_prune(tmp_path, capsys):
     assert main(["search", "role:bot x"]) == 1
     assert capsys.readouterr().err == "convo-tui: role:bot is not a role (use role:user or role:ai)\n"
     assert main(["sessions", "--json"]) == 0
-    assert [json.loads(l)["id"] for l in capsys.readouterr().out.splitlines()] == ["rag-chunking"]
+    assert [json.loads(line)["id"] for line in capsys.readouterr().out.splitlines()] == ["rag-chunking"]
     shutil.rmtree(src)
     assert main(["show", "rag-chunking", "--json"]) == 0
     assert json.loads(capsys.readouterr().out)["session"]["id"] == "rag-chunking"

@@ -6,7 +6,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 
 RAGDOCS = Path(__file__).parent / "fixtures" / "relevance" / "Users-alice-code-ragdocs"

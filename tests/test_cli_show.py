@@ -7,7 +7,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.cli.show import print_sessions, tool_line
 from convo_tui.core.model import ToolCall
@@ -28,7 +27,9 @@ def test_human_output_exactly(capsys):
     path = FIXTURES / "openai" / "messages.jsonl"
     code, out, err = show(capsys, str(path))
     assert (code, err) == (0, "")
-    assert out == f"""How do I create a Qdrant collection?
+    assert (
+        out
+        == f"""How do I create a Qdrant collection?
   id:      messages
   project: openai
   source:  OpenAI chat log (openai)
@@ -49,6 +50,7 @@ def test_human_output_exactly(capsys):
 🤖 AI
     Add sparse_vectors_config with the IDF modifier.
 """
+    )
 
 
 def test_human_output_shows_tools_thinking_and_no_escape_codes(capsys):
@@ -70,18 +72,22 @@ def test_virtual_messages_are_shown_apart_and_labelled(capsys):
     body = out.split("\n\n", 1)[1]
     assert body.startswith(
         "·· virtual message: shown to the user, never sent to the AI · 2021-10-05 17:59:48 UTC\n"
-        "🤖 AI\n    欢迎使用 My Assistant！你可以让我分析代码。\n\n── Turn 0 · 2021-10-05 17:59:49 UTC\n👤 User\n")
+        "🤖 AI\n    欢迎使用 My Assistant！你可以让我分析代码。\n\n── Turn 0 · 2021-10-05 17:59:49 UTC\n👤 User\n"
+    )
     assert "    📎 thread_1234567890/attached_file.py" in out.splitlines()
 
 
-@pytest.mark.parametrize("relative", [
-    "cursor/seed_001_example.txt",
-    "cursor/real_cursor.txt",
-    "openai/messages.json",
-    "openai/rows.jsonl",
-    "openai/export.json",
-    "chat_threads/workspace-notes/.ai_helper/agent/memory_repo/chat_threads",
-])
+@pytest.mark.parametrize(
+    "relative",
+    [
+        "cursor/seed_001_example.txt",
+        "cursor/real_cursor.txt",
+        "openai/messages.json",
+        "openai/rows.jsonl",
+        "openai/export.json",
+        "chat_threads/workspace-notes/.ai_helper/agent/memory_repo/chat_threads",
+    ],
+)
 def test_json_is_one_serialize_object_per_session_per_line(capsys, relative):
     path = FIXTURES / relative
     code, out, err = show(capsys, str(path), "--json")
@@ -97,9 +103,15 @@ def test_json_of_rows_file_lists_both_conversations(capsys):
     records = [json.loads(line) for line in out.splitlines()]
     assert [r["session"]["id"] for r in records] == ["conv-b", "conv-a"]
     assert records[1]["turns"][1] == {
-        "index": 1, "user_message_ids": ["msg-2"], "ai_message_ids": ["msg-3"], "user_text": "A second",
-        "ai_text": "A second answer", "combined_text": "用户: A second\n\nAI: A second answer",
-        "tools": [], "timestamp": "2024-05-01T08:05:00+00:00"}
+        "index": 1,
+        "user_message_ids": ["msg-2"],
+        "ai_message_ids": ["msg-3"],
+        "user_text": "A second",
+        "ai_text": "A second answer",
+        "combined_text": "用户: A second\n\nAI: A second answer",
+        "tools": [],
+        "timestamp": "2024-05-01T08:05:00+00:00",
+    }
 
 
 def test_warnings_go_to_stderr_one_line_each(capsys):

@@ -5,7 +5,6 @@ from __future__ import annotations
 import json
 
 import pytest
-
 from convo_tui.core.context import (
     DEFAULT_SYSTEM,
     ChatMessage,
@@ -120,15 +119,22 @@ def test_recent_lines_keep_time_order_and_skip_non_conversation():
     from convo_tui.core.context import recent_lines
     from convo_tui.core.model import Message, Session
 
-    session = Session("s", "t", "p", "cursor", "/x", messages=[
-        Message("0", "system", "Be brief."),
-        Message("1", "user", "first"),
-        Message("2", "assistant", "shown only", virtual=True),
-        Message("3", "assistant", "   "),
-        Message("4", "assistant", "answer one"),
-        Message("5", "user", "second"),
-        Message("6", "assistant", "sub-agent", sidechain=True),
-    ])
+    session = Session(
+        "s",
+        "t",
+        "p",
+        "cursor",
+        "/x",
+        messages=[
+            Message("0", "system", "Be brief."),
+            Message("1", "user", "first"),
+            Message("2", "assistant", "shown only", virtual=True),
+            Message("3", "assistant", "   "),
+            Message("4", "assistant", "answer one"),
+            Message("5", "user", "second"),
+            Message("6", "assistant", "sub-agent", sidechain=True),
+        ],
+    )
     assert recent_lines(session, 10) == ["System: Be brief.", "User: first", "Assistant: answer one", "User: second"]
     assert recent_lines(session, 2) == ["Assistant: answer one", "User: second"]
     assert recent_lines(session, 0) == []

@@ -9,7 +9,6 @@ from contextlib import redirect_stdout
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.context import context_for, request_body
 from convo_tui.core.errors import ConvoError
@@ -18,8 +17,12 @@ from convo_tui.core.settings import Settings
 
 CORPUS = Path(__file__).parent / "fixtures" / "conversations"
 B_TEXTS = [
-    "My cat eats fish every day", "Fish every day is too much", "猫可以吃鱼吗",
-    "猫可以吃煮熟的鱼", "What about cat treats?", "Cat treats should stay",
+    "My cat eats fish every day",
+    "Fish every day is too much",
+    "猫可以吃鱼吗",
+    "猫可以吃煮熟的鱼",
+    "What about cat treats?",
+    "Cat treats should stay",
 ]
 
 
@@ -65,8 +68,8 @@ def test_session_filter_isolates_every_level(library, mode):
     # The two conversations share vocabulary: unscoped, both answer.
     assert {h.session_id for h in everywhere} == {"pets-a", "pets-b"}
     for own, other in (("pets-a", "pets-b"), ("pets-b", "pets-a")):
-        turns = library.search(f'{query} session:{own}', limit=20, mode=mode)
-        messages = library.search(f'session:{own} role:user {query}', limit=20, mode=mode)
+        turns = library.search(f"{query} session:{own}", limit=20, mode=mode)
+        messages = library.search(f"session:{own} role:user {query}", limit=20, mode=mode)
         assert turns and messages
         assert {h.session_id for h in turns} == {own}
         assert {(h.session_id, h.kind) for h in messages} == {(own, "message")}
@@ -146,7 +149,10 @@ def test_edits_show_in_listing_session_and_hits(fresh):
     fresh.tag_session("pets-b", ["cats", "food", "cats"])
     summary = fresh.tag_session("pets-b", ["food"], remove=True)
     assert (summary.title, summary.description, summary.starred, summary.tags) == (
-        "Daily fish", "Is fish every day too much?", True, ["cats"],
+        "Daily fish",
+        "Is fish every day too much?",
+        True,
+        ["cats"],
     )
     listed = {s.id: s for s in fresh.sessions()}
     assert listed["pets-b"].title == "Daily fish" and listed["pets-a"].title == "狗吃什么"
@@ -166,7 +172,12 @@ def test_edits_survive_reindexing_a_changed_source(fresh, tmp_path):
     fresh.star_session("pets-b")
     source = tmp_path / "src" / "pets.jsonl"
     with source.open("a", encoding="utf-8") as handle:
-        row = {"conversation_id": "pets-b", "timestamp": "2026-02-11T08:00:00Z", "user_message": "And milk?", "ai_response": "Most adult cats do not digest milk well."}
+        row = {
+            "conversation_id": "pets-b",
+            "timestamp": "2026-02-11T08:00:00Z",
+            "user_message": "And milk?",
+            "ai_response": "Most adult cats do not digest milk well.",
+        }
         handle.write(json.dumps(row) + "\n")
     report = fresh.index([tmp_path / "src"])
     assert report.updated == 2
@@ -197,7 +208,12 @@ def test_a_deleted_session_returns_when_its_source_changes(fresh, tmp_path):
     fresh.delete_session("pets-a")
     source = tmp_path / "src" / "pets.jsonl"
     with source.open("a", encoding="utf-8") as handle:
-        row = {"conversation_id": "pets-a", "timestamp": "2026-03-01T10:00:00Z", "user_message": "Hamsters?", "ai_response": "Seeds and vegetables."}
+        row = {
+            "conversation_id": "pets-a",
+            "timestamp": "2026-03-01T10:00:00Z",
+            "user_message": "Hamsters?",
+            "ai_response": "Seeds and vegetables.",
+        }
         handle.write(json.dumps(row) + "\n")
     fresh.index([tmp_path / "src"])
     assert fresh.session_summary("pets-a").message_count == 10
@@ -208,27 +224,55 @@ def test_a_deleted_session_returns_when_its_source_changes(fresh, tmp_path):
 
 def test_cli_context_session_and_show(tmp_path):
     index = str(_index(tmp_path))
-    code, out = _cli("--index-dir", index, "context", "那猫呢？", "--session", "pets-a", "--recent", "2", "--refs", "0",
-                     "--system", "S", "--llm-model", "gpt-3.5-turbo", "--preferences", "用户偏好喝茶。")
+    code, out = _cli(
+        "--index-dir",
+        index,
+        "context",
+        "那猫呢？",
+        "--session",
+        "pets-a",
+        "--recent",
+        "2",
+        "--refs",
+        "0",
+        "--system",
+        "S",
+        "--llm-model",
+        "gpt-3.5-turbo",
+        "--preferences",
+        "用户偏好喝茶。",
+    )
     assert code == 0
-    assert json.loads(out) == {"model": "gpt-3.5-turbo", "messages": [
-        {"role": "system", "content": "S"},
-        {"role": "user", "content": "User Preferences: 用户偏好喝茶。\n\nConversation (recent):\n"
-         "User: Can my cat eat raw fish?\nAssistant: Cooked fish is safer for a cat; raw fish can carry parasites.\n\n用户提问: 那猫呢？"},
-    ]}
-    assert "\n  \"model\"" in out and "那猫呢" in out  # pretty, not ASCII-escaped
+    assert json.loads(out) == {
+        "model": "gpt-3.5-turbo",
+        "messages": [
+            {"role": "system", "content": "S"},
+            {
+                "role": "user",
+                "content": "User Preferences: 用户偏好喝茶。\n\nConversation (recent):\n"
+                "User: Can my cat eat raw fish?\nAssistant: Cooked fish is safer for a cat; raw fish can carry parasites.\n\n用户提问: 那猫呢？",
+            },
+        ],
+    }
+    assert '\n  "model"' in out and "那猫呢" in out  # pretty, not ASCII-escaped
 
     assert _cli("--index-dir", index, "session", "rename", "pets-a", "Pet food") == (0, "pets-a: title is now 'Pet food'\n")
     assert _cli("--index-dir", index, "session", "star", "pets-a") == (0, "pets-a: starred\n")
     assert _cli("--index-dir", index, "session", "tag", "pets-a", "cats", "dogs") == (0, "pets-a: tags cats, dogs\n")
     assert _cli("--index-dir", index, "session", "describe", "pets-a", "What pets eat") == (0, "pets-a: description set\n")
-    assert _cli("--index-dir", index, "session", "settings", "pets-a", "--hide-thinking") == (0, "hide_thinking = true\nhide_tools = false\n")
+    assert _cli("--index-dir", index, "session", "settings", "pets-a", "--hide-thinking") == (
+        0,
+        "hide_thinking = true\nhide_tools = false\n",
+    )
     assert _cli("--index-dir", index, "session", "settings", "pets-a") == (0, "hide_thinking = true\nhide_tools = false\n")
 
     code, out = _cli("--index-dir", index, "show", "pets-a", "--newest-first", "--json")
     shown = json.loads(out)
     assert shown["session"]["title"] == "Pet food"
-    assert [m["text"] for m in shown["messages"]][:2] == ["Cooked fish is safer for a cat; raw fish can carry parasites.", "Can my cat eat raw fish?"]
+    assert [m["text"] for m in shown["messages"]][:2] == [
+        "Cooked fish is safer for a cat; raw fish can carry parasites.",
+        "Can my cat eat raw fish?",
+    ]
     assert [t["index"] for t in shown["turns"]] == [3, 2, 1, 0]
 
     assert _cli("--index-dir", index, "session", "delete", "pets-a", "--yes")[0] == 0

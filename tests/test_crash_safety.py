@@ -24,7 +24,6 @@ from collections import defaultdict
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.embed import shared_dense
 from convo_tui.core.index import visible_filter
@@ -40,10 +39,37 @@ WORKER = ROOT / "tests" / "helpers" / "index_worker.py"
 KILLS = 6
 REBUILD_KILLS = 2
 SEED = 2026
-WORDS = (
-    "qdrant index vector search cursor claude session turn message tool embed sparse dense hybrid fusion "
-    "rank query filter payload shard segment wal lock crash publish generation visible archive manifest"
-).split()
+WORDS = [
+    "qdrant",
+    "index",
+    "vector",
+    "search",
+    "cursor",
+    "claude",
+    "session",
+    "turn",
+    "message",
+    "tool",
+    "embed",
+    "sparse",
+    "dense",
+    "hybrid",
+    "fusion",
+    "rank",
+    "query",
+    "filter",
+    "payload",
+    "shard",
+    "segment",
+    "wal",
+    "lock",
+    "crash",
+    "publish",
+    "generation",
+    "visible",
+    "archive",
+    "manifest",
+]
 V1_TIME, V2_TIME = 1_767_000_000, 1_767_100_000
 
 
@@ -102,7 +128,11 @@ def expected_sessions(root: Path) -> dict[str, tuple[frozenset[str], dict]]:
 def start_worker(index_dir: Path, source: Path, *extra: str) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, str(WORKER), str(index_dir), "index", str(source), "8", *extra],
-        cwd=ROOT, stdin=subprocess.DEVNULL, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdin=subprocess.DEVNULL,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     line = proc.stdout.readline()
     assert line.strip() == "ready", f"worker did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
@@ -131,7 +161,9 @@ def check_consistent(index_dir: Path, versions: list[dict[str, tuple[frozenset[s
         for mode in ("keyword", "hybrid"):
             for hit in library.search("qdrant crash publish", mode=mode, limit=20):
                 assert hit.session_id in visible
-                assert (hit.session_id, hit.turn_index) in visible_turns, f"{mode} hit on an invisible turn: {hit.session_id}#{hit.turn_index}"
+                assert (hit.session_id, hit.turn_index) in visible_turns, (
+                    f"{mode} hit on an invisible turn: {hit.session_id}#{hit.turn_index}"
+                )
     return visible
 
 

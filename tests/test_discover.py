@@ -7,7 +7,6 @@ import os
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.discover import Location, claude_projects_dirs, default_locations, describe_path, iter_source_files
 from convo_tui.core.settings import Settings
 
@@ -39,8 +38,12 @@ def test_defaults_found_in_home_and_claude_config_dir(tmp_path):
     export = _touch(tmp_path / "export/conversations.json", "[]")
     settings = Settings(sources=[specstory, export.parent, tmp_path / "other"])
     assert default_locations(settings) == [
-        Location("Cursor agent transcripts", home / ".cursor/projects/Users-alice-code-app/agent-transcripts", "cursor", "default"),
-        Location("Cursor agent transcripts", home / ".cursor/projects/Users-alice-code-web/agent-transcripts", "cursor", "default"),
+        Location(
+            "Cursor agent transcripts", home / ".cursor/projects/Users-alice-code-app/agent-transcripts", "cursor", "default"
+        ),
+        Location(
+            "Cursor agent transcripts", home / ".cursor/projects/Users-alice-code-web/agent-transcripts", "cursor", "default"
+        ),
         Location("Claude Code projects", home / ".claude/projects", "claude-code", "default"),
         Location("SpecStory history", specstory, "specstory", "config"),
         Location("ChatGPT export", export.parent, "chatgpt", "config"),
@@ -160,14 +163,50 @@ def test_sources_command_counts_sessions_per_location(capsys):
     assert main(["sources", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
     assert rows == [
-        {"name": "Claude Code projects", "path": str(_home() / ".claude/projects"), "origin": "default", "format": "claude-code",
-         "exists": True, "files": 1, "sessions": 1, "formats": {"claude-code": 1}, "unknown": 1},
-        {"name": "ChatGPT export", "path": str(FIXTURES / "chatgpt"), "origin": "config", "format": "chatgpt",
-         "exists": True, "files": 2, "sessions": 3, "formats": {"chatgpt": 2}, "unknown": 0},
-        {"name": "SpecStory history", "path": str(history), "origin": "config", "format": "specstory",
-         "exists": True, "files": 3, "sessions": 3, "formats": {"specstory": 3}, "unknown": 0},
-        {"name": "Configured path", "path": "/nowhere/at/all", "origin": "config", "format": None,
-         "exists": False, "files": 0, "sessions": 0, "formats": {}, "unknown": 0},
+        {
+            "name": "Claude Code projects",
+            "path": str(_home() / ".claude/projects"),
+            "origin": "default",
+            "format": "claude-code",
+            "exists": True,
+            "files": 1,
+            "sessions": 1,
+            "formats": {"claude-code": 1},
+            "unknown": 1,
+        },
+        {
+            "name": "ChatGPT export",
+            "path": str(FIXTURES / "chatgpt"),
+            "origin": "config",
+            "format": "chatgpt",
+            "exists": True,
+            "files": 2,
+            "sessions": 3,
+            "formats": {"chatgpt": 2},
+            "unknown": 0,
+        },
+        {
+            "name": "SpecStory history",
+            "path": str(history),
+            "origin": "config",
+            "format": "specstory",
+            "exists": True,
+            "files": 3,
+            "sessions": 3,
+            "formats": {"specstory": 3},
+            "unknown": 0,
+        },
+        {
+            "name": "Configured path",
+            "path": "/nowhere/at/all",
+            "origin": "config",
+            "format": None,
+            "exists": False,
+            "files": 0,
+            "sessions": 0,
+            "formats": {},
+            "unknown": 0,
+        },
     ]
     assert main(["sources"]) == 0
     assert capsys.readouterr().out == (

@@ -1,9 +1,8 @@
 import numpy as np
 import onnxruntime as ort
 import pytest
-from tokenizers import Tokenizer
-
 from convo_tui.core.embed import DenseEmbedder, SparseEmbedder, bundled_model_files
+from tokenizers import Tokenizer
 
 TEXTS = [
     "How do I configure the Qdrant collection?",

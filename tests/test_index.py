@@ -5,7 +5,6 @@ import shutil
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
@@ -46,7 +45,7 @@ def test_incremental_runs(corpus, library):
     lunch.write_text("user:\nBook the sushi place instead.\n\nassistant:\nDone, table for twelve at noon.\n", encoding="utf-8")
     changed = library.index([corpus])
     assert (changed.updated, changed.unchanged) == (1, 5)
-    assert [m.text for m in library.session("team-lunch").messages][0] == "Book the sushi place instead."
+    assert next(m.text for m in library.session("team-lunch").messages) == "Book the sushi place instead."
     turns = list(library.store.scroll(Filter(must=(Cond("session_id", value="team-lunch"), Cond("level", value="turn")))))
     assert len(turns) == 1 and turns[0].payload["user_text"] == "Book the sushi place instead."
     assert library.store.count(Filter(must=(Cond("visible", value=False),))) == 0
@@ -87,7 +86,9 @@ def test_other_model_and_old_schema_are_refused_with_the_way_out(corpus, tmp_pat
     )
     with Library.open(settings) as lib:
         lib.store.write_meta({**lib.store.read_meta(), "schema": 0})
-    with pytest.raises(IndexUnavailable, match=r"older convo-tui \(schema 0, this version uses 1\); run `convo-tui index --rebuild`"):
+    with pytest.raises(
+        IndexUnavailable, match=r"older convo-tui \(schema 0, this version uses 1\); run `convo-tui index --rebuild`"
+    ):
         Library.open(settings)
     with Library.open(settings, allow_mismatch=True) as lib:
         report = lib.index([corpus / "Users-alice-code-webapp"], rebuild=True)
@@ -110,6 +111,10 @@ def test_same_session_in_two_files_is_indexed_once_never_mixed(tmp_path, library
     assert (report.added, report.updated, report.sessions) == (1, 0, 1)
     assert report.skipped == [(str(shorter / "a.txt"), f"session a is also in {folder / 'a.txt'}; indexed from there")]
     session = library.session("a")
-    turns = sorted(p.payload["turn_index"] for p in library.store.scroll(
-        Filter(must=(Cond("session_id", value="a"), Cond("level", value="turn"), Cond("visible", value=True)))))
+    turns = sorted(
+        p.payload["turn_index"]
+        for p in library.store.scroll(
+            Filter(must=(Cond("session_id", value="a"), Cond("level", value="turn"), Cond("visible", value=True)))
+        )
+    )
     assert len(session.turns) == 2 and turns == [0, 1]

@@ -4,11 +4,10 @@ session per id while a new generation is being published, retrieve by key."""
 import os
 import shutil
 import time
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.index import _GenerationPoint
 from convo_tui.core.library import Library
 from convo_tui.core.merge import merge
@@ -42,7 +41,7 @@ def far_east_zone(monkeypatch):
 
 
 def test_hit_and_summary_times_are_utc_whatever_the_local_zone(lib, far_east_zone):
-    expected = datetime(2026, 1, 9, 12, 0, tzinfo=timezone.utc)
+    expected = datetime(2026, 1, 9, 12, 0, tzinfo=UTC)
     hit = lib.search("QDRANT_SNAPSHOT_TTL", mode="keyword", limit=1)[0]
     assert hit.session_id == "qdrant-setup"
     assert (hit.timestamp, hit.timestamp.utcoffset()) == (expected, timedelta(0))
@@ -65,7 +64,9 @@ def _second_visible_generation(lib, session_id):
     points = list(lib.store.scroll(Filter(must=(Cond("session_id", value=session_id),))))
     generation = max(p.payload["generation"] for p in points) + 1
     newer = [
-        _GenerationPoint(p.payload["key"], None, None, {**p.payload, "generation": generation, "session_title": "newer"}, generation)
+        _GenerationPoint(
+            p.payload["key"], None, None, {**p.payload, "generation": generation, "session_title": "newer"}, generation
+        )
         for p in points
         if p.payload["level"] == "session"
     ]
@@ -87,7 +88,14 @@ def test_a_session_is_listed_once_while_two_generations_are_visible(lib):
 
 def test_two_generations_of_one_turn_make_one_card():
     def scored(generation, score):
-        payload = {"session_id": "s", "turn_index": 0, "message_ids": ["msg-0", "msg-1"], "user_text": "u", "ai_text": "a", "generation": generation}
+        payload = {
+            "session_id": "s",
+            "turn_index": 0,
+            "message_ids": ["msg-0", "msg-1"],
+            "user_text": "u",
+            "ai_text": "a",
+            "generation": generation,
+        }
         return Scored(id=f"id{generation}", score=score, payload=payload)
 
     cards = merge([scored(1, 0.5), scored(2, 0.4)], [], None, 10, turn_bonus=1.0)

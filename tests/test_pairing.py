@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from convo_tui.core.model import Message, ToolCall
 from convo_tui.core.pairing import pair_messages
@@ -16,8 +16,14 @@ def msgs(*spec):
 
 
 def test_example_1_standard_one_to_one():
-    turns = pair_messages(msgs(("user", "如何设计 RAG？"), ("assistant", "需要向量库和嵌入模型..."),
-                               ("user", "推荐什么向量库？"), ("assistant", "推荐 Qdrant...")))
+    turns = pair_messages(
+        msgs(
+            ("user", "如何设计 RAG？"),
+            ("assistant", "需要向量库和嵌入模型..."),
+            ("user", "推荐什么向量库？"),
+            ("assistant", "推荐 Qdrant..."),
+        )
+    )
     assert [t.index for t in turns] == [0, 1]
     assert turns[0].user_message_ids == ["msg-0"] and turns[0].ai_message_ids == ["msg-1"]
     assert turns[0].combined_text == "用户: 如何设计 RAG？\n\nAI: 需要向量库和嵌入模型..."
@@ -26,8 +32,9 @@ def test_example_1_standard_one_to_one():
 
 
 def test_example_2_consecutive_user_messages_merge():
-    turns = pair_messages(msgs(("user", "如何设计 RAG？"), ("user", "需要考虑哪些因素？"),
-                               ("assistant", "需要向量库和嵌入模型，还要考虑...")))
+    turns = pair_messages(
+        msgs(("user", "如何设计 RAG？"), ("user", "需要考虑哪些因素？"), ("assistant", "需要向量库和嵌入模型，还要考虑..."))
+    )
     assert len(turns) == 1
     assert turns[0].user_message_ids == ["msg-0", "msg-1"]
     assert turns[0].ai_message_ids == ["msg-2"]
@@ -35,16 +42,23 @@ def test_example_2_consecutive_user_messages_merge():
 
 
 def test_example_3_consecutive_ai_messages_merge():
-    turns = pair_messages(msgs(("user", "帮我实现 RAG"), ("assistant", "我来帮你实现"),
-                               ("assistant", "首先需要配置向量库"), ("assistant", "然后集成嵌入模型")))
+    turns = pair_messages(
+        msgs(
+            ("user", "帮我实现 RAG"),
+            ("assistant", "我来帮你实现"),
+            ("assistant", "首先需要配置向量库"),
+            ("assistant", "然后集成嵌入模型"),
+        )
+    )
     assert len(turns) == 1
     assert turns[0].ai_message_ids == ["msg-1", "msg-2", "msg-3"]
     assert turns[0].combined_text == "用户: 帮我实现 RAG\n\nAI: 我来帮你实现\n\n首先需要配置向量库\n\n然后集成嵌入模型"
 
 
 def test_example_4_tool_calls_collected_from_ai_messages():
-    turns = pair_messages(msgs(("user", "读取文件内容"), ("assistant", "我来读取文件", "read_file"),
-                               ("assistant", "文件内容已读取，包含...")))
+    turns = pair_messages(
+        msgs(("user", "读取文件内容"), ("assistant", "我来读取文件", "read_file"), ("assistant", "文件内容已读取，包含..."))
+    )
     assert len(turns) == 1
     assert turns[0].ai_message_ids == ["msg-1", "msg-2"]
     assert turns[0].tool_names == ["read_file"]
@@ -61,8 +75,15 @@ def test_scenario_3_ai_replies_then_next_user_question():
 
 
 def test_scenario_5_mixed():
-    turns = pair_messages(msgs(("user", "问题1"), ("assistant", "回答1", "tool1"), ("assistant", "继续回答1"),
-                               ("user", "问题2补充"), ("assistant", "回答2")))
+    turns = pair_messages(
+        msgs(
+            ("user", "问题1"),
+            ("assistant", "回答1", "tool1"),
+            ("assistant", "继续回答1"),
+            ("user", "问题2补充"),
+            ("assistant", "回答2"),
+        )
+    )
     assert [(t.user_text, t.ai_text) for t in turns] == [("问题1", "回答1\n\n继续回答1"), ("问题2补充", "回答2")]
     assert turns[0].tool_names == ["tool1"] and turns[1].tool_names == []
 
@@ -79,7 +100,9 @@ def test_empty_texts_are_skipped_in_joins_but_ids_kept():
 
 
 def test_virtual_sidechain_error_and_system_messages_take_no_part():
-    messages = msgs(("user", "q"), ("assistant", "a"), ("user", "virtual"), ("system", "sys"), ("assistant", "side"), ("assistant", "err"))
+    messages = msgs(
+        ("user", "q"), ("assistant", "a"), ("user", "virtual"), ("system", "sys"), ("assistant", "side"), ("assistant", "err")
+    )
     messages[2].virtual = True
     messages[4].sidechain = True
     messages[5].error = True
@@ -89,10 +112,10 @@ def test_virtual_sidechain_error_and_system_messages_take_no_part():
 
 def test_turn_timestamp_is_first_timestamp():
     messages = msgs(("user", "q"), ("assistant", "a"))
-    t1 = datetime(2026, 1, 2, tzinfo=timezone.utc)
+    t1 = datetime(2026, 1, 2, tzinfo=UTC)
     messages[1].timestamp = t1
     assert pair_messages(messages)[0].timestamp == t1
-    messages[0].timestamp = datetime(2026, 1, 1, tzinfo=timezone.utc)
+    messages[0].timestamp = datetime(2026, 1, 1, tzinfo=UTC)
     assert pair_messages(messages)[0].timestamp == messages[0].timestamp
 
 

@@ -14,7 +14,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings, default_config_path
@@ -46,7 +45,7 @@ def test_index_folder_and_files_are_private(tmp_path: Path, open_umask):
         library.star_session(library.sessions()[0].id)  # creates the annotations file
         assert mode(index_dir) == 0o700
         files = own_files(index_dir)
-    assert OWN_FILES <= set(files), files
+    assert set(files) >= OWN_FILES, files
     assert {name: m for name, m in files.items() if m != 0o600} == {}
     # Nothing in the folder is reachable by others: the folder itself is closed.
     assert mode(index_dir) & 0o077 == 0
@@ -86,9 +85,8 @@ def test_temporary_files_are_not_left_readable(tmp_path: Path, open_umask):
 def test_server_backend_keeps_its_local_manifest_private(tmp_path: Path, open_umask, monkeypatch):
     """With a Qdrant server the manifest and annotations stay on this machine, closed too.
     qdrant-client's local mode stands in for the server."""
-    from qdrant_client import QdrantClient
-
     from convo_tui.core.store.server import ServerStore
+    from qdrant_client import QdrantClient
 
     monkeypatch.setenv("CONVO_TUI_INDEX_DIR", str(tmp_path / "local" / "index"))
     settings = Settings(qdrant_url="http://localhost:6333")

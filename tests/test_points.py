@@ -1,16 +1,19 @@
-from datetime import datetime, timezone
-
-from tokenizers import Tokenizer
+from datetime import UTC, datetime
 
 from convo_tui.core.embed import bundled_model_files
 from convo_tui.core.model import Message, Session, ToolCall
 from convo_tui.core.points import chunk_text, session_points
+from tokenizers import Tokenizer
 
 
 def _session() -> Session:
-    t0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc)
+    t0 = datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC)
     return Session(
-        id="s1", title="T", project="p", source="cursor", path="/x/s1.txt",
+        id="s1",
+        title="T",
+        project="p",
+        source="cursor",
+        path="/x/s1.txt",
         messages=[
             Message("msg-0", "user", "hello there", timestamp=t0),
             Message("msg-1", "assistant", "running it", tools=[ToolCall("Shell", {"command": "ls"}), ToolCall("Shell", {})]),
@@ -29,10 +32,16 @@ def test_session_turn_and_message_points_with_payload():
     assert session.payload["message_count"] == 4 and session.payload["turn_count"] == 2
     assert turn0.text == "用户: hello there\n\nAI: running it"
     assert turn0.payload["tools"] == ["Shell"] and turn0.payload["tool_keys"] == ["shell"] and turn0.payload["has_tools"] is True
-    assert turn0.payload["timestamp"] == datetime(2026, 1, 2, 3, 4, 5, tzinfo=timezone.utc).timestamp()
+    assert turn0.payload["timestamp"] == datetime(2026, 1, 2, 3, 4, 5, tzinfo=UTC).timestamp()
     assert all(p.payload["visible"] is False and p.payload["generation"] == 7 for p in points)
     msg1 = points[4].payload
-    assert (msg1["role"], msg1["turn_index"], msg1["message_index"], msg1["message_ids"], msg1["text"]) == ("ai", 0, 1, ["msg-1"], "running it")
+    assert (msg1["role"], msg1["turn_index"], msg1["message_index"], msg1["message_ids"], msg1["text"]) == (
+        "ai",
+        0,
+        1,
+        ["msg-1"],
+        "running it",
+    )
     # The whitespace-only user message makes a turn without text, hence no vectors.
     assert points[2].text == ""
 

@@ -1,7 +1,6 @@
 from datetime import datetime
 
 import pytest
-
 from convo_tui.core.errors import QueryError
 from convo_tui.core.query import parse_query
 from convo_tui.core.store.base import Cond

@@ -20,7 +20,6 @@ from contextlib import contextmanager
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
@@ -38,9 +37,21 @@ SESSION_IDS = {
 
 _WRITE_FLAGS = os.O_WRONLY | os.O_RDWR | os.O_CREAT | os.O_TRUNC | os.O_APPEND
 _PATH_EVENTS = {
-    "os.remove": (0,), "os.rmdir": (0,), "os.rename": (0, 1), "os.chmod": (0,), "os.chown": (0,), "os.utime": (0,),
-    "os.truncate": (0,), "os.mkdir": (0,), "os.link": (0, 1), "os.symlink": (0, 1), "os.setxattr": (0,),
-    "os.removexattr": (0,), "shutil.rmtree": (0,), "shutil.move": (0,), "shutil.copyfile": (1,),
+    "os.remove": (0,),
+    "os.rmdir": (0,),
+    "os.rename": (0, 1),
+    "os.chmod": (0,),
+    "os.chown": (0,),
+    "os.utime": (0,),
+    "os.truncate": (0,),
+    "os.mkdir": (0,),
+    "os.link": (0, 1),
+    "os.symlink": (0, 1),
+    "os.setxattr": (0,),
+    "os.removexattr": (0,),
+    "shutil.rmtree": (0,),
+    "shutil.move": (0,),
+    "shutil.copyfile": (1,),
 }
 _watched: list[str] = []
 _violations: list[str] = []
@@ -60,13 +71,12 @@ def _audit(event: str, args: tuple) -> None:
     if not _watched:
         return
     if event == "open":
-        path, mode, flags = (list(args) + [None, None, None])[:3]
+        path, mode, flags = ([*list(args), None, None, None])[:3]
         writing = (isinstance(mode, str) and any(c in mode for c in "wax+")) or (isinstance(flags, int) and flags & _WRITE_FLAGS)
         if writing and _under_watch(path):
             _violations.append(f"open({path!r}, {mode!r}, {flags!r})")
-    elif event in _PATH_EVENTS:
-        if any(position < len(args) and _under_watch(args[position]) for position in _PATH_EVENTS[event]):
-            _violations.append(f"{event}{args!r}")
+    elif event in _PATH_EVENTS and any(position < len(args) and _under_watch(args[position]) for position in _PATH_EVENTS[event]):
+        _violations.append(f"{event}{args!r}")
 
 
 sys.addaudithook(_audit)  # hooks cannot be removed; it is idle unless a test watches a folder
@@ -87,7 +97,12 @@ def snapshot(root: Path) -> dict[str, tuple]:
     for path in sorted([root, *root.rglob("*")]):
         info = path.lstat()
         if path.is_dir():
-            state[str(path)] = ("dir", stat.S_IMODE(info.st_mode), info.st_mtime_ns, tuple(sorted(p.name for p in path.iterdir())))
+            state[str(path)] = (
+                "dir",
+                stat.S_IMODE(info.st_mode),
+                info.st_mtime_ns,
+                tuple(sorted(p.name for p in path.iterdir())),
+            )
         else:
             digest = hashlib.sha256(path.read_bytes()).hexdigest()
             state[str(path)] = ("file", stat.S_IMODE(info.st_mode), info.st_mtime_ns, info.st_size, digest)
@@ -125,29 +140,28 @@ def test_the_hook_catches_writes(tmp_path: Path):
 
 def test_library_indexing_and_browsing_leave_sources_untouched(sources: Path, tmp_path: Path):
     before = snapshot(sources)
-    with forbid_writes(sources) as violations:
-        with Library.open(Settings(index_dir=tmp_path / "index")) as library:
-            first = library.index([sources])
-            assert (first.added, first.skipped) == (7, [])
-            assert library.index([sources]).unchanged == 7
-            assert {s.id for s in library.sessions()} == SESSION_IDS
-            assert library.projects()
-            for mode in ("hybrid", "semantic", "keyword", "fuzzy"):
-                assert library.search("Qdrant collection", mode=mode, limit=5)
-            for session_id in sorted(SESSION_IDS):
-                session = library.session(session_id)
-                assert session.messages
-                library.hits_in_session("release", session_id)
-            # User edits live beside the index, never in the transcript.
-            library.rename_session("th-42", "Shipping list")
-            library.describe_session("th-42", "what was left before 1.0")
-            library.star_session("th-42")
-            library.tag_session("th-42", ["release"])
-            library.set_session_settings("th-42", hide_thinking=True)
-            library.delete_session("conv-7")
-            assert library.restore_session("conv-7")
-            assert library.index([sources]).added == 1
-            assert library.prune() == 0
+    with forbid_writes(sources) as violations, Library.open(Settings(index_dir=tmp_path / "index")) as library:
+        first = library.index([sources])
+        assert (first.added, first.skipped) == (7, [])
+        assert library.index([sources]).unchanged == 7
+        assert {s.id for s in library.sessions()} == SESSION_IDS
+        assert library.projects()
+        for mode in ("hybrid", "semantic", "keyword", "fuzzy"):
+            assert library.search("Qdrant collection", mode=mode, limit=5)
+        for session_id in sorted(SESSION_IDS):
+            session = library.session(session_id)
+            assert session.messages
+            library.hits_in_session("release", session_id)
+        # User edits live beside the index, never in the transcript.
+        library.rename_session("th-42", "Shipping list")
+        library.describe_session("th-42", "what was left before 1.0")
+        library.star_session("th-42")
+        library.tag_session("th-42", ["release"])
+        library.set_session_settings("th-42", hide_thinking=True)
+        library.delete_session("conv-7")
+        assert library.restore_session("conv-7")
+        assert library.index([sources]).added == 1
+        assert library.prune() == 0
     assert violations == []
     assert snapshot(sources) == before
 

@@ -6,10 +6,9 @@ All secret values below are made up for these tests (right shape, no real key).
 from __future__ import annotations
 
 import pytest
+from convo_tui.core.redact import KINDS, find_secrets, redact
 from hypothesis import given, settings
 from hypothesis import strategies as st
-
-from convo_tui.core.redact import KINDS, find_secrets, redact
 
 OPENAI_PROJ = "sk-proj-Q2x9Lm4TzR7vB1nW8cYk3HfP6sD0aJeU5gVt2Xo"
 OPENAI_LEGACY = "sk-A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8S9t0U1v2W3x4"
@@ -33,19 +32,31 @@ PEM_BODY = "MIIEowIBAAKCAQEAz9Lm4TzR7vB1nW8cYk3HfP6sD0aJeU5gVt2Xo4Tz9Lm2Qx7R\nv1
     [
         (f"export OPENAI_API_KEY={OPENAI_PROJ}", "export OPENAI_API_KEY=[REDACTED:openai-key sk-proj-…t2Xo]"),
         (f"key: {OPENAI_LEGACY}.", "key: [REDACTED:openai-key sk-…W3x4]."),
-        (f"client = Anthropic(api_key=\"{ANTHROPIC}\")", "client = Anthropic(api_key=\"[REDACTED:anthropic-key sk-ant-api03-…EfGh]\")"),
-        (f"https://maps.googleapis.com/api?key={GOOGLE}&q=x", "https://maps.googleapis.com/api?key=[REDACTED:google-api-key AIza…JeU5]&q=x"),
+        (
+            f'client = Anthropic(api_key="{ANTHROPIC}")',
+            'client = Anthropic(api_key="[REDACTED:anthropic-key sk-ant-api03-…EfGh]")',
+        ),
+        (
+            f"https://maps.googleapis.com/api?key={GOOGLE}&q=x",
+            "https://maps.googleapis.com/api?key=[REDACTED:google-api-key AIza…JeU5]&q=x",
+        ),
         (f"aws_access_key_id = {AWS_ID}", "aws_access_key_id = [REDACTED:aws-access-key-id AKIA…VB1N]"),
         (f"aws_secret_access_key = {AWS_SECRET}", "aws_secret_access_key = [REDACTED:aws-secret-key]"),
         (f'"SecretAccessKey": "{AWS_SECRET}"', '"SecretAccessKey": "[REDACTED:aws-secret-key]"'),
-        (f"git remote set-url origin https://{GITHUB}@github.com/a/b", "git remote set-url origin https://[REDACTED:github-token ghp_…gVtX]@github.com/a/b"),
+        (
+            f"git remote set-url origin https://{GITHUB}@github.com/a/b",
+            "git remote set-url origin https://[REDACTED:github-token ghp_…gVtX]@github.com/a/b",
+        ),
         (f"GH_TOKEN={GITHUB_PAT}", "GH_TOKEN=[REDACTED:github-token github_pat_…eUgV]"),
         (f"token {GITLAB}", "token [REDACTED:gitlab-token glpat-…Yk3H]"),
         (f"SLACK_BOT_TOKEN={SLACK}", "SLACK_BOT_TOKEN=[REDACTED:slack-token xoxb-…0Fg2]"),
         (f"stripe.api_key = '{STRIPE}'", "stripe.api_key = '[REDACTED:stripe-key sk_live_…0aJe]'"),
         (f"huggingface-cli login --token {HF}", "huggingface-cli login --token [REDACTED:huggingface-token hf_…x1Cv]"),
         (f"cookie session={JWT}; path=/", "cookie session=[REDACTED:jwt eyJ…7Mq0]; path=/"),
-        (f"curl -H 'Authorization: Bearer {BEARER}' https://api.example.com", "curl -H 'Authorization: Bearer [REDACTED:bearer-token]' https://api.example.com"),
+        (
+            f"curl -H 'Authorization: Bearer {BEARER}' https://api.example.com",
+            "curl -H 'Authorization: Bearer [REDACTED:bearer-token]' https://api.example.com",
+        ),
         ("Authorization: Basic YWxpY2U6aHVudGVyMg==", "Authorization: Basic [REDACTED:basic-auth]"),
         (
             f"-----BEGIN RSA PRIVATE KEY-----\n{PEM_BODY}-----END RSA PRIVATE KEY-----\n",
@@ -55,7 +66,10 @@ PEM_BODY = "MIIEowIBAAKCAQEAz9Lm4TzR7vB1nW8cYk3HfP6sD0aJeU5gVt2Xo4Tz9Lm2Qx7R\nv1
             f"-----BEGIN OPENSSH PRIVATE KEY-----\n{PEM_BODY}",
             "-----BEGIN OPENSSH PRIVATE KEY-----\n[REDACTED:private-key]\n",
         ),
-        ("DATABASE_URL=postgres://alice:Tr0ub4dor&3@db.internal:5432/app", "DATABASE_URL=postgres://alice:[REDACTED:url-password]@db.internal:5432/app"),
+        (
+            "DATABASE_URL=postgres://alice:Tr0ub4dor&3@db.internal:5432/app",
+            "DATABASE_URL=postgres://alice:[REDACTED:url-password]@db.internal:5432/app",
+        ),
         ("redis://:s3cretPassw0rd@cache:6379/0", "redis://:[REDACTED:url-password]@cache:6379/0"),
         ('DB_PASSWORD="correct-horse-battery-9"', 'DB_PASSWORD="[REDACTED:password]"'),
         ("password: Xk29!mQv", "password: [REDACTED:password]"),
@@ -70,10 +84,24 @@ def test_each_kind_is_masked(text, expected):
 
 def test_every_kind_is_exercised():
     samples = [
-        OPENAI_PROJ, ANTHROPIC, GOOGLE, AWS_ID, f"aws_secret_access_key={AWS_SECRET}", GITHUB, GITLAB, SLACK,
-        "https://hooks.slack.com/services/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", STRIPE, HF, JWT,
-        f"Bearer {BEARER}", "Authorization: Basic YWxpY2U6aHVudGVyMg==", f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}",
-        "ftp://bob:Pa55w0rd!x@files.example.org", "password=Xk29!mQv", "api_key=4f9d2c7a1b8e6f3d0a5c",
+        OPENAI_PROJ,
+        ANTHROPIC,
+        GOOGLE,
+        AWS_ID,
+        f"aws_secret_access_key={AWS_SECRET}",
+        GITHUB,
+        GITLAB,
+        SLACK,
+        "https://hooks.slack.com/services/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",
+        STRIPE,
+        HF,
+        JWT,
+        f"Bearer {BEARER}",
+        "Authorization: Basic YWxpY2U6aHVudGVyMg==",
+        f"-----BEGIN PRIVATE KEY-----\n{PEM_BODY}",
+        "ftp://bob:Pa55w0rd!x@files.example.org",
+        "password=Xk29!mQv",
+        "api_key=4f9d2c7a1b8e6f3d0a5c",
     ]
     found = {s.kind for sample in samples for s in find_secrets(sample)}
     assert found == set(KINDS)

@@ -5,7 +5,6 @@ from datetime import datetime
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 

@@ -5,7 +5,6 @@ from __future__ import annotations
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.errors import ConfigError
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 

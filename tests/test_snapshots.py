@@ -10,10 +10,10 @@ from __future__ import annotations
 import dataclasses
 
 import pytest
+from convo_tui.tui.app import create_app
 from textual.widgets import Input
 
 from tests.tui_corpus import demo_library, utc_clock
-from convo_tui.tui.app import create_app
 
 SIZE = (100, 32)
 
@@ -68,13 +68,13 @@ def test_search_results(snap_compare, corpus, utc):
 
 
 def test_expanded_card_with_tool_calls(snap_compare, corpus, utc):
-    assert snap_compare(make_app(corpus), terminal_size=SIZE,
-                        run_before=searched("coupon registry flaky on CI", "down", "enter"))
+    assert snap_compare(make_app(corpus), terminal_size=SIZE, run_before=searched("coupon registry flaky on CI", "down", "enter"))
 
 
 def test_session_reader(snap_compare, corpus, utc):
-    assert snap_compare(make_app(corpus), terminal_size=SIZE,
-                        run_before=searched("test it without a real token in the repo", "down", "o"))
+    assert snap_compare(
+        make_app(corpus), terminal_size=SIZE, run_before=searched("test it without a real token in the repo", "down", "o")
+    )
 
 
 def test_search_results_light_theme_80x24(snap_compare, corpus, utc):

@@ -1,43 +1,68 @@
-""""My Assistant" chat threads (seed 003): folder, index and single-thread entry points."""
+""" "My Assistant" chat threads (seed 003): folder, index and single-thread entry points."""
 
 from __future__ import annotations
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.errors import ParseError
 from convo_tui.core.sources import detect, parse_path
 from convo_tui.core.sources._html import html_to_text
 
-THREADS = Path(__file__).parent / "fixtures" / "chat_threads" / "workspace-notes" / ".ai_helper" / "agent" / "memory_repo" / "chat_threads"
+THREADS = (
+    Path(__file__).parent
+    / "fixtures"
+    / "chat_threads"
+    / "workspace-notes"
+    / ".ai_helper"
+    / "agent"
+    / "memory_repo"
+    / "chat_threads"
+)
 FIRST = THREADS / "thread_1234567890"
 SECOND = THREADS / "thread_0987654321"
 
 
 def utc(ms: int) -> datetime:
-    return datetime.fromtimestamp(ms / 1000, tz=timezone.utc)
+    return datetime.fromtimestamp(ms / 1000, tz=UTC)
 
 
 def test_thread_file_messages_exactly():
     [session] = parse_path(FIRST / "thread.json")
     assert (session.id, session.title, session.project, session.source) == (
-        "thread_1234567890", "我的第一次对话", "workspace-notes", "chat-thread")
+        "thread_1234567890",
+        "我的第一次对话",
+        "workspace-notes",
+        "chat-thread",
+    )
     assert session.path == str((FIRST / "thread.json").absolute())
     assert session.meta == {"agent": "OpenAIStreamAgent", "settings": {"temperature": 0.7}}
     assert [(m.id, m.role, m.text, m.virtual, m.is_html, m.attachment) for m in session.messages] == [
         ("msg-0", "assistant", "欢迎使用 My Assistant！你可以让我分析代码。", True, False, None),
         ("msg-1", "user", "你好,能介绍一下你自己吗?", False, False, None),
-        ("msg-2", "assistant", "你好!我是一个AI助手,由OpenAI的GPT模型驱动…\n\n- 分析代码\n- 回答问题 & 写文档", False, True, None),
+        (
+            "msg-2",
+            "assistant",
+            "你好!我是一个AI助手,由OpenAI的GPT模型驱动…\n\n- 分析代码\n- 回答问题 & 写文档",
+            False,
+            True,
+            None,
+        ),
         ("msg-3", "user", "你能帮我分析一下这段代码吗?", False, False, "thread_1234567890/attached_file.py"),
         ("msg-4", "assistant", "这段代码的复杂度中等,建议把循环提取成函数。", False, False, None),
     ]
-    assert [m.timestamp for m in session.messages] == [utc(1633456788000), utc(1633456789000), utc(1633456790000),
-                                                       utc(1633456791000), utc(1633456795000)]
+    assert [m.timestamp for m in session.messages] == [
+        utc(1633456788000),
+        utc(1633456789000),
+        utc(1633456790000),
+        utc(1633456791000),
+        utc(1633456795000),
+    ]
     assert session.messages[0].available_tasks == [
-        {"name": "优化代码", "task": {"name": "OptimizeCode", "type": "ACTION", "message": "请优化上面的代码"}}]
+        {"name": "优化代码", "task": {"name": "OptimizeCode", "type": "ACTION", "message": "请优化上面的代码"}}
+    ]
     assert session.messages[2].meta == {"codeAnalysis": {"language": "python", "complexity": "medium"}}
     assert (session.started_at, session.updated_at) == (utc(1633456788000), utc(1633456795000))
 
@@ -48,7 +73,10 @@ def test_virtual_messages_take_no_part_in_pairing():
         (0, ["msg-1"], ["msg-2"], utc(1633456789000)),
         (1, ["msg-3"], ["msg-4"], utc(1633456791000)),
     ]
-    assert session.turns[0].combined_text == "用户: 你好,能介绍一下你自己吗?\n\nAI: 你好!我是一个AI助手,由OpenAI的GPT模型驱动…\n\n- 分析代码\n- 回答问题 & 写文档"
+    assert (
+        session.turns[0].combined_text
+        == "用户: 你好,能介绍一下你自己吗?\n\nAI: 你好!我是一个AI助手,由OpenAI的GPT模型驱动…\n\n- 分析代码\n- 回答问题 & 写文档"
+    )
 
 
 def test_folder_and_index_file_give_all_threads_in_index_order():
@@ -65,7 +93,10 @@ def test_name_missing_in_thread_comes_from_index():
     [session] = parse_path(SECOND)
     assert session.title == "本地LLM测试"
     assert session.meta == {"agent": "LocalLLMStreamAgent"}
-    assert [(m.role, m.text) for m in session.messages] == [("user", "本地模型能跑多快?"), ("assistant", "在 M2 上大约每秒 30 个 token。")]
+    assert [(m.role, m.text) for m in session.messages] == [
+        ("user", "本地模型能跑多快?"),
+        ("assistant", "在 M2 上大约每秒 30 个 token。"),
+    ]
     assert session.messages[1].timestamp == utc(1700000002500)
 
 
@@ -108,7 +139,8 @@ def test_index_listing_a_missing_thread_is_a_warning(tmp_path):
     sessions = parse_path(target / "threads.json")
     assert [s.id for s in sessions] == ["thread_1234567890"]
     assert sessions[0].warnings == [
-        f"{target / 'threads.json'}: thread thread_0987654321 is listed but {target / 'thread_0987654321' / 'thread.json'} is missing"]
+        f"{target / 'threads.json'}: thread thread_0987654321 is listed but {target / 'thread_0987654321' / 'thread.json'} is missing"
+    ]
 
 
 def test_json_without_messages_is_refused(tmp_path):
@@ -121,5 +153,6 @@ def test_json_without_messages_is_refused(tmp_path):
 
 def test_html_to_text_keeps_blocks_and_unescapes():
     assert html_to_text("<div>line one<br>line two</div><p>a &lt;tag&gt; and <b>bold</b></p><script>x=1</script>tail") == (
-        "line one\nline two\n\na <tag> and bold\n\ntail")
+        "line one\nline two\n\na <tag> and bold\n\ntail"
+    )
     assert html_to_text("<ol><li>one</li><li>two &amp; three</li></ol>") == "- one\n- two & three"

@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.errors import ParseError
 from convo_tui.core.sources import detect, parse_path
@@ -30,8 +29,16 @@ def msg(id: str, role: str, text: str, ts: str, thinking: str = "", tools: list 
 
 
 def turn(index, users, ais, user_text, ai_text, tools, ts) -> dict:
-    return {"index": index, "user_message_ids": users, "ai_message_ids": ais, "user_text": user_text, "ai_text": ai_text,
-            "combined_text": f"用户: {user_text}\n\nAI: {ai_text}", "tools": tools, "timestamp": ts}
+    return {
+        "index": index,
+        "user_message_ids": users,
+        "ai_message_ids": ais,
+        "user_text": user_text,
+        "ai_text": ai_text,
+        "combined_text": f"用户: {user_text}\n\nAI: {ai_text}",
+        "tools": tools,
+        "timestamp": ts,
+    }
 
 
 Q1 = "[image]\n\nHow do I sort these rows by the second column?"
@@ -46,17 +53,37 @@ def test_every_conversation_is_a_session_read_along_the_current_branch(capsys):
     docs, err = show_json(EXPORT, capsys)
     assert err == ""
     assert [d["session"] for d in docs] == [
-        {"id": CONV_A, "title": "Sorting rows in Python", "project": "ChatGPT", "source": "chatgpt", "path": str(EXPORT),
-         "started_at": "2024-06-01T10:00:00+00:00", "updated_at": "2024-06-01T10:02:10+00:00"},
-        {"id": CONV_B, "title": "Write a haiku about flaky tests", "project": "ChatGPT", "source": "chatgpt",
-         "path": str(EXPORT), "started_at": "2024-06-02T10:00:00+00:00", "updated_at": "2024-06-02T10:00:03+00:00"},
+        {
+            "id": CONV_A,
+            "title": "Sorting rows in Python",
+            "project": "ChatGPT",
+            "source": "chatgpt",
+            "path": str(EXPORT),
+            "started_at": "2024-06-01T10:00:00+00:00",
+            "updated_at": "2024-06-01T10:02:10+00:00",
+        },
+        {
+            "id": CONV_B,
+            "title": "Write a haiku about flaky tests",
+            "project": "ChatGPT",
+            "source": "chatgpt",
+            "path": str(EXPORT),
+            "started_at": "2024-06-02T10:00:00+00:00",
+            "updated_at": "2024-06-02T10:00:03+00:00",
+        },
     ]
     # The edited first question ("How do I sort a list?") is another branch and does not appear;
     # the hidden system message is skipped; thoughts, code and the python output fold into one reply.
     assert docs[0]["messages"] == [
         msg("msg-0", "user", Q1, "2024-06-01T10:01:00+00:00"),
-        msg("msg-1", "assistant", A1, "2024-06-01T10:01:02+00:00",
-            "Sorting by a column\nA key function on index 1 does it.\n\nThought for 4 seconds", [PYTHON]),
+        msg(
+            "msg-1",
+            "assistant",
+            A1,
+            "2024-06-01T10:01:02+00:00",
+            "Sorting by a column\nA key function on index 1 does it.\n\nThought for 4 seconds",
+            [PYTHON],
+        ),
         msg("msg-2", "user", "And in reverse order?", "2024-06-01T10:02:00+00:00"),
         msg("msg-3", "assistant", A2, "2024-06-01T10:02:02+00:00", tools=[BROWSER]),
     ]
@@ -92,7 +119,13 @@ def _export(tmp_path: Path, data) -> Path:
 
 
 def _node(id, parent, role, text, children=(), **message):
-    body = {"id": id, "author": {"role": role}, "content": {"content_type": "text", "parts": [text]}, "create_time": 1.7e9, **message}
+    body = {
+        "id": id,
+        "author": {"role": role},
+        "content": {"content_type": "text", "parts": [text]},
+        "create_time": 1.7e9,
+        **message,
+    }
     return {"id": id, "parent": parent, "children": list(children), "message": body}
 
 
@@ -124,7 +157,11 @@ def test_visible_system_message_is_kept_apart_from_turns(tmp_path):
     }
     path = _export(tmp_path, {"id": "solo", "title": "Pirate", "mapping": mapping, "current_node": "a", "create_time": 1.7e9})
     (session,) = parse_path(path)  # a single conversation object is accepted too
-    assert [(m.role, m.text) for m in session.messages] == [("system", "You are a pirate."), ("user", "hello"), ("assistant", "Arr.")]
+    assert [(m.role, m.text) for m in session.messages] == [
+        ("system", "You are a pirate."),
+        ("user", "hello"),
+        ("assistant", "Arr."),
+    ]
     assert [(t.user_text, t.ai_text) for t in session.turns] == [("hello", "Arr.")]
 
 

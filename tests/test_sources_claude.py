@@ -6,7 +6,6 @@ import json
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.errors import ParseError
 from convo_tui.core.sources import detect, parse_path
@@ -25,13 +24,29 @@ def show_json(path: Path, capsys) -> list[dict]:
 
 
 def msg(id: str, role: str, text: str, ts: str, thinking: str = "", tools: list | None = None) -> dict:
-    return {"id": id, "role": role, "text": text, "thinking": thinking, "timestamp": f"2025-06-01T{ts}+00:00",
-            "tools": tools or [], "virtual": False}
+    return {
+        "id": id,
+        "role": role,
+        "text": text,
+        "thinking": thinking,
+        "timestamp": f"2025-06-01T{ts}+00:00",
+        "tools": tools or [],
+        "virtual": False,
+    }
 
 
-BASH = {"name": "Bash", "args": {"command": "pytest tests/test_login.py -q --count 5", "description": "Run the login test five times"}}
-TASK = {"name": "Task", "args": {"description": "Find token expiry", "prompt": "Find where the session token expiry is set.",
-                                 "subagent_type": "general-purpose"}}
+BASH = {
+    "name": "Bash",
+    "args": {"command": "pytest tests/test_login.py -q --count 5", "description": "Run the login test five times"},
+}
+TASK = {
+    "name": "Task",
+    "args": {
+        "description": "Find token expiry",
+        "prompt": "Find where the session token expiry is set.",
+        "subagent_type": "general-purpose",
+    },
+}
 Q1 = "Why does the login test fail sometimes?"
 A1 = "Let me run it a few times."
 A1_END = "The token lives one second in tests, so slow runs fail. Raise TOKEN_TTL to 60."
@@ -60,7 +75,12 @@ def test_full_session_messages_and_turns(capsys):
         msg("msg-4", "assistant", "It is set in auth/session.py: TOKEN_TTL = 1.", "10:00:15"),  # sidechain
         msg("msg-5", "assistant", A1_END, "10:00:20"),
         msg("msg-6", "user", "[image]\n\nIs this the error you mean?", "10:01:00"),
-        msg("msg-7", "assistant", 'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}', "10:01:05"),
+        msg(
+            "msg-7",
+            "assistant",
+            'API Error: 529 {"type":"error","error":{"type":"overloaded_error","message":"Overloaded"}}',
+            "10:01:05",
+        ),
         msg("msg-8", "user", "/model opus", "10:01:30"),  # command shown as typed; its stdout line dropped
         msg("msg-9", "user", "Try again please", "10:01:40"),  # the isMeta caveat before it is dropped
         msg("msg-10", "assistant", A2, "10:01:45"),
@@ -118,35 +138,54 @@ def _write(tmp_path: Path, name: str, lines: list) -> Path:
 
 
 def _user(text, uuid="u1", **extra):
-    return {"type": "user", "sessionId": "s-1", "uuid": uuid, "cwd": "C:\\Users\\dev\\code\\api",
-            "timestamp": "2025-06-01T10:00:00.000Z", "message": {"role": "user", "content": text}, **extra}
+    return {
+        "type": "user",
+        "sessionId": "s-1",
+        "uuid": uuid,
+        "cwd": "C:\\Users\\dev\\code\\api",
+        "timestamp": "2025-06-01T10:00:00.000Z",
+        "message": {"role": "user", "content": text},
+        **extra,
+    }
 
 
 def test_custom_title_wins_and_windows_cwd(tmp_path):
-    path = _write(tmp_path, "s-1.jsonl", [
-        {"type": "summary", "summary": "Summary of this session", "leafUuid": "u1"},
-        _user("hello"),
-        {"type": "ai-title", "aiTitle": "Generated title", "sessionId": "s-1"},
-        {"type": "custom-title", "customTitle": "My own name", "sessionId": "s-1"},
-    ])
+    path = _write(
+        tmp_path,
+        "s-1.jsonl",
+        [
+            {"type": "summary", "summary": "Summary of this session", "leafUuid": "u1"},
+            _user("hello"),
+            {"type": "ai-title", "aiTitle": "Generated title", "sessionId": "s-1"},
+            {"type": "custom-title", "customTitle": "My own name", "sessionId": "s-1"},
+        ],
+    )
     (session,) = parse_path(path)
     assert (session.id, session.title, session.project) == ("s-1", "My own name", "api")
 
 
 def test_summary_for_a_leaf_in_this_file_names_the_session(tmp_path):
-    path = _write(tmp_path, "other-name.jsonl", [
-        {"type": "summary", "summary": "Summary of this session", "leafUuid": "u1"},
-        _user("hello"),
-    ])
+    path = _write(
+        tmp_path,
+        "other-name.jsonl",
+        [
+            {"type": "summary", "summary": "Summary of this session", "leafUuid": "u1"},
+            _user("hello"),
+        ],
+    )
     (session,) = parse_path(path)
     assert (session.id, session.title) == ("s-1", "Summary of this session")
 
 
 def test_only_bookkeeping_lines_is_a_one_line_error(tmp_path):
-    path = _write(tmp_path, "empty.jsonl", [
-        {"type": "summary", "summary": "x", "leafUuid": "nope", "sessionId": "s"},
-        _user([{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]),
-    ])
+    path = _write(
+        tmp_path,
+        "empty.jsonl",
+        [
+            {"type": "summary", "summary": "x", "leafUuid": "nope", "sessionId": "s"},
+            _user([{"type": "tool_result", "tool_use_id": "t", "content": "ok"}]),
+        ],
+    )
     assert detect(path).name == "claude-code"
     with pytest.raises(ParseError) as caught:
         parse_path(path)
@@ -154,10 +193,14 @@ def test_only_bookkeeping_lines_is_a_one_line_error(tmp_path):
 
 
 def test_compact_summary_is_a_system_message_outside_turns(tmp_path):
-    path = _write(tmp_path, "s.jsonl", [
-        _user("This session is being continued from a previous conversation.", isCompactSummary=True),
-        _user("go on", uuid="u2"),
-    ])
+    path = _write(
+        tmp_path,
+        "s.jsonl",
+        [
+            _user("This session is being continued from a previous conversation.", isCompactSummary=True),
+            _user("go on", uuid="u2"),
+        ],
+    )
     (session,) = parse_path(path)
     assert [(m.role, m.text) for m in session.messages] == [
         ("system", "This session is being continued from a previous conversation."),
@@ -169,7 +212,10 @@ def test_compact_summary_is_a_system_message_outside_turns(tmp_path):
 @pytest.mark.parametrize(
     ("raw", "clean"),
     [
-        ("<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>", "/clear"),
+        (
+            "<command-name>/clear</command-name>\n<command-message>clear</command-message>\n<command-args></command-args>",
+            "/clear",
+        ),
         ("<bash-input>git status</bash-input>", "!git status"),
         ("<bash-stdout>On branch main</bash-stdout><bash-stderr></bash-stderr>", ""),
         ("[Request interrupted by user for tool use]", ""),

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 import os
 import re
-from datetime import timezone
+from datetime import UTC
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.errors import ParseError
 from convo_tui.core.sources import detect, parse_path
 from convo_tui.core.sources._cursor_slug import decode_slug, resolve_slug
@@ -35,17 +34,30 @@ def test_seed_001_example_parses_to_its_five_messages():
     session = one(CURSOR / "seed_001_example.txt")
     assert shape(session) == [
         ("msg-0", "user", "如何设计 RAG 功能？", []),
-        ("msg-1", "assistant", "需要向量库和嵌入模型。让我先查看一下相关代码。\n\n根据代码分析，我建议使用 Qdrant。",
-         [("read_file", {"path": "backend/internal/application/cursor/session_service.go"})]),
-        ("msg-2", "assistant", "另外，还需要考虑跨平台兼容性。\n\n建议使用纯 Go 实现。",
-         [("codebase_search", {"query": "How to handle cross-platform dependencies?"})]),
+        (
+            "msg-1",
+            "assistant",
+            "需要向量库和嵌入模型。让我先查看一下相关代码。\n\n根据代码分析，我建议使用 Qdrant。",
+            [("read_file", {"path": "backend/internal/application/cursor/session_service.go"})],
+        ),
+        (
+            "msg-2",
+            "assistant",
+            "另外，还需要考虑跨平台兼容性。\n\n建议使用纯 Go 实现。",
+            [("codebase_search", {"query": "How to handle cross-platform dependencies?"})],
+        ),
         ("msg-3", "user", "Qdrant 如何集成？", []),
         ("msg-4", "assistant", "可以使用嵌入式模式，通过 Go SDK 集成。", []),
     ]
     assert turns(session) == [
-        (0, ["msg-0"], ["msg-1", "msg-2"], "如何设计 RAG 功能？",
-         "需要向量库和嵌入模型。让我先查看一下相关代码。\n\n根据代码分析，我建议使用 Qdrant。\n\n另外，还需要考虑跨平台兼容性。\n\n建议使用纯 Go 实现。",
-         ["read_file", "codebase_search"]),
+        (
+            0,
+            ["msg-0"],
+            ["msg-1", "msg-2"],
+            "如何设计 RAG 功能？",
+            "需要向量库和嵌入模型。让我先查看一下相关代码。\n\n根据代码分析，我建议使用 Qdrant。\n\n另外，还需要考虑跨平台兼容性。\n\n建议使用纯 Go 实现。",
+            ["read_file", "codebase_search"],
+        ),
         (1, ["msg-3"], ["msg-4"], "Qdrant 如何集成？", "可以使用嵌入式模式，通过 Go SDK 集成。", []),
     ]
 
@@ -117,11 +129,23 @@ def test_real_cursor_wrappers_thinking_and_multiline_arguments():
     last = session.messages[5]
     assert (last.thinking, last.text) == ("Check the open() call.", "Not yet: a missing file raises `FileNotFoundError`.")
     assert turns(session) == [
-        (0, ["msg-0"], ["msg-1", "msg-2", "msg-3"], "Add a config loader to src/config.py\nand wire it into app.py",
-         "I'll look at the current app first.\n\nNow I'll write the loader.\n\n"
-         "The loader is in `src/config.py`; `app.py` now calls `load_config()`.", ["Read", "Grep", "Write"]),
-        (1, ["msg-4"], ["msg-5"], "Thanks! Does it handle a missing file?",
-         "Not yet: a missing file raises `FileNotFoundError`.", []),
+        (
+            0,
+            ["msg-0"],
+            ["msg-1", "msg-2", "msg-3"],
+            "Add a config loader to src/config.py\nand wire it into app.py",
+            "I'll look at the current app first.\n\nNow I'll write the loader.\n\n"
+            "The loader is in `src/config.py`; `app.py` now calls `load_config()`.",
+            ["Read", "Grep", "Write"],
+        ),
+        (
+            1,
+            ["msg-4"],
+            ["msg-5"],
+            "Thanks! Does it handle a missing file?",
+            "Not yet: a missing file raises `FileNotFoundError`.",
+            [],
+        ),
     ]
 
 
@@ -133,7 +157,7 @@ def test_session_identity_title_source_and_times():
     assert session.project == "cocursor"
     assert session.source == "cursor"
     assert session.path == str(path.absolute())
-    assert session.updated_at is not None and session.updated_at.tzinfo == timezone.utc
+    assert session.updated_at is not None and session.updated_at.tzinfo == UTC
     assert session.updated_at.timestamp() == pytest.approx(path.stat().st_mtime)
 
 

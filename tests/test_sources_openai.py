@@ -3,11 +3,10 @@
 from __future__ import annotations
 
 import shutil
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.errors import ParseError
 from convo_tui.core.sources import detect, parse_path
 
@@ -15,7 +14,7 @@ OPENAI = Path(__file__).parent / "fixtures" / "openai"
 
 
 def at(text: str) -> datetime:
-    return datetime.fromisoformat(text).replace(tzinfo=timezone.utc)
+    return datetime.fromisoformat(text).replace(tzinfo=UTC)
 
 
 def test_message_array_with_parts_tool_calls_and_tool_results():
@@ -59,7 +58,10 @@ def test_rows_give_one_session_per_conversation_sorted_by_time():
         ("msg-3", "assistant", "A second answer", at("2024-05-01T08:05:00")),
     ]
     assert conv_a.messages[3].meta == {"id": 3, "tokens_input": 12, "tokens_output": 30}
-    assert [t.combined_text for t in conv_a.turns] == ["用户: A first\n\nAI: A first answer", "用户: A second\n\nAI: A second answer"]
+    assert [t.combined_text for t in conv_a.turns] == [
+        "用户: A first\n\nAI: A first answer",
+        "用户: A second\n\nAI: A second answer",
+    ]
 
 
 def test_table_export_uses_conversation_titles_and_skips_empty_conversations():
@@ -69,17 +71,22 @@ def test_table_export_uses_conversation_titles_and_skips_empty_conversations():
     assert (session.id, session.title) == ("3b1f7c52-0d7e-4c1a-9a55-1f2e3d4c5b6a", "旅行计划讨论")
     assert session.meta == {"description": "讨论欧洲旅行计划", "settings": {"use_memory": True, "use_knowledge": True}}
     assert [(m.role, m.text) for m in session.messages] == [
-        ("user", "我想计划一次欧洲旅行，你能帮我吗？"), ("assistant", "当然！你想去哪些国家？"),
-        ("user", "预算大概多少？"), ("assistant", "两周大约 3000 欧元。"),
+        ("user", "我想计划一次欧洲旅行，你能帮我吗？"),
+        ("assistant", "当然！你想去哪些国家？"),
+        ("user", "预算大概多少？"),
+        ("assistant", "两周大约 3000 欧元。"),
     ]
     assert (session.started_at, session.updated_at) == (at("2024-06-01T10:00:00"), at("2024-06-01T10:05:00"))
 
 
 def test_conversation_dates_used_when_rows_have_no_time(tmp_path):
     path = tmp_path / "export.json"
-    path.write_text('{"conversations": [{"id": "c1", "title": "T", "created_at": "2024-01-02 03:04:05", '
-                    '"updated_at": 1704164645}], "conversation_messages": [{"conversation_id": "c1", '
-                    '"user_message": "q", "ai_response": "a"}]}', encoding="utf-8")
+    path.write_text(
+        '{"conversations": [{"id": "c1", "title": "T", "created_at": "2024-01-02 03:04:05", '
+        '"updated_at": 1704164645}], "conversation_messages": [{"conversation_id": "c1", '
+        '"user_message": "q", "ai_response": "a"}]}',
+        encoding="utf-8",
+    )
     [session] = parse_path(path)
     assert (session.started_at, session.updated_at) == (at("2024-01-02T03:04:05"), at("2024-01-02T03:04:05"))
 
@@ -87,7 +94,10 @@ def test_conversation_dates_used_when_rows_have_no_time(tmp_path):
 def test_partial_jsonl_keeps_good_lines_and_warns():
     [session] = parse_path(OPENAI / "partial.jsonl")
     assert [(m.role, m.text) for m in session.messages] == [
-        ("user", "first question"), ("assistant", "first answer"), ("assistant", "second answer")]
+        ("user", "first question"),
+        ("assistant", "first answer"),
+        ("assistant", "second answer"),
+    ]
     assert session.warnings == [f"{OPENAI / 'partial.jsonl'}:3: truncated JSON (ends in the middle of a value)"]
 
 
@@ -117,10 +127,12 @@ def test_recognised_from_content_under_any_name(tmp_path):
 
 def test_legacy_function_call_and_reasoning(tmp_path):
     path = tmp_path / "legacy.json"
-    path.write_text('{"title": "Legacy", "messages": [{"role": "user", "content": "weather?"}, {"role": "assistant", '
-                    '"content": null, "reasoning_content": "need a tool", "function_call": {"name": "lookup", '
-                    '"arguments": "not json"}}, {"role": "function", "name": "lookup", "content": "sunny"}]}',
-                    encoding="utf-8")
+    path.write_text(
+        '{"title": "Legacy", "messages": [{"role": "user", "content": "weather?"}, {"role": "assistant", '
+        '"content": null, "reasoning_content": "need a tool", "function_call": {"name": "lookup", '
+        '"arguments": "not json"}}, {"role": "function", "name": "lookup", "content": "sunny"}]}',
+        encoding="utf-8",
+    )
     [session] = parse_path(path)
     assert session.title == "Legacy"
     assistant = session.messages[1]

@@ -25,8 +25,16 @@ def msg(id: str, role: str, text: str, ts: str | None = None, thinking: str = ""
 
 
 def turn(index, users, ais, user_text, ai_text, tools, ts=None) -> dict:
-    return {"index": index, "user_message_ids": users, "ai_message_ids": ais, "user_text": user_text, "ai_text": ai_text,
-            "combined_text": f"用户: {user_text}\n\nAI: {ai_text}", "tools": tools, "timestamp": ts}
+    return {
+        "index": index,
+        "user_message_ids": users,
+        "ai_message_ids": ais,
+        "user_text": user_text,
+        "ai_text": ai_text,
+        "combined_text": f"用户: {user_text}\n\nAI: {ai_text}",
+        "tools": tools,
+        "timestamp": ts,
+    }
 
 
 ANSWER = '`next` is undefined when the query has no `next` parameter. Use a default:\n\n```ts\nredirect(next ?? "/")\n```'
@@ -54,8 +62,14 @@ def test_older_form(capsys):
         msg("msg-5", "assistant", TEST_ANSWER, tools=[{"name": "codebase_search", "args": {}}]),
     ]
     assert doc["turns"] == [
-        turn(0, ["msg-0"], ["msg-1", "msg-2", "msg-3"], "Why does login redirect to /undefined?",
-             f"Let me look at the router.\n\n{ANSWER}", ["read_file"]),
+        turn(
+            0,
+            ["msg-0"],
+            ["msg-1", "msg-2", "msg-3"],
+            "Why does login redirect to /undefined?",
+            f"Let me look at the router.\n\n{ANSWER}",
+            ["read_file"],
+        ),
         turn(1, ["msg-4"], ["msg-5"], "Thanks! Does it also need a test?", TEST_ANSWER, ["codebase_search"]),
     ]
 
@@ -80,15 +94,31 @@ def test_markdown_v2_form(capsys):
     assert doc["messages"] == [
         msg("msg-0", "user", "remove smithery entirely", "2025-12-02T12:49:00+00:00"),
         # `---` separates parts of one agent message; the `Tool use:` line inside <think> is thinking
-        msg("msg-1", "assistant", agent_text, None, "The user wants smithery gone. Let me grep for it.\nTool use: **grep**", tools),
+        msg(
+            "msg-1", "assistant", agent_text, None, "The user wants smithery gone. Let me grep for it.\nTool use: **grep**", tools
+        ),
         msg("msg-2", "user", "also drop it from the changelog?", "2025-12-02T12:55:00+00:00"),
         msg("msg-3", "assistant", "No: the changelog is generated. I left it alone."),
     ]
     assert doc["turns"] == [
-        turn(0, ["msg-0"], ["msg-1"], "remove smithery entirely", agent_text, ["grep", "search_replace", "run_terminal_cmd"],
-             "2025-12-02T12:49:00+00:00"),
-        turn(1, ["msg-2"], ["msg-3"], "also drop it from the changelog?", "No: the changelog is generated. I left it alone.", [],
-             "2025-12-02T12:55:00+00:00"),
+        turn(
+            0,
+            ["msg-0"],
+            ["msg-1"],
+            "remove smithery entirely",
+            agent_text,
+            ["grep", "search_replace", "run_terminal_cmd"],
+            "2025-12-02T12:49:00+00:00",
+        ),
+        turn(
+            1,
+            ["msg-2"],
+            ["msg-3"],
+            "also drop it from the changelog?",
+            "No: the changelog is generated. I left it alone.",
+            [],
+            "2025-12-02T12:55:00+00:00",
+        ),
     ]
     (session,) = parse_path(V2)
     assert session.messages[1].meta == {"model": "claude-4.5-opus-high-thinking"}
@@ -101,8 +131,12 @@ def test_file_cut_inside_a_tool_block_is_partial_with_a_warning(capsys):
     (doc,) = [json.loads(line) for line in captured.out.splitlines()]
     assert doc["messages"] == [
         msg("msg-0", "user", "which port does the server listen on?", "2025-12-03T08:00:00+00:00"),
-        msg("msg-1", "assistant", "Let me check the config.",
-            tools=[{"name": "read_file", "args": {"type": "read", "summary": "Read file: config.toml"}}]),
+        msg(
+            "msg-1",
+            "assistant",
+            "Let me check the config.",
+            tools=[{"name": "read_file", "args": {"type": "read", "summary": "Read file: config.toml"}}],
+        ),
     ]
     warning = f"{CUT}:19: tool block opened here is not closed before the file ends"
     assert captured.err == f"convo-tui: warning: {warning}\n"

@@ -14,15 +14,14 @@ import math
 import re
 
 import pytest
-from qdrant_client import QdrantClient
-from qdrant_edge import Bm25, Bm25Config, TokenizerType
-
 from convo_tui.core.errors import ConfigError, IndexUnavailable
 from convo_tui.core.settings import Settings
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Point, Query, SparseVec, Store, point_id
 from convo_tui.core.store.edge import EdgeStore
 from convo_tui.core.store.server import ServerStore, connect_server
+from qdrant_client import QdrantClient
+from qdrant_edge import Bm25, Bm25Config, TokenizerType
 
 DIM = 64
 BM25 = Bm25(Bm25Config(tokenizer=TokenizerType.Multilingual))
@@ -49,27 +48,115 @@ def bm25_query(text: str) -> SparseVec:
 
 # key, text, payload (besides key)
 CORPUS = [
-    ("s1:turn-0", "how to configure the qdrant vector database index",
-     dict(level="turn", session_id="s1", project="alpha", source="cursor", tools=["Read", "Edit"],
-          has_tools=True, timestamp=1000.0, visible=True, starred=False)),
-    ("s1:msg-0", "configure qdrant please",
-     dict(level="message", session_id="s1", project="alpha", source="cursor", role="user", tools=[],
-          has_tools=False, timestamp=1000.0, visible=True, starred=False)),
-    ("s1:msg-1", "the answer uses hnsw graphs",
-     dict(level="message", session_id="s1", project="alpha", source="cursor", role="ai", tools=["Read"],
-          has_tools=True, timestamp=1010.0, visible=True, starred=False)),
-    ("s2:turn-0", "fix the flaky pytest fixture in ci",
-     dict(level="turn", session_id="s2", project="beta", source="claude", tools=["Bash"],
-          has_tools=True, timestamp=2000.0, visible=True, starred=False)),
-    ("s2:msg-0", "pytest fixture fails",
-     dict(level="message", session_id="s2", project="beta", source="claude", role="user", tools=[],
-          has_tools=False, timestamp=2000.0, visible=True, starred=False)),
-    ("s3:turn-0", "我们讨论了向量数据库的索引配置",
-     dict(level="turn", session_id="s3", project="gamma", source="chatgpt", tools=[],
-          has_tools=False, timestamp=3000.0, visible=True, starred=True)),
-    ("s3:msg-0", "今天天气很好",
-     dict(level="message", session_id="s3", project="gamma", source="chatgpt", role="user", tools=[],
-          has_tools=False, timestamp=3000.0, visible=False, starred=False)),
+    (
+        "s1:turn-0",
+        "how to configure the qdrant vector database index",
+        dict(
+            level="turn",
+            session_id="s1",
+            project="alpha",
+            source="cursor",
+            tools=["Read", "Edit"],
+            has_tools=True,
+            timestamp=1000.0,
+            visible=True,
+            starred=False,
+        ),
+    ),
+    (
+        "s1:msg-0",
+        "configure qdrant please",
+        dict(
+            level="message",
+            session_id="s1",
+            project="alpha",
+            source="cursor",
+            role="user",
+            tools=[],
+            has_tools=False,
+            timestamp=1000.0,
+            visible=True,
+            starred=False,
+        ),
+    ),
+    (
+        "s1:msg-1",
+        "the answer uses hnsw graphs",
+        dict(
+            level="message",
+            session_id="s1",
+            project="alpha",
+            source="cursor",
+            role="ai",
+            tools=["Read"],
+            has_tools=True,
+            timestamp=1010.0,
+            visible=True,
+            starred=False,
+        ),
+    ),
+    (
+        "s2:turn-0",
+        "fix the flaky pytest fixture in ci",
+        dict(
+            level="turn",
+            session_id="s2",
+            project="beta",
+            source="claude",
+            tools=["Bash"],
+            has_tools=True,
+            timestamp=2000.0,
+            visible=True,
+            starred=False,
+        ),
+    ),
+    (
+        "s2:msg-0",
+        "pytest fixture fails",
+        dict(
+            level="message",
+            session_id="s2",
+            project="beta",
+            source="claude",
+            role="user",
+            tools=[],
+            has_tools=False,
+            timestamp=2000.0,
+            visible=True,
+            starred=False,
+        ),
+    ),
+    (
+        "s3:turn-0",
+        "我们讨论了向量数据库的索引配置",
+        dict(
+            level="turn",
+            session_id="s3",
+            project="gamma",
+            source="chatgpt",
+            tools=[],
+            has_tools=False,
+            timestamp=3000.0,
+            visible=True,
+            starred=True,
+        ),
+    ),
+    (
+        "s3:msg-0",
+        "今天天气很好",
+        dict(
+            level="message",
+            session_id="s3",
+            project="gamma",
+            source="chatgpt",
+            role="user",
+            tools=[],
+            has_tools=False,
+            timestamp=3000.0,
+            visible=False,
+            starred=False,
+        ),
+    ),
 ]
 ALL_KEYS = {key for key, _, _ in CORPUS}
 
@@ -79,8 +166,12 @@ GEN_OLD, GEN_NEW = 1_700_000_000_000_000_001, 1_700_000_000_000_000_002  # time_
 
 def corpus_points() -> list[Point]:
     return [
-        Point(key, hashed_bow_embed(text), bm25_doc(text),
-              {**payload, "text": text, "generation": GEN_OLD if key.startswith("s1") else GEN_NEW})
+        Point(
+            key,
+            hashed_bow_embed(text),
+            bm25_doc(text),
+            {**payload, "text": text, "generation": GEN_OLD if key.startswith("s1") else GEN_NEW},
+        )
         for key, text, payload in CORPUS
     ]
 
@@ -144,12 +235,14 @@ def test_retrieve_keeps_order_and_skips_missing(filled):
 
 def test_fusion_ranks_a_point_found_by_both_vectors_first(store):
     e = [[1.0 if i == j else 0.0 for i in range(DIM)] for j in range(3)]
-    near = [0.9 * a + 0.436 * b for a, b in zip(e[0], e[1])]
-    store.upsert([
-        Point("dense-only", e[0], SparseVec([100], [1.0]), {}),
-        Point("both", near, SparseVec([7], [2.0]), {}),
-        Point("sparse-only", e[2], SparseVec([7], [1.0]), {}),
-    ])
+    near = [0.9 * a + 0.436 * b for a, b in zip(e[0], e[1], strict=False)]
+    store.upsert(
+        [
+            Point("dense-only", e[0], SparseVec([100], [1.0]), {}),
+            Point("both", near, SparseVec([7], [2.0]), {}),
+            Point("sparse-only", e[2], SparseVec([7], [1.0]), {}),
+        ]
+    )
     [got] = store.query([Query(dense=e[0], sparse=SparseVec([7], [1.0]), limit=3, prefetch_limit=2)])
     assert keys(got) == ["both", "dense-only", "sparse-only"]
     # RRF with k=60 over 0-based ranks: dense (a=0, both=1), sparse (both=0, c=1).
@@ -187,23 +280,23 @@ def test_chinese_word_matches_through_multilingual_bm25(filled):
 
 
 def test_batch_keeps_slots_and_empty_queries_return_nothing(filled):
-    got = filled.query([
-        Query(sparse=bm25_query("pytest"), filter=Filter((Cond("level", "turn"),))),
-        Query(),
-        Query(sparse=SparseVec([], [])),
-        Query(sparse=bm25_query("hnsw")),
-    ])
+    got = filled.query(
+        [
+            Query(sparse=bm25_query("pytest"), filter=Filter((Cond("level", "turn"),))),
+            Query(),
+            Query(sparse=SparseVec([], [])),
+            Query(sparse=bm25_query("hnsw")),
+        ]
+    )
     assert [keys(g) for g in got] == [["s2:turn-0"], [], [], ["s1:msg-1"]]
 
 
 FILTERS = [
     ("value str", Filter((Cond("project", "alpha"),)), {"s1:turn-0", "s1:msg-0", "s1:msg-1"}),
     ("value bool true", Filter((Cond("has_tools", True),)), {"s1:turn-0", "s1:msg-1", "s2:turn-0"}),
-    ("value bool false", Filter((Cond("has_tools", False), Cond("level", "message"))),
-     {"s1:msg-0", "s2:msg-0", "s3:msg-0"}),
+    ("value bool false", Filter((Cond("has_tools", False), Cond("level", "message"))), {"s1:msg-0", "s2:msg-0", "s3:msg-0"}),
     ("list member", Filter((Cond("tools", "Read"),)), {"s1:turn-0", "s1:msg-1"}),
-    ("any", Filter((Cond("source", any=("claude", "chatgpt")),)),
-     {"s2:turn-0", "s2:msg-0", "s3:turn-0", "s3:msg-0"}),
+    ("any", Filter((Cond("source", any=("claude", "chatgpt")),)), {"s2:turn-0", "s2:msg-0", "s3:turn-0", "s3:msg-0"}),
     ("any list", Filter((Cond("tools", any=("Bash", "Edit")),)), {"s1:turn-0", "s2:turn-0"}),
     ("range gte", Filter((Cond("timestamp", gte=2000.0),)), {"s2:turn-0", "s2:msg-0", "s3:turn-0", "s3:msg-0"}),
     ("range lte", Filter((Cond("timestamp", lte=1000.0),)), {"s1:turn-0", "s1:msg-0"}),
@@ -211,8 +304,7 @@ FILTERS = [
     ("role", Filter((Cond("role", "ai"),)), {"s1:msg-1"}),
     ("key", Filter((Cond("key", "s3:turn-0"),)), {"s3:turn-0"}),
     ("starred", Filter((Cond("starred", True),)), {"s3:turn-0"}),
-    ("must_not", Filter(must_not=(Cond("visible", False), Cond("session_id", "s1"))),
-     {"s2:turn-0", "s2:msg-0", "s3:turn-0"}),
+    ("must_not", Filter(must_not=(Cond("visible", False), Cond("session_id", "s1"))), {"s2:turn-0", "s2:msg-0", "s3:turn-0"}),
     ("and_", Filter((Cond("level", "turn"),)).and_(Cond("timestamp", gte=1500.0)), {"s2:turn-0", "s3:turn-0"}),
     ("integer", Filter((Cond("generation", GEN_OLD),)), {"s1:turn-0", "s1:msg-0", "s1:msg-1"}),
     ("integer must_not", Filter((Cond("session_id", "s1"),), must_not=(Cond("generation", GEN_OLD),)), set()),
@@ -272,7 +364,7 @@ def test_meta_round_trip_replaces(store):
 def test_ensure_twice_is_fine_and_other_dimension_is_refused(filled):
     filled.ensure(DIM)
     assert filled.count() == 7
-    with pytest.raises(IndexUnavailable, match="32-dimension|64-dimension"):
+    with pytest.raises(IndexUnavailable, match=r"32-dimension|64-dimension"):
         filled.ensure(32)
 
 
@@ -312,7 +404,7 @@ def test_edge_reopen_keeps_points_meta_and_indexes(tmp_path):
 
 
 def test_edge_read_only_needs_an_existing_index(tmp_path):
-    with pytest.raises(IndexUnavailable, match="no index at .*convo-tui index"):
+    with pytest.raises(IndexUnavailable, match=r"no index at .*convo-tui index"):
         EdgeStore(tmp_path / "missing", read_only=True)
     assert not (tmp_path / "missing").exists()
 
@@ -364,12 +456,13 @@ def test_open_store_picks_edge_at_index_dir(tmp_path):
 
 def test_open_store_refuses_plain_http_to_another_machine(tmp_path):
     settings = Settings(index_dir=tmp_path / "idx", qdrant_url="http://qdrant.example.com:6333", qdrant_api_key="k")
-    with pytest.raises(ConfigError, match="plain http .* API key in clear; use https://"):
+    with pytest.raises(ConfigError, match=r"plain http .* API key in clear; use https://"):
         open_store(settings)
 
 
-@pytest.mark.parametrize("url", ["https://qdrant.example.com", "http://localhost:6333", "http://127.0.0.1:6333",
-                                 "http://[::1]:6333"])
+@pytest.mark.parametrize(
+    "url", ["https://qdrant.example.com", "http://localhost:6333", "http://127.0.0.1:6333", "http://[::1]:6333"]
+)
 def test_connect_server_accepts_tls_and_loopback(url):
     client = connect_server(url, "secret")
     assert client.init_options["url"] == url
@@ -401,19 +494,20 @@ def test_edge_new_index_keeps_originals_and_payload_on_disk_with_int8_copies_in_
     config = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
     assert config["payload_memory"] == "cold"
     assert config["vectors"]["dense"]["memory"] == "cold"
-    assert config["vectors"]["dense"]["quantization_config"] == {
-        "scalar": {"type": "int8", "quantile": 0.99, "memory": "pinned"}
-    }
+    assert config["vectors"]["dense"]["quantization_config"] == {"scalar": {"type": "int8", "quantile": 0.99, "memory": "pinned"}}
 
 
 def test_edge_opens_and_searches_an_index_made_with_the_earlier_all_in_ram_config(tmp_path):
     import qdrant_edge as qe
 
-    shard = qe.EdgeShard.create(str(tmp_path / "index" / "shard"), qe.EdgeConfig(
-        vectors={"dense": qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)},
-        sparse_vectors={"bm25": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-        hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000),
-    ))
+    shard = qe.EdgeShard.create(
+        str(tmp_path / "index" / "shard"),
+        qe.EdgeConfig(
+            vectors={"dense": qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)},
+            sparse_vectors={"bm25": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+            hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000),
+        ),
+    )
     shard.close()
     with EdgeStore(tmp_path / "index") as s:
         s.ensure(DIM)

@@ -11,7 +11,6 @@ from pathlib import Path
 
 import pytest
 import qdrant_edge as qe
-
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.store.base import Cond, Filter, Point, SparseVec
 from convo_tui.core.store.edge import EdgeStore
@@ -114,5 +113,5 @@ def test_edge_itself_refuses_a_second_load_with_a_raw_error(tmp_path):
     index = tmp_path / "index"
     with EdgeStore(index) as store:
         store.ensure(4)
-        with pytest.raises(Exception, match="WAL.*WouldBlock"):
+        with pytest.raises(Exception, match=r"WAL.*WouldBlock"):
             qe.EdgeShard.load(str(index / "shard"))

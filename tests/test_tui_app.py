@@ -7,9 +7,6 @@ import dataclasses
 import functools
 
 import pytest
-from textual.widgets import Input, OptionList, Static
-
-from tests.tui_corpus import copy_demo, demo_library, utc_clock
 from convo_tui.tui.app import create_app
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.reader import ReaderScreen
@@ -20,6 +17,9 @@ from convo_tui.tui.widgets.message_block import MessageBlock
 from convo_tui.tui.widgets.session_view import TurnView
 from convo_tui.tui.widgets.tool_call import ToolCallView
 from convo_tui.tui.widgets.turn_detail import TurnDetail
+from textual.widgets import Input, OptionList, Static
+
+from tests.tui_corpus import copy_demo, demo_library, utc_clock
 
 SIZE = (100, 32)
 
@@ -225,8 +225,11 @@ async def test_sessions_browser_groups_filters_and_opens(corpus):
         screen = app.screen
         assert isinstance(screen, SessionsScreen)
         listing = screen.query_one(OptionList)
-        headers = [str(listing.get_option_at_index(i).prompt) for i in range(listing.option_count)
-                   if listing.get_option_at_index(i).disabled]
+        headers = [
+            str(listing.get_option_at_index(i).prompt)
+            for i in range(listing.option_count)
+            if listing.get_option_at_index(i).disabled
+        ]
         assert sorted(h.split("  ")[0] for h in headers) == ["ChatGPT", "recall", "shopfront", "support-bot"]
         assert listing.option_count == 15 + 4
         await pilot.press(*"docker")
@@ -399,8 +402,8 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
         fewer = await search(pilot, "project:support-bot Redis")
         assert 0 < len(fewer) < 10
         assert list(app.search_screen.query(ResultCard)) == pool  # nothing removed or mounted
-        assert fewer == pool[:len(fewer)]
-        assert all(not card.display for card in pool[len(fewer):])
+        assert fewer == pool[: len(fewer)]
+        assert all(not card.display for card in pool[len(fewer) :])
         assert {c.hit.project for c in fewer} == {"support-bot"}
         again = await search(pilot, "coupon registry flaky on CI")
         assert again == pool and [c.hit for c in again] == [c.hit for c in first]
@@ -427,13 +430,12 @@ async def test_a_result_from_an_older_search_never_replaces_a_newer_one(corpus):
 
 
 def test_icon_rows_draw_what_the_two_column_grid_draws():
+    from convo_tui.tui.render import IconRows
     from rich.console import Console
     from rich.segment import Segment
     from rich.style import Style
     from rich.table import Table
     from rich.text import Text
-
-    from convo_tui.tui.render import IconRows
 
     rows = (
         ("👤", Text("Why is test_apply_coupon_twice flaky on CI? " * 3, overflow="fold")),
@@ -448,8 +450,13 @@ def test_icon_rows_draw_what_the_two_column_grid_draws():
         grid.add_row(icon, text)
     for width in (80, 41, 12):
         console = Console(width=width, color_system="truecolor", force_terminal=True, legacy_windows=False)
-        drawn = [[list(Segment.simplify(Segment(seg.text, seg.style or Style()) for seg in line))
-                  for line in console.render_lines(r, console.options, pad=True)] for r in (grid, IconRows(rows))]
+        drawn = [
+            [
+                list(Segment.simplify(Segment(seg.text, seg.style or Style()) for seg in line))
+                for line in console.render_lines(r, console.options, pad=True)
+            ]
+            for r in (grid, IconRows(rows))
+        ]
         assert drawn[1] == drawn[0], width
         assert len(drawn[0]) > len(rows)  # long texts did wrap
 
@@ -469,7 +476,7 @@ async def test_card_header_cuts_the_title_and_right_aligns_the_score(corpus):
         assert len(title) > room  # long enough to be cut
         line = header.render().plain
         assert len(line) == width
-        assert line[:room] == title[:room - 1] + "…"
+        assert line[:room] == title[: room - 1] + "…"
         assert line.endswith(f" {cards[0].hit.similarity:.2f}") and line[room:].strip().startswith("█")
         unscored = await search(pilot, "project:support-bot")
         header = unscored[0].query_one(CardHeader)

@@ -20,7 +20,6 @@ from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
-
 from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
@@ -32,13 +31,19 @@ HINT = "; wait for it to finish or close it, then try again"
 
 
 def holder_line(index_dir: Path, pid: int) -> re.Pattern[str]:
-    return re.compile(rf"convo-tui: index {re.escape(str(index_dir))} is in use by pid {pid} \(.*index_worker\.py.*\){re.escape(HINT)}\n")
+    return re.compile(
+        rf"convo-tui: index {re.escape(str(index_dir))} is in use by pid {pid} \(.*index_worker\.py.*\){re.escape(HINT)}\n"
+    )
 
 
 def start(index_dir: Path, *args: str) -> subprocess.Popen:
     proc = subprocess.Popen(
         [sys.executable, str(WORKER), str(index_dir), *args],
-        cwd=ROOT, stdin=subprocess.PIPE, stdout=subprocess.PIPE, stderr=subprocess.PIPE, text=True,
+        cwd=ROOT,
+        stdin=subprocess.PIPE,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        text=True,
     )
     line = proc.stdout.readline()
     assert line.strip() == "ready", f"holder did not start: {line!r}"
@@ -95,7 +100,10 @@ def test_every_command_names_the_holder_in_one_line(index_dir: Path, holder: sub
 def test_a_real_second_process_gets_no_traceback(index_dir: Path, holder: subprocess.Popen):
     result = subprocess.run(
         [sys.executable, "-m", "convo_tui.cli.main", "search", "RAG", "--index-dir", str(index_dir)],
-        cwd=ROOT, capture_output=True, text=True, timeout=120,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
     )
     assert result.returncode == 1
     assert holder_line(index_dir, holder.pid).fullmatch(result.stderr), result.stderr

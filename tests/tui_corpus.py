@@ -13,7 +13,6 @@ import time
 from pathlib import Path
 
 import pytest
-
 from convo_tui.core.settings import Settings
 from convo_tui.tui.demo import DEMO_DIR
 

@@ -11,11 +11,6 @@ import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from textual import work
-from textual.app import App
-from textual.binding import Binding
-from textual.worker import get_current_worker
-
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.settings import SEARCH_MODES, Settings
 from convo_tui.tui.commands import ConvoCommands
@@ -29,6 +24,10 @@ from convo_tui.tui.messages import (
 from convo_tui.tui.reveal import Redactor
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.search import SearchScreen
+from textual import work
+from textual.app import App
+from textual.binding import Binding
+from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
     from convo_tui.core.library import Library
@@ -49,8 +48,9 @@ class ConvoApp(App):
         Binding("f5", "reindex", "Re-index", id="app.reindex"),
     ]
 
-    def __init__(self, settings: Settings, *, library: "Library | None" = None, demo: bool = False,
-                 index_on_start: bool = True) -> None:
+    def __init__(
+        self, settings: Settings, *, library: Library | None = None, demo: bool = False, index_on_start: bool = True
+    ) -> None:
         super().__init__()
         self.settings = settings
         self.library: Library | None = library
@@ -235,8 +235,9 @@ def keep_out_of_collections() -> None:
     gc.freeze()
 
 
-def create_app(settings: Settings, *, library: "Library | None" = None, demo: bool = False,
-               index_on_start: bool = True) -> ConvoApp:
+def create_app(
+    settings: Settings, *, library: Library | None = None, demo: bool = False, index_on_start: bool = True
+) -> ConvoApp:
     """The app over `settings`; `library` lets a caller (tests) hand in an open index."""
     if demo:
         from convo_tui.tui.demo import demo_settings

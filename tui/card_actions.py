@@ -9,11 +9,10 @@ import subprocess
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from textual import work
-
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.tui.markdown import session_markdown, turn_markdown
+from textual import work
 
 if TYPE_CHECKING:
     from convo_tui.core.hits import Hit
@@ -23,7 +22,7 @@ if TYPE_CHECKING:
 class CardActions:
     """Mixed into a Screen; every method reports problems with notify(), never raises."""
 
-    app: "ConvoApp"
+    app: ConvoApp
 
     def load_session(self, session_id: str) -> Session | None:
         library = self.app.library
@@ -43,7 +42,7 @@ class CardActions:
         if session is not None:
             self.app.push_screen(ReaderScreen(session, turn_index, query))
 
-    def copy_turn(self, hit: "Hit") -> None:
+    def copy_turn(self, hit: Hit) -> None:
         session = self.load_session(hit.session_id)
         if session is not None:
             self.app.copy_to_clipboard(turn_markdown(session, hit.turn_index, hit.message_ids, self.app.redactor))

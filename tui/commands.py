@@ -2,8 +2,9 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from functools import partial
-from typing import TYPE_CHECKING, Callable
+from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
 
@@ -39,8 +40,9 @@ class ConvoCommands(Provider):
                 projects = []
             for name, count in projects:
                 query = f'project:"{name}" ' if " " in name else f"project:{name} "
-                commands.append((f"Filter by project: {name} ({count})", partial(app.set_query, query),
-                                 "Search in this project only"))
+                commands.append(
+                    (f"Filter by project: {name} ({count})", partial(app.set_query, query), "Search in this project only")
+                )
         return commands
 
     async def discover(self) -> Hits:

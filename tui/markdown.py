@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from typing import Callable
+from collections.abc import Callable
 
 from convo_tui.core.model import Message, Session
 from convo_tui.tui.render import args_full, format_date
@@ -29,10 +29,11 @@ def _header(session: Session) -> list[str]:
     ]
 
 
-def turn_markdown(session: Session, turn_index: int, message_ids: list[str] | None = None,
-                  shown: Callable[[str], str] = lambda text: text) -> str:
+def turn_markdown(
+    session: Session, turn_index: int, message_ids: list[str] | None = None, shown: Callable[[str], str] = lambda text: text
+) -> str:
     parts = turn_parts(session, turn_index, message_ids)
-    lines = _header(session) + [f"## Turn {turn_index}", ""]
+    lines = [*_header(session), f"## Turn {turn_index}", ""]
     for number, message in enumerate(parts.users):
         lines += _message_md(message, number, shown)
     for number, message in enumerate(parts.ais):

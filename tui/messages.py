@@ -5,9 +5,8 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from textual.message import Message
-
 from convo_tui.core.hits import Hit
+from textual.message import Message
 
 
 class LibraryOpened(Message):

@@ -4,11 +4,10 @@ from __future__ import annotations
 
 from datetime import datetime
 
-from rich.text import Text
-
 from convo_tui.core.errors import QueryError
 from convo_tui.core.highlight import query_terms
 from convo_tui.core.query import ParsedQuery, parse_query
+from rich.text import Text
 
 
 def _day(epoch: float) -> str:

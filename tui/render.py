@@ -6,17 +6,17 @@ the reader and the sessions list.
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import dataclass
 from datetime import datetime
-from typing import Any, Iterable
+from typing import Any
 
+from convo_tui.core.highlight import match_spans
+from convo_tui.core.model import ToolCall
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
 from rich.text import Text
-
-from convo_tui.core.highlight import match_spans
-from convo_tui.core.model import ToolCall
 
 BAR_WIDTH = 8
 
@@ -84,8 +84,9 @@ class IconRows:
         room = max(1, options.max_width - self.icon_width)
         # As the grid does: the text column as wide as its longest line, within the room left.
         width = max((Measurement.get(console, options.update_width(room), text).maximum for _, text in self.rows), default=1)
-        text_options = options.update(width=max(1, width), height=None, justify="left", no_wrap=False,
-                                      overflow="ellipsis", highlight=False)
+        text_options = options.update(
+            width=max(1, width), height=None, justify="left", no_wrap=False, overflow="ellipsis", highlight=False
+        )
         blank = Segment(" " * self.icon_width)
         for icon, text in self.rows:
             head = Segment(icon + " " * max(0, self.icon_width - Text(icon).cell_len))
@@ -98,8 +99,9 @@ class IconRows:
         measured = [Measurement.get(console, options, text) for _, text in self.rows]
         if not measured:
             return Measurement(0, 0)
-        return Measurement(self.icon_width + max(m.minimum for m in measured),
-                           self.icon_width + max(m.maximum for m in measured)).clamp(max_width=options.max_width)
+        return Measurement(
+            self.icon_width + max(m.minimum for m in measured), self.icon_width + max(m.maximum for m in measured)
+        ).clamp(max_width=options.max_width)
 
 
 def args_summary(args: dict[str, Any], width: int = 60) -> str:

@@ -2,9 +2,8 @@
 
 from __future__ import annotations
 
-from rapidfuzz import fuzz, process, utils
-
 from convo_tui.core.hits import SessionSummary
+from rapidfuzz import fuzz, process, utils
 
 SCORE_CUTOFF = 60
 
@@ -14,8 +13,9 @@ def fuzzy_filter(sessions: list[SessionSummary], text: str, limit: int = 200) ->
     if not text.strip():
         return list(sessions)
     choices = {index: f"{s.title} {s.project}" for index, s in enumerate(sessions)}
-    found = process.extract(text, choices, scorer=fuzz.WRatio, processor=utils.default_process,
-                            limit=limit, score_cutoff=SCORE_CUTOFF)
+    found = process.extract(
+        text, choices, scorer=fuzz.WRatio, processor=utils.default_process, limit=limit, score_cutoff=SCORE_CUTOFF
+    )
     return [sessions[index] for _, _, index in found]
 
 

@@ -9,9 +9,9 @@ from __future__ import annotations
 
 import codecs
 import importlib
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
-from typing import Callable
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import Session

@@ -6,9 +6,10 @@ Kept here so that each format module only describes its own format.
 from __future__ import annotations
 
 import json
-from datetime import datetime, timezone
+from collections.abc import Iterator
+from datetime import UTC, datetime
 from pathlib import Path
-from typing import Any, Iterator
+from typing import Any
 
 from convo_tui.core.model import USER, Message
 
@@ -46,8 +47,8 @@ def to_utc(value: Any) -> datetime | None:
     else:
         return None
     if stamp.tzinfo is None:
-        return stamp.replace(tzinfo=timezone.utc)
-    return stamp.astimezone(timezone.utc)
+        return stamp.replace(tzinfo=UTC)
+    return stamp.astimezone(UTC)
 
 
 def _from_epoch(seconds: float) -> datetime | None:
@@ -56,14 +57,14 @@ def _from_epoch(seconds: float) -> datetime | None:
     if seconds > _MS_THRESHOLD:
         seconds /= 1000.0
     try:
-        return datetime.fromtimestamp(seconds, tz=timezone.utc)
+        return datetime.fromtimestamp(seconds, tz=UTC)
     except (OverflowError, OSError, ValueError):
         return None
 
 
 def file_mtime(path: Path) -> datetime | None:
     try:
-        return datetime.fromtimestamp(path.stat().st_mtime, tz=timezone.utc)
+        return datetime.fromtimestamp(path.stat().st_mtime, tz=UTC)
     except OSError:
         return None
 

@@ -7,9 +7,31 @@ from html.parser import HTMLParser
 
 # Tags that make a paragraph (blank line around them) and tags that only start a line.
 _BLOCK = {
-    "address", "article", "aside", "blockquote", "div", "dl", "figcaption",
-    "figure", "footer", "h1", "h2", "h3", "h4", "h5", "h6", "header", "hr",
-    "main", "nav", "ol", "p", "pre", "section", "table", "ul",
+    "address",
+    "article",
+    "aside",
+    "blockquote",
+    "div",
+    "dl",
+    "figcaption",
+    "figure",
+    "footer",
+    "h1",
+    "h2",
+    "h3",
+    "h4",
+    "h5",
+    "h6",
+    "header",
+    "hr",
+    "main",
+    "nav",
+    "ol",
+    "p",
+    "pre",
+    "section",
+    "table",
+    "ul",
 }
 _LINE = {"br", "dd", "dt", "li", "tr"}
 _SKIP = {"script", "style", "head", "template"}

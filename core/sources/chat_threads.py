@@ -1,4 +1,4 @@
-""""My Assistant" chat threads: `chat_threads/threads.json` + `<thread_id>/thread.json`.
+""" "My Assistant" chat threads: `chat_threads/threads.json` + `<thread_id>/thread.json`.
 
 Each `thread.json` is one session (the unit the index tracks); `threads.json`
 is only the index of names, so pointing at it, or at the `chat_threads`

@@ -92,8 +92,15 @@ class _Reply:
         thinking = "\n\n".join(t for t in self.thinking if t)
         if not (text or thinking or self.tools):
             return None
-        return Message(id="", role=ASSISTANT, text=text, thinking=thinking, timestamp=to_utc(self.stamp),
-                       tools=self.tools, meta={"node": self.node_id})
+        return Message(
+            id="",
+            role=ASSISTANT,
+            text=text,
+            thinking=thinking,
+            timestamp=to_utc(self.stamp),
+            tools=self.tools,
+            meta={"node": self.node_id},
+        )
 
 
 def _branch(conv: dict[str, Any], where: str, warnings: list[str]) -> list[dict[str, Any]]:
@@ -119,7 +126,9 @@ def _branch(conv: dict[str, Any], where: str, warnings: list[str]) -> list[dict[
             break
         if isinstance(node.get("message"), dict):
             chain.append(node["message"])
-        node_id = node["parent"] if isinstance(node.get("parent"), str) else None  # ids are strings; anything else ends the branch
+        node_id = (
+            node["parent"] if isinstance(node.get("parent"), str) else None
+        )  # ids are strings; anything else ends the branch
     chain.reverse()
     return chain
 
@@ -164,8 +173,15 @@ def _messages(chain: list[dict[str, Any]]) -> list[Message]:
         if role == USER:
             close()
             if text:
-                out.append(Message(id="", role=USER, text=text, timestamp=to_utc(message.get("create_time")),
-                                   meta={"node": message.get("id")}))
+                out.append(
+                    Message(
+                        id="",
+                        role=USER,
+                        text=text,
+                        timestamp=to_utc(message.get("create_time")),
+                        meta={"node": message.get("id")},
+                    )
+                )
             continue
         if role == SYSTEM:
             if text:

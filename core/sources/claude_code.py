@@ -23,7 +23,9 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import clip, number_messages, title_from_messages, to_utc
 
 SOURCE = "claude-code"
-_LINE_TYPE = re.compile(r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation|custom-title|ai-title|progress|attachment)"')
+_LINE_TYPE = re.compile(
+    r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation|custom-title|ai-title|progress|attachment)"'
+)
 # Blocks Claude Code injects into the user's line: reminders, hook output, IDE
 # context, local command output. They are not the user's words.
 _INJECTED = re.compile(
@@ -195,7 +197,9 @@ class _Reader:
         if key and not error:
             self._open_replies[key] = merged
 
-    def _append(self, role: Role, text: str, thinking: str, tools: list[ToolCall], line: dict[str, Any], error: bool = False) -> Message:
+    def _append(
+        self, role: Role, text: str, thinking: str, tools: list[ToolCall], line: dict[str, Any], error: bool = False
+    ) -> Message:
         meta = {"uuid": line["uuid"]} if isinstance(line.get("uuid"), str) else {}
         message = Message(
             id="",

@@ -18,7 +18,14 @@ from typing import Any
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import iter_json_lines, json_error_reason, number_messages, strip_bom, title_from_messages, to_utc
+from convo_tui.core.sources._common import (
+    iter_json_lines,
+    json_error_reason,
+    number_messages,
+    strip_bom,
+    title_from_messages,
+    to_utc,
+)
 
 SOURCE = "openai"
 _ROLES: dict[str, Role] = {"user": USER, "assistant": ASSISTANT, "system": SYSTEM, "developer": SYSTEM}
@@ -217,7 +224,9 @@ def parse(path: Path) -> list[Session]:
             line, reason = collector.problems[0]
             raise ParseError(path, f"no usable messages ({reason})", line=line)
         raise ParseError(path, "no OpenAI messages or conversation rows found")
-    sessions[0].warnings.extend(f"{path}:{line}: {reason}" if line else f"{path}: {reason}" for line, reason in collector.problems)
+    sessions[0].warnings.extend(
+        f"{path}:{line}: {reason}" if line else f"{path}: {reason}" for line, reason in collector.problems
+    )
     return sessions
 
 

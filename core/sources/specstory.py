@@ -76,8 +76,14 @@ class _Draft:
             return None
         meta = {"model": self.model} if self.model else {}
         return Message(
-            id="", role=self.role, text=text, thinking=thinking, timestamp=to_utc(self.stamp),
-            tools=self.tools, sidechain=self.sidechain, meta=meta,
+            id="",
+            role=self.role,
+            text=text,
+            thinking=thinking,
+            timestamp=to_utc(self.stamp),
+            tools=self.tools,
+            sidechain=self.sidechain,
+            meta=meta,
         )
 
 
@@ -91,7 +97,7 @@ def _header_facts(role_word: str, paren: str | None) -> tuple[str | None, str]:
         return stamp, ""
     rest = _STAMP.sub("", paren).strip(" ,")
     if rest.startswith("model "):
-        rest = rest[len("model "):].split(",")[0]
+        rest = rest[len("model ") :].split(",")[0]
     return stamp, rest.strip()
 
 
@@ -134,7 +140,7 @@ class _Reader:
             if self.state == TEXT:
                 self.block_line = number
             return True
-        if marker[0] == self.fence[0] and len(marker) >= len(self.fence) and not line.strip()[len(marker):].strip():
+        if marker[0] == self.fence[0] and len(marker) >= len(self.fence) and not line.strip()[len(marker) :].strip():
             self.fence = None
             return True
         return False
@@ -152,7 +158,9 @@ class _Reader:
             return
         fenced = self.fence is not None
         fence_line = self._toggle_fence(number, line)
-        handler = {TEXT: self._text, THINK: self._think, TOOL: self._tool, OLD_TOOL: self._old_tool, DETAILS: self._details}[self.state]
+        handler = {TEXT: self._text, THINK: self._think, TOOL: self._tool, OLD_TOOL: self._old_tool, DETAILS: self._details}[
+            self.state
+        ]
         handler(number, line, fenced or fence_line)
 
     def _preamble(self, line: str) -> None:
@@ -201,7 +209,7 @@ class _Reader:
                 draft.tools.append(ToolCall(attrs.get("name") or "tool", args))
                 draft.cut()
                 self.state, self.block_line, self.tool_text = TOOL, number, []
-                self._tool(number, line[tool.end():], False)
+                self._tool(number, line[tool.end() :], False)
                 return
             old = _OLD_TOOL.match(line)
             if old and draft.role == ASSISTANT:

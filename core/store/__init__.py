@@ -15,9 +15,7 @@ def open_store(settings: Settings, *, read_only: bool = False, repair: bool = Fa
     if settings.qdrant_url:
         from convo_tui.core.store.server import ServerStore, connect_server
 
-        client = connect_server(
-            settings.qdrant_url, settings.qdrant_api_key, allow_insecure=settings.qdrant_allow_insecure
-        )
+        client = connect_server(settings.qdrant_url, settings.qdrant_api_key, allow_insecure=settings.qdrant_allow_insecure)
         return ServerStore(client, read_only=read_only)
     from convo_tui.core.store.edge import EdgeStore
 

@@ -110,7 +110,7 @@ class Filter:
     must: tuple[Cond, ...] = ()
     must_not: tuple[Cond, ...] = ()
 
-    def and_(self, *conds: Cond) -> "Filter":
+    def and_(self, *conds: Cond) -> Filter:
         return Filter(must=self.must + tuple(conds), must_not=self.must_not)
 
 
@@ -190,7 +190,10 @@ class Store(ABC):
         """Delete every point, payload index and the meta; ensure() starts afresh."""
 
     def optimize(self) -> None:
-        """Build search indexes for what was written (call after a bulk write)."""
+        """Build search indexes for what was written (call after a bulk write).
+
+        A no-op where the backend indexes as it writes."""
+        return None
 
     @abstractmethod
     def flush(self) -> None: ...
@@ -198,7 +201,7 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
-    def __enter__(self) -> "Store":
+    def __enter__(self) -> Store:
         return self
 
     def __exit__(self, *exc: object) -> None:

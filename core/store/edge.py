@@ -18,7 +18,6 @@ from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
-
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.store.base import (
     DENSE,
@@ -244,7 +243,7 @@ class EdgeStore(Store):
         if requests:
             with _edge_errors(self.path, "searching"):
                 batch = self._shard.query_batch(qe.QueryBatchRequest(requests))
-            for i, points in zip(slots, batch):
+            for i, points in zip(slots, batch, strict=False):
                 results[i] = [_scored(p) for p in points]
         return results
 
@@ -303,10 +302,7 @@ def _to_stored(payload: dict[str, Any]) -> dict[str, Any]:
 def _from_stored(payload: dict[str, Any] | None) -> dict[str, Any]:
     if not payload:
         return {}
-    return {
-        k: bool(v) if k in _BOOL_FIELDS and isinstance(v, int) and not isinstance(v, bool) else v
-        for k, v in payload.items()
-    }
+    return {k: bool(v) if k in _BOOL_FIELDS and isinstance(v, int) and not isinstance(v, bool) else v for k, v in payload.items()}
 
 
 def _match_value(key: str, value: Any) -> Any:
@@ -341,9 +337,7 @@ def _request(q: Query) -> qe.QueryRequest | None:
         return qe.QueryRequest(
             limit=q.limit,
             prefetches=[
-                qe.Prefetch(
-                    limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt, params=_DENSE_PARAMS
-                ),
+                qe.Prefetch(limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt, params=_DENSE_PARAMS),
                 qe.Prefetch(limit=pre, query=qe.Query.Nearest(_sparse(sparse), using=SPARSE), filter=flt),
             ],
             query=qe.Fusion.Rrf(k=RRF_K),

@@ -12,6 +12,7 @@ The kernel drops the lock when the holder dies, so it never goes stale.
 
 from __future__ import annotations
 
+import contextlib
 import fcntl
 import os
 import sys
@@ -62,8 +63,7 @@ class IndexLock:
             os.close(fd)
             holder = describe_holder(self.path)
             raise IndexUnavailable(
-                f"index {self.path.parent} is in use by {holder}; "
-                "wait for it to finish or close it, then try again"
+                f"index {self.path.parent} is in use by {holder}; wait for it to finish or close it, then try again"
             ) from None
         except OSError as exc:
             os.close(fd)
@@ -75,10 +75,8 @@ class IndexLock:
     def release(self) -> None:
         if self._fd is None:
             return
-        try:
+        with contextlib.suppress(OSError):
             os.ftruncate(self._fd, 0)
-        except OSError:
-            pass
         os.close(self._fd)  # closing drops the flock
         self._fd = None
 

@@ -51,7 +51,7 @@ def _is_loopback(host: str) -> bool:
         return False
 
 
-def connect_server(url: str, api_key: str | None = None, allow_insecure: bool = False) -> "QdrantClient":
+def connect_server(url: str, api_key: str | None = None, allow_insecure: bool = False) -> QdrantClient:
     """A client for `url`, refusing plain http off this machine unless allowed.
 
     The API key (and the transcripts) would travel in clear over plain http,
@@ -92,7 +92,7 @@ def _reaching(where: str) -> Iterator[None]:
 class ServerStore(Store):
     """One collection of a Qdrant server (or of qdrant-client's local mode)."""
 
-    def __init__(self, client: "QdrantClient", collection: str = DEFAULT_COLLECTION, *, read_only: bool = False):
+    def __init__(self, client: QdrantClient, collection: str = DEFAULT_COLLECTION, *, read_only: bool = False):
         self.client = client
         self.collection = collection
         self.read_only = read_only
@@ -208,7 +208,7 @@ class ServerStore(Store):
         if requests:
             with _reaching(self._where):
                 batch = self.client.query_batch_points(self.collection, requests)
-            for i, response in zip(slots, batch):
+            for i, response in zip(slots, batch, strict=False):
                 results[i] = [_scored(p) for p in response.points]
         return results
 
@@ -258,7 +258,7 @@ class ServerStore(Store):
 # -- translation to qdrant-client models -------------------------------------
 
 
-def _describe(client: "QdrantClient") -> str:
+def _describe(client: QdrantClient) -> str:
     init = getattr(client, "init_options", None) or {}
     if init.get("url"):
         return str(init["url"])
@@ -331,7 +331,7 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
     )
 
 
-def _scored(p: "m.ScoredPoint") -> Scored:
+def _scored(p: m.ScoredPoint) -> Scored:
     dense = None
     if isinstance(p.vector, dict) and DENSE in p.vector:
         dense = [float(x) for x in p.vector[DENSE]]

@@ -11,8 +11,10 @@ from textual.widgets import Button, Input, Static
 
 
 class ConfirmScreen(ModalScreen[bool]):
-    BINDINGS = [Binding("escape,n", "answer(False)", "No", id="confirm.no"),
-                Binding("y", "answer(True)", "Yes", id="confirm.yes")]
+    BINDINGS = [
+        Binding("escape,n", "answer(False)", "No", id="confirm.no"),
+        Binding("y", "answer(True)", "Yes", id="confirm.yes"),
+    ]
 
     def __init__(self, question: str) -> None:
         super().__init__()

@@ -18,7 +18,7 @@ class HelpScreen(ModalScreen[None]):
 
     def _rows(self, under: Screen) -> list[tuple[str, str, str]]:
         rows: dict[str, tuple[str, str, str]] = {}
-        for key, active in under.active_bindings.items():
+        for _key, active in under.active_bindings.items():
             binding = active.binding
             if not binding.description or not binding.id:
                 continue  # widget-internal keys (text editing) would drown ours
@@ -33,7 +33,9 @@ class HelpScreen(ModalScreen[None]):
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Static("Keys on this screen  (remap with [keys] in the config file, by binding id)", id="help-title", markup=False)
+            yield Static(
+                "Keys on this screen  (remap with [keys] in the config file, by binding id)", id="help-title", markup=False
+            )
             table = DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("Key", "Action", "Binding id")
             table.add_rows(self._rows(self.under))

@@ -4,19 +4,18 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from textual import work
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import VerticalScroll
-from textual.screen import Screen
-from textual.widgets import Footer, Header, Static
-
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
+from textual import work
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.screen import Screen
+from textual.widgets import Footer, Header, Static
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
@@ -43,7 +42,7 @@ class ReaderScreen(CardActions, Screen):
         Binding("G", "bottom", "Bottom", show=False, id="reader.bottom"),
     ]
 
-    app: "ConvoApp"
+    app: ConvoApp
 
     def __init__(self, session: Session, turn_index: int | None, query: str) -> None:
         super().__init__()
@@ -75,8 +74,11 @@ class ReaderScreen(CardActions, Screen):
             self.call_after_refresh(self._scroll_to, self.current_turn)
 
     def _session_texts(self) -> list[str]:
-        return [t for m in self.session.messages
-                for t in (m.text, m.thinking, *(str(a) for tool in m.tools for a in tool.args.values()))]
+        return [
+            t
+            for m in self.session.messages
+            for t in (m.text, m.thinking, *(str(a) for tool in m.tools for a in tool.args.values()))
+        ]
 
     def _show_head(self) -> None:
         try:
@@ -128,10 +130,8 @@ class ReaderScreen(CardActions, Screen):
             target = self.hit_turns[0 if step > 0 else -1]
         else:
             after = [t for t in self.hit_turns if (t > self.current_turn if step > 0 else t < self.current_turn)]
-            if after:
-                target = after[0] if step > 0 else after[-1]
-            else:  # wrap around
-                target = self.hit_turns[0 if step > 0 else -1]
+            ahead = (after[0] if step > 0 else after[-1]) if after else None
+            target = ahead if ahead is not None else self.hit_turns[0 if step > 0 else -1]  # else wrap around
         self.current_turn = target
         self._mark_hits()
         self._scroll_to(target)

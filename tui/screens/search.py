@@ -4,6 +4,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import Hit
+from convo_tui.tui.card_actions import CardActions
+from convo_tui.tui.messages import SearchFinished, SearchOutcome
+from convo_tui.tui.query_line import describe_query, highlight_words
+from convo_tui.tui.widgets.card import ResultCard
+from convo_tui.tui.widgets.index_status import IndexStatus
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -12,14 +19,6 @@ from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
-
-from convo_tui.core.errors import ConvoError
-from convo_tui.core.hits import Hit
-from convo_tui.tui.card_actions import CardActions
-from convo_tui.tui.messages import SearchFinished, SearchOutcome
-from convo_tui.tui.query_line import describe_query, highlight_words
-from convo_tui.tui.widgets.card import ResultCard
-from convo_tui.tui.widgets.index_status import IndexStatus
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
@@ -34,7 +33,7 @@ class SearchScreen(CardActions, Screen):
         Binding("down", "first_card", "Results", show=False, id="search.results"),
     ]
 
-    app: "ConvoApp"
+    app: ConvoApp
 
     def __init__(self) -> None:
         super().__init__()
@@ -177,13 +176,13 @@ class SearchScreen(CardActions, Screen):
         self.query_one("#results-note", Static).display = False
         terms = highlight_words(self.query_text)
         scored = bool(terms)  # filters alone rank nothing: no similarity to show
-        for card, hit in zip(self._cards, hits):
+        for card, hit in zip(self._cards, hits, strict=False):
             card.set_hit(hit, terms, scored=scored)
             if not card.display:
                 card.display = True
         self._hide_cards_from(len(hits))
         results = self.query_one("#results", VerticalScroll)
-        missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(self._cards):]]
+        missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(self._cards) :]]
         if missing:
             self._cards += missing
             await results.mount_all(missing)

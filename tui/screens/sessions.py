@@ -4,6 +4,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import SessionSummary
+from convo_tui.tui.card_actions import CardActions
+from convo_tui.tui.render import format_date, plural
+from convo_tui.tui.session_filter import fuzzy_filter, group_by_project
 from rich.table import Table
 from rich.text import Text
 from textual import on
@@ -12,12 +17,6 @@ from textual.binding import Binding
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Input, OptionList, Static
 from textual.widgets.option_list import Option
-
-from convo_tui.core.errors import ConvoError
-from convo_tui.core.hits import SessionSummary
-from convo_tui.tui.card_actions import CardActions
-from convo_tui.tui.render import format_date, plural
-from convo_tui.tui.session_filter import fuzzy_filter, group_by_project
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
@@ -31,8 +30,10 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
     meta = Text(style="dim", overflow="fold")
     if with_project:
         meta.append(f"{summary.project or '—'} · ", style="italic")
-    meta.append(f"{format_date(summary.updated_at or summary.started_at)} · {summary.source}"
-                f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}")
+    meta.append(
+        f"{format_date(summary.updated_at or summary.started_at)} · {summary.source}"
+        f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}"
+    )
     if summary.orphaned:
         meta.append(" · source gone", style="italic")
     title = Text(summary.title or "(untitled)", style="bold", overflow="fold")
@@ -47,7 +48,7 @@ class SessionsScreen(CardActions, Screen):
         Binding("down", "focus_list", "List", show=False, id="sessions.list"),
     ]
 
-    app: "ConvoApp"
+    app: ConvoApp
 
     def __init__(self) -> None:
         super().__init__()

@@ -2,19 +2,18 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
-from rich.text import Text
-from textual.app import ComposeResult
-from textual.binding import Binding
-from textual.containers import Vertical
-from textual.widgets import Static
+from collections.abc import Callable
 
 from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
 from convo_tui.tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.binding import Binding
+from textual.containers import Vertical
+from textual.widgets import Static
 
 CLIP_LINES = 3
 USER_CHARS = 160  # about two rows of an 80-column card
@@ -58,8 +57,7 @@ class ResultCard(Vertical, can_focus=True):
         Binding("up,k", "previous", "Previous", show=False, id="card.previous"),
     ]
 
-    def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None,
-                 scored: bool = True) -> None:
+    def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None, scored: bool = True) -> None:
         super().__init__(classes="card")
         self.hit = hit
         self.terms = terms
@@ -123,8 +121,16 @@ class ResultCard(Vertical, can_focus=True):
         self.expanded = True
         self.add_class("-expanded")
         self._parts["summary"].display = False
-        self.mount(TurnDetail(session, self.hit.turn_index, self.hit.message_ids,
-                              matched=self.hit.matched_message_ids, terms=self.terms, shown=self._shown))
+        self.mount(
+            TurnDetail(
+                session,
+                self.hit.turn_index,
+                self.hit.message_ids,
+                matched=self.hit.matched_message_ids,
+                terms=self.terms,
+                shown=self._shown,
+            )
+        )
 
     def collapse(self) -> None:
         if not self.expanded:

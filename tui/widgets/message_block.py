@@ -2,17 +2,16 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
-from rich.text import Text
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
+from collections.abc import Callable
 
 from convo_tui.core.model import Message
 from convo_tui.tui.render import format_date, highlighted
 from convo_tui.tui.turns import aside_label
 from convo_tui.tui.widgets.tool_call import ToolCallView
+from rich.text import Text
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
 
 ROLE_LABEL = {"user": "👤 User", "assistant": "🤖 AI", "system": "⚙ System"}
 

@@ -2,25 +2,25 @@
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from pathlib import Path
-from typing import Callable
-
-from rich.text import Text
-from textual.containers import Vertical
-from textual.widgets import Static
 
 from convo_tui.core.model import Message, Session
 from convo_tui.tui.render import format_date, plural
 from convo_tui.tui.turns import turn_of_message
 from convo_tui.tui.widgets.message_block import MessageBlock
+from rich.text import Text
+from textual.containers import Vertical
+from textual.widgets import Static
 
 
 class TurnView(Vertical):
     """One turn; `index` is None for messages before the first turn."""
 
     def __init__(self, index: int | None, *children) -> None:
-        super().__init__(*children, classes="turn" if index is not None else "turn -lead",
-                         id=f"turn-{index}" if index is not None else None)
+        super().__init__(
+            *children, classes="turn" if index is not None else "turn -lead", id=f"turn-{index}" if index is not None else None
+        )
         self.index = index
 
 

@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from convo_tui.core.model import ToolCall
+from convo_tui.tui.render import args_are_long, args_full, tool_title
 from textual.app import ComposeResult
 from textual.widget import Widget
 from textual.widgets import Collapsible, Static
-
-from convo_tui.core.model import ToolCall
-from convo_tui.tui.render import args_are_long, args_full, tool_title
 
 
 class ToolCallView(Widget):

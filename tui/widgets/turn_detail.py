@@ -2,15 +2,14 @@
 
 from __future__ import annotations
 
-from typing import Callable
-
-from textual.app import ComposeResult
-from textual.containers import Vertical
-from textual.widgets import Static
+from collections.abc import Callable
 
 from convo_tui.core.model import Session
 from convo_tui.tui.turns import turn_parts
 from convo_tui.tui.widgets.message_block import MessageBlock
+from textual.app import ComposeResult
+from textual.containers import Vertical
+from textual.widgets import Static
 
 
 class TurnDetail(Vertical):
