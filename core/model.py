@@ -19,10 +19,16 @@ SYSTEM: Role = "system"
 
 @dataclass
 class ToolCall:
-    """One call the assistant made; `args` keeps the source's argument values."""
+    """One call the assistant made; `args` keeps the source's argument values.
+
+    `result` is what the tool answered (an error, a test run, a file), as far
+    as the source recorded it: shown apart and searchable by keyword, never
+    part of the message text.
+    """
 
     name: str
     args: dict[str, Any] = field(default_factory=dict)
+    result: str = ""
 
 
 @dataclass
@@ -90,6 +96,10 @@ class Session:
     started_at: datetime | None = None
     updated_at: datetime | None = None
     meta: dict[str, Any] = field(default_factory=dict)
+    # Where the session ran, and the command that reopens it in its tool
+    # (argv, run in `cwd`); None where the source records none.
+    cwd: str | None = None
+    resume: list[str] | None = None
     # Problems the parser recovered from (a truncated line, a dangling parent):
     # the session is usable, the user is told.
     warnings: list[str] = field(default_factory=list)

@@ -26,6 +26,13 @@ def parse_iso(value: Any) -> datetime | None:
         return None
 
 
+def _tool_json(tool: ToolCall) -> dict[str, Any]:
+    out: dict[str, Any] = {"name": tool.name, "args": tool.args}
+    if tool.result:
+        out["result"] = tool.result
+    return out
+
+
 def session_to_json(session: Session) -> dict[str, Any]:
     return {
         "session": {
@@ -36,6 +43,8 @@ def session_to_json(session: Session) -> dict[str, Any]:
             "path": session.path,
             "started_at": iso(session.started_at),
             "updated_at": iso(session.updated_at),
+            "cwd": session.cwd,
+            "resume": session.resume,
         },
         "messages": [
             {
@@ -44,8 +53,9 @@ def session_to_json(session: Session) -> dict[str, Any]:
                 "text": m.text,
                 "thinking": m.thinking,
                 "timestamp": iso(m.timestamp),
-                "tools": [{"name": t.name, "args": t.args} for t in m.tools],
+                "tools": [_tool_json(t) for t in m.tools],
                 "virtual": m.virtual,
+                "sidechain": m.sidechain,
             }
             for m in session.messages
         ],
@@ -70,7 +80,7 @@ def _message_record(m: Message) -> dict[str, Any]:
     optional = {
         "thinking": m.thinking,
         "timestamp": iso(m.timestamp),
-        "tools": [{"name": t.name, "args": t.args} for t in m.tools],
+        "tools": [_tool_json(t) for t in m.tools],
         "virtual": m.virtual,
         "sidechain": m.sidechain,
         "error": m.error,
@@ -94,6 +104,8 @@ def session_to_record(session: Session) -> dict[str, Any]:
         "started_at": iso(session.started_at),
         "updated_at": iso(session.updated_at),
         "meta": session.meta,
+        "cwd": session.cwd,
+        "resume": session.resume,
         "messages": [_message_record(m) for m in session.messages],
     }
 
@@ -106,7 +118,7 @@ def session_from_record(record: dict[str, Any]) -> Session:
             text=m.get("text", ""),
             thinking=m.get("thinking", ""),
             timestamp=parse_iso(m.get("timestamp")),
-            tools=[ToolCall(t["name"], t.get("args", {})) for t in m.get("tools", [])],
+            tools=[ToolCall(t["name"], t.get("args", {}), t.get("result", "")) for t in m.get("tools", [])],
             virtual=m.get("virtual", False),
             sidechain=m.get("sidechain", False),
             error=m.get("error", False),
@@ -127,4 +139,6 @@ def session_from_record(record: dict[str, Any]) -> Session:
         started_at=parse_iso(record.get("started_at")),
         updated_at=parse_iso(record.get("updated_at")),
         meta=record.get("meta", {}),
+        cwd=record.get("cwd"),
+        resume=record.get("resume"),
     )

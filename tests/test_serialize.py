@@ -62,6 +62,8 @@ def test_show_json_shape():
         "path": "/x/s1.txt",
         "started_at": "2026-03-04T05:06:07+00:00",
         "updated_at": "2026-03-04T05:06:07+00:00",
+        "cwd": None,
+        "resume": None,
     }
     assert data["messages"][1] == {
         "id": "msg-1",
@@ -71,6 +73,7 @@ def test_show_json_shape():
         "timestamp": None,
         "tools": [{"name": "read_file", "args": {"path": "a.go"}}],
         "virtual": False,
+        "sidechain": False,
     }
     assert data["turns"] == [
         {
@@ -83,4 +86,17 @@ def test_show_json_shape():
             "tools": ["read_file"],
             "timestamp": "2026-03-04T05:06:07+00:00",
         }
+    ]
+
+
+def test_record_round_trips_tool_results_cwd_and_resume():
+    session = sample()
+    session.cwd = "/home/a/proj"
+    session.resume = ["claude", "--resume", "s1"]
+    session.messages[1].tools[0].result = "package main"
+    back = session_from_record(session_to_record(session))
+    assert (back.cwd, back.resume) == ("/home/a/proj", ["claude", "--resume", "s1"])
+    assert back.messages[1].tools[0].result == "package main"
+    assert session_to_json(back)["messages"][1]["tools"] == [
+        {"name": "read_file", "args": {"path": "a.go"}, "result": "package main"}
     ]
