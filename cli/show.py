@@ -39,7 +39,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    if not Path(args.path).exists():
+    if not _is_path(args.path):
         # Not a path: a session id, read from the index (works after the file is gone).
         from convo_tui.cli.common import settings_from_args
         from convo_tui.core.errors import ConvoError
@@ -57,6 +57,14 @@ def run(args: argparse.Namespace) -> int:
     print_sessions(sessions, as_json=args.json)
     print_warnings(sessions)
     return 0
+
+
+def _is_path(text: str) -> bool:
+    """True when `text` names something on disk, even one we may not read (a locked folder)."""
+    try:
+        return os.path.lexists(text) or Path(text).exists()
+    except OSError:
+        return True  # it is there but refuses us: parse_path says why in one line
 
 
 def newest_first(session: Session) -> Session:

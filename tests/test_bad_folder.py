@@ -21,6 +21,7 @@ GOOD_SESSIONS = {
     "c0ffee00-1111-2222-3333-444455556666",
     "th-42",
     "cut-session",  # a Claude Code log whose last line was cut: still readable, with a warning
+    "latin1",  # a Latin-1 byte is replaced (with a warning); the session is kept
 }
 UNKNOWN = "unknown format (not a transcript convo-tui can read)"
 BAD = {
@@ -29,7 +30,6 @@ BAD = {
     "cursor/agent-transcripts/broken.txt": "no `user:` or `assistant:` line found (not a Cursor transcript)",
     "deep.json": UNKNOWN,
     "empty.txt": "empty file",
-    "latin1.txt": "line 2: invalid UTF-8 at byte 15",
     "notes.md": UNKNOWN,
     "other.json": UNKNOWN,
     "truncated.json": "line 1: truncated JSON (ends in the middle of a value)",

@@ -42,16 +42,22 @@ def test_binary_file(tmp_path, capsys):
     assert_one_line_error(capsys, path, f"{path}: binary file (contains NUL bytes)")
 
 
-def test_invalid_utf8(tmp_path, capsys):
+def test_invalid_utf8_is_replaced_and_counted(tmp_path, capsys):
+    """One bad byte never costs the session: replaced, and counted in one warning line."""
     path = tmp_path / "latin1.txt"
     path.write_bytes(b"user:\nhello \xff caf\xe9\n")
-    assert_one_line_error(capsys, path, f"{path}:2: invalid UTF-8 at byte 12")
+    code, out, err = show(capsys, str(path), "--json")
+    assert code == 0
+    assert json.loads(out)["messages"][0]["text"] == "hello \ufffd caf\ufffd"
+    assert err == f"convo-tui: warning: {path}:2: 2 invalid bytes replaced (not valid UTF-8)\n"
 
 
 def test_invalid_utf8_after_the_sniffed_head(tmp_path, capsys):
     path = tmp_path / "late.txt"
     path.write_bytes(b"user:\n" + b"fine line\n" * 10000 + b"bad \xff\n")
-    assert_one_line_error(capsys, path, f"{path}:10002: invalid UTF-8 at byte 100010")
+    code, _out, err = show(capsys, str(path), "--json")
+    assert code == 0
+    assert err == f"convo-tui: warning: {path}:10002: 1 invalid byte replaced (not valid UTF-8)\n"
 
 
 def test_truncated_json_line(tmp_path, capsys):
@@ -131,8 +137,14 @@ def test_fifty_megabyte_transcript_parses(tmp_path, capsys):
     assert f"    🔧 Write(path=src/m{count - 1}.py, contents=line 0: value = 0 …(+399 lines))" in out.splitlines()
 
 
+def _write(folder: Path, data: bytes) -> Path:
+    path = folder / "g.txt"
+    path.write_bytes(data)
+    return path
+
+
 def test_read_text_names_the_real_reason(tmp_path, monkeypatch):
-    """Parsers read through read_text: too large, blank, binary and bad UTF-8 each say so."""
+    """Parsers read through read_text: too large, blank and binary each say so."""
     import convo_tui.core.sources as sources
     from convo_tui.core.errors import ParseError
 
@@ -145,6 +157,6 @@ def test_read_text_names_the_real_reason(tmp_path, monkeypatch):
 
     assert reason(b"  \n\t\n") == "empty file"
     assert reason(b"user:\x00") == "binary file (contains NUL bytes)"
-    assert reason(b"user:\nok\n\xff") == "invalid UTF-8 at byte 9"
+    assert sources.read_text(_write(tmp_path, b"user:\nok\n\xff")) == "user:\nok\n\ufffd"
     monkeypatch.setattr(sources, "MAX_FILE_BYTES", 4)
     assert reason(b"user:\nhello\n").startswith("file too large")

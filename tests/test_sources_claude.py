@@ -23,7 +23,7 @@ def show_json(path: Path, capsys) -> list[dict]:
     return [json.loads(line) for line in out.splitlines() if line.strip()]
 
 
-def msg(id: str, role: str, text: str, ts: str, thinking: str = "", tools: list | None = None) -> dict:
+def msg(id: str, role: str, text: str, ts: str, thinking: str = "", tools: list | None = None, sidechain: bool = False) -> dict:
     return {
         "id": id,
         "role": role,
@@ -32,12 +32,14 @@ def msg(id: str, role: str, text: str, ts: str, thinking: str = "", tools: list 
         "timestamp": f"2025-06-01T{ts}+00:00",
         "tools": tools or [],
         "virtual": False,
+        "sidechain": sidechain,
     }
 
 
 BASH = {
     "name": "Bash",
     "args": {"command": "pytest tests/test_login.py -q --count 5", "description": "Run the login test five times"},
+    "result": "2 failed, 3 passed",  # the tool_result line, attached to its call
 }
 TASK = {
     "name": "Task",
@@ -46,6 +48,7 @@ TASK = {
         "prompt": "Find where the session token expiry is set.",
         "subagent_type": "general-purpose",
     },
+    "result": "It is set in auth/session.py: TOKEN_TTL = 1.",
 }
 Q1 = "Why does the login test fail sometimes?"
 A1 = "Let me run it a few times."
@@ -64,6 +67,8 @@ def test_full_session_messages_and_turns(capsys):
         "path": str(FULL),
         "started_at": "2025-06-01T10:00:00+00:00",
         "updated_at": "2025-06-01T10:01:45+00:00",
+        "cwd": "/home/dev/code/webshop",
+        "resume": ["claude", "--resume", SESSION_ID],
     }
     assert doc["messages"] == [
         msg("msg-0", "user", Q1, "10:00:00"),  # system-reminder removed
@@ -71,8 +76,8 @@ def test_full_session_messages_and_turns(capsys):
         msg("msg-1", "assistant", A1, "10:00:03", "Flaky tests often come from timing. Run it first.", [BASH]),
         # the tool_result line in between is not a user message
         msg("msg-2", "assistant", "", "10:00:12", tools=[TASK]),
-        msg("msg-3", "user", "Find where the session token expiry is set.", "10:00:12.500000"),  # sidechain
-        msg("msg-4", "assistant", "It is set in auth/session.py: TOKEN_TTL = 1.", "10:00:15"),  # sidechain
+        msg("msg-3", "user", "Find where the session token expiry is set.", "10:00:12.500000", sidechain=True),
+        msg("msg-4", "assistant", "It is set in auth/session.py: TOKEN_TTL = 1.", "10:00:15", sidechain=True),
         msg("msg-5", "assistant", A1_END, "10:00:20"),
         msg("msg-6", "user", "[image]\n\nIs this the error you mean?", "10:01:00"),
         msg(

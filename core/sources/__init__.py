@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import codecs
 import importlib
+import stat
 from collections.abc import Callable
+from contextvars import ContextVar
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -43,39 +45,89 @@ def format_by_name(name: str) -> SourceFormat | None:
     return next((f for f in formats() if f.name == name), None)
 
 
+SQLITE_MAGIC = b"SQLite format 3\x00"
+_UTF16_BOMS = (codecs.BOM_UTF16_LE, codecs.BOM_UTF16_BE)
+# Warnings about the bytes of the file being parsed (replaced invalid bytes):
+# `parse_path` hands them to the sessions it returns.
+_decode_notes: ContextVar[list[str] | None] = ContextVar("decode_notes", default=None)
+
+
+def is_sqlite(head: bytes) -> bool:
+    return head.startswith(SQLITE_MAGIC)
+
+
+def decode(raw: bytes) -> tuple[str, int]:
+    """Text of a source file and how many invalid bytes were replaced.
+
+    A UTF-8 BOM is skipped; a UTF-16 BOM means UTF-16 (Windows tools write it);
+    anything else is UTF-8 with undecodable bytes replaced, so one bad byte
+    never costs the whole session.
+    """
+    if raw.startswith(_UTF16_BOMS):
+        text = raw.decode("utf-16", errors="replace")
+        return text, text.count("\ufffd")
+    if raw.startswith(codecs.BOM_UTF8):
+        raw = raw[len(codecs.BOM_UTF8) :]
+    try:
+        return raw.decode("utf-8"), 0
+    except UnicodeDecodeError:
+        pass
+    bad = 0
+
+    def count(exc: UnicodeError) -> tuple[str, int]:
+        nonlocal bad
+        assert isinstance(exc, UnicodeDecodeError)
+        bad += exc.end - exc.start
+        return "\ufffd", exc.end
+
+    codecs.register_error("convo_tui_count", count)
+    return raw.decode("utf-8", errors="convo_tui_count"), bad
+
+
 def read_head(path: Path) -> str:
     """The first bytes of a file, decoded leniently, for sniffing only."""
     with open(path, "rb") as handle:
         raw = handle.read(HEAD_BYTES)
-    return raw.decode("utf-8", errors="replace")
+    if raw.startswith(_UTF16_BOMS):
+        return raw[: len(raw) // 2 * 2].decode("utf-16", errors="replace")
+    return raw.decode("utf-8-sig", errors="replace")
 
 
-def _check_bytes(path: Path, size: int, data: bytes, *, whole: bool) -> None:
-    """The one-line reasons a file is not a transcript, judged from `data`:
-    the first HEAD_BYTES before sniffing, or the whole file before parsing."""
+def _check_bytes(path: Path, size: int, data: bytes) -> None:
+    """The one-line reasons a file is not a transcript, judged from its first bytes."""
     if size > MAX_FILE_BYTES:  # first: a file this large was not read into `data`
         raise ParseError(path, f"file too large ({size // (1024 * 1024)} MB, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)")
+    if data.startswith(_UTF16_BOMS) or is_sqlite(data):
+        return  # UTF-16 text and SQLite databases hold NUL bytes by nature
     if size == 0 or not data.strip():
         raise ParseError(path, "empty file")
     if b"\x00" in data[:HEAD_BYTES]:
         raise ParseError(path, "binary file (contains NUL bytes)")
-    try:  # a head may end inside a multi-byte character: only a whole file is final
-        codecs.getincrementaldecoder("utf-8")().decode(data, final=whole)
-    except UnicodeDecodeError as exc:
-        line = data[: exc.start].count(b"\n") + 1
-        raise ParseError(path, f"invalid UTF-8 at byte {exc.start}", line=line) from None
 
 
 def read_text(path: str | Path) -> str:
-    """A whole source file as text, or a ParseError saying why it is not one."""
+    """A whole source file as text, or a ParseError saying why it is not one.
+
+    Invalid bytes are replaced, and counted in a warning the parsed sessions carry.
+    """
     path = Path(path)
     try:
         size = path.stat().st_size
         raw = path.read_bytes() if 0 < size <= MAX_FILE_BYTES else b""
     except OSError as exc:
         raise ParseError(path, f"cannot read: {exc.strerror or exc}") from None
-    _check_bytes(path, size, raw, whole=True)
-    return raw.decode("utf-8-sig")
+    _check_bytes(path, size, raw)
+    text, bad = decode(raw)
+    if not text.strip():
+        raise ParseError(path, "empty file")
+    if bad:
+        where = text.index("\ufffd")
+        line = text.count("\n", 0, where) + 1
+        note = f"{path}:{line}: {bad} invalid byte{'s' * (bad != 1)} replaced (not valid UTF-8)"
+        notes = _decode_notes.get()
+        if notes is not None and note not in notes:
+            notes.append(note)
+    return text
 
 
 def _precheck(path: Path) -> None:
@@ -85,14 +137,40 @@ def _precheck(path: Path) -> None:
             head = handle.read(HEAD_BYTES)
     except OSError as exc:
         raise ParseError(path, f"cannot read: {exc.strerror or exc}") from None
-    _check_bytes(path, size, head, whole=False)
+    _check_bytes(path, size, head)
+
+
+def _kind(path: Path) -> str:
+    """ "file", "dir", or a one-line reason this path cannot be read (never opens it)."""
+    try:
+        mode = path.stat().st_mode
+    except FileNotFoundError:
+        return "no such file or folder"
+    except NotADirectoryError:
+        return "no such file or folder"
+    except PermissionError:
+        return "cannot read: permission denied (on the file or a folder above it)"
+    except OSError as exc:
+        return f"cannot read: {exc.strerror or exc}"
+    if stat.S_ISREG(mode):
+        return "file"
+    if stat.S_ISDIR(mode):
+        return "dir"
+    if stat.S_ISFIFO(mode):
+        return "not a regular file (a named pipe)"
+    if stat.S_ISSOCK(mode):
+        return "not a regular file (a socket)"
+    return "not a regular file (a device)"
 
 
 def detect(path: str | Path) -> SourceFormat | None:
     """The format of a file or thread folder, judged from its content."""
     path = Path(path)
+    kind = _kind(path)
+    if kind not in ("file", "dir"):
+        return None  # a pipe or device is never opened: reading it could block forever
     try:
-        head = "" if path.is_dir() else read_head(path)
+        head = "" if kind == "dir" else read_head(path)
     except OSError:
         return None
     for fmt in formats():
@@ -107,13 +185,16 @@ def detect(path: str | Path) -> SourceFormat | None:
 def parse_path(path: str | Path) -> list[Session]:
     """Every session in a file or thread folder. Raises ParseError only."""
     path = Path(path)
-    if not path.exists():
-        raise ParseError(path, "no such file or folder")
-    if path.is_file():
+    kind = _kind(path)
+    if kind not in ("file", "dir"):
+        raise ParseError(path, kind)
+    if kind == "file":
         _precheck(path)  # empty / binary / too large: one clear reason before sniffing
     fmt = detect(path)
     if fmt is None:
         raise ParseError(path, "unknown format (not a transcript convo-tui can read)")
+    notes: list[str] = []
+    token = _decode_notes.set(notes)
     try:
         sessions = fmt.parse(path)
     except ParseError:
@@ -123,6 +204,10 @@ def parse_path(path: str | Path) -> list[Session]:
     except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
         # A parser bug or a shape we did not foresee: still one line, never a traceback.
         raise ParseError(path, f"unexpected {fmt.label} structure ({type(exc).__name__}: {exc})") from None
+    finally:
+        _decode_notes.reset(token)
     if not sessions:
         raise ParseError(path, f"no messages found in this {fmt.label}")
+    for session in sessions:
+        session.warnings[:0] = [note for note in notes if note not in session.warnings]
     return sessions

@@ -14,6 +14,9 @@ from typing import Any
 from convo_tui.core.model import USER, Message
 
 TITLE_LIMIT = 80
+# A tool's answer is kept for reading and keyword search, not as a full copy of
+# every file it read: longer answers keep their start and say how much was cut.
+RESULT_LIMIT = 8000
 # Epoch values above this are milliseconds (1e11 s is the year 5138).
 _MS_THRESHOLD = 1e11
 
@@ -72,6 +75,13 @@ def file_mtime(path: Path) -> datetime | None:
 def clip(text: str, limit: int = TITLE_LIMIT) -> str:
     text = " ".join(text.split())
     return text if len(text) <= limit else text[: limit - 1].rstrip() + "…"
+
+
+def clip_result(text: str, limit: int = RESULT_LIMIT) -> str:
+    text = text.strip()
+    if len(text) <= limit:
+        return text
+    return f"{text[:limit].rstrip()}\n… [{len(text) - limit} more characters]"
 
 
 def title_from_messages(messages: list[Message], fallback: str) -> str:

@@ -20,7 +20,7 @@ from typing import Any
 
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import clip, clip_result, number_messages, title_from_messages, to_utc
 
 SOURCE = "claude-code"
 _LINE_TYPE = re.compile(
@@ -72,6 +72,8 @@ class _Reply:
         self.thinking: list[str] = []
         self.tools: list[ToolCall] = []
         self.results = 0
+        self.call_ids: list[tuple[str, ToolCall]] = []  # tool_use id -> the call
+        self.outputs: list[tuple[str, str]] = []  # (tool_use id, what the tool answered)
 
     def add_parts(self, content: Any) -> None:
         if isinstance(content, str):
@@ -92,13 +94,39 @@ class _Reply:
                 self.thinking.append(str(part.get("thinking") or ""))
             elif kind in {"tool_use", "server_tool_use"}:
                 args = part.get("input")
-                self.tools.append(ToolCall(str(part.get("name") or "tool"), args if isinstance(args, dict) else {"input": args}))
+                call = ToolCall(str(part.get("name") or "tool"), args if isinstance(args, dict) else {"input": args})
+                self.tools.append(call)
+                if isinstance(part.get("id"), str):
+                    self.call_ids.append((part["id"], call))
             elif kind in {"tool_result", "web_search_tool_result"}:
                 self.results += 1
+                if isinstance(part.get("tool_use_id"), str):
+                    self.outputs.append((part["tool_use_id"], result_text(part.get("content"))))
             elif kind == "image":
                 self.texts.append(IMAGE)
             elif kind == "document":
                 self.texts.append(DOCUMENT)
+
+
+def result_text(content: Any) -> str:
+    """What a tool answered, as text: a string, or the text of its parts, clipped."""
+    if isinstance(content, str):
+        text = content
+    elif isinstance(content, list):
+        pieces = []
+        for part in content:
+            if isinstance(part, str):
+                pieces.append(part)
+            elif isinstance(part, dict) and isinstance(part.get("text"), str):
+                pieces.append(part["text"])
+            elif isinstance(part, dict) and part.get("type") == "image":
+                pieces.append(IMAGE)
+        text = "\n".join(pieces)
+    elif content is None:
+        text = ""
+    else:
+        text = json.dumps(content, ensure_ascii=False)
+    return clip_result(text)
 
 
 def _join(parts: list[str]) -> str:
@@ -112,7 +140,9 @@ class _Reader:
         self.path = path
         self.messages: list[Message] = []
         self.warnings: list[str] = []
-        self.session_ids: list[str] = []
+        self.session_ids: dict[str, int] = {}  # sessionId -> lines carrying it
+        self.calls: dict[str, ToolCall] = {}  # tool_use id -> call, to attach its result
+        self._seen_progress: set[str] = set()  # sub-agent message uuids already read
         self.cwd: str | None = None
         self.custom_title = ""
         self.ai_title = ""
@@ -142,8 +172,8 @@ class _Reader:
 
     def _line(self, number: int, line: dict[str, Any]) -> None:
         kind = line.get("type") if isinstance(line.get("type"), str) else ""
-        if isinstance(line.get("sessionId"), str) and line["sessionId"].strip() and line["sessionId"] not in self.session_ids:
-            self.session_ids.append(line["sessionId"])
+        if isinstance(line.get("sessionId"), str) and line["sessionId"].strip():
+            self.session_ids[line["sessionId"]] = self.session_ids.get(line["sessionId"], 0) + 1
         if self.cwd is None and isinstance(line.get("cwd"), str) and line["cwd"].strip():
             self.cwd = line["cwd"]
         if isinstance(line.get("uuid"), str):
@@ -154,6 +184,10 @@ class _Reader:
             self.ai_title = line["aiTitle"].strip() or self.ai_title
         elif kind == "summary" and isinstance(line.get("summary"), str):
             self.summaries.append((str(line.get("leafUuid") or ""), line["summary"].strip()))
+        elif kind == "attachment":
+            self._attachment(line)
+        elif kind == "progress":
+            self._progress(line)
         elif kind in (USER, ASSISTANT):  # a tuple: `type` may be an unhashable list
             message = line.get("message")
             if not isinstance(message, dict):
@@ -164,11 +198,52 @@ class _Reader:
             else:
                 self._assistant(line, message)
 
+    def _attachment(self, line: dict[str, Any]) -> None:
+        """A prompt typed while the agent worked is stored only as a queued command."""
+        attachment = line.get("attachment")
+        if not isinstance(attachment, dict) or attachment.get("type") != "queued_command":
+            return
+        origin = attachment.get("origin")
+        kind = origin.get("kind") if isinstance(origin, dict) else None
+        mode = attachment.get("commandMode")
+        if kind not in (None, "human") or mode not in (None, "prompt"):
+            return  # task notifications and other machine-queued input
+        prompt = attachment.get("prompt")
+        text = clean_user_text(prompt) if isinstance(prompt, str) else ""
+        if text:
+            self._append(USER, text, "", [], line)
+            self._open_replies.clear()
+
+    def _progress(self, line: dict[str, Any]) -> None:
+        """Claude Code 2.1 logs a sub-agent's messages inside `agent_progress` lines."""
+        data = line.get("data")
+        if not isinstance(data, dict) or data.get("type") != "agent_progress":
+            return
+        inner = data.get("message")
+        if not isinstance(inner, dict) or not isinstance(inner.get("message"), dict):
+            return
+        uuid = inner.get("uuid")
+        if isinstance(uuid, str):
+            if uuid in self._seen_progress:
+                return
+            self._seen_progress.add(uuid)
+        kind = inner.get("type") or inner["message"].get("role")
+        nested = {**inner, "isSidechain": True, "timestamp": inner.get("timestamp") or line.get("timestamp")}
+        nested.pop("uuid", None)  # the sub-agent's uuids are not this file's thread
+        if kind == USER:
+            self._user(nested, inner["message"])
+        elif kind == ASSISTANT:
+            self._assistant(nested, inner["message"])
+
     def _user(self, line: dict[str, Any], message: dict[str, Any]) -> None:
         if line.get("isMeta"):
             return  # caveats and expansions Claude Code adds on the user's behalf
         reply = _Reply()
         reply.add_parts(message.get("content"))
+        for call_id, output in reply.outputs:
+            call = self.calls.get(call_id)
+            if call is not None and not call.result:
+                call.result = output
         text = clean_user_text(_join(reply.texts))
         if not text:
             return  # only tool results, or only injected blocks
@@ -179,6 +254,7 @@ class _Reader:
     def _assistant(self, line: dict[str, Any], message: dict[str, Any]) -> None:
         reply = _Reply()
         reply.add_parts(message.get("content"))
+        self.calls.update(reply.call_ids)
         error = bool(line.get("isApiErrorMessage") or line.get("error"))
         if message.get("model") == "<synthetic>" and not error:
             return  # placeholder Claude Code writes after an interrupt, not the model's words
@@ -240,8 +316,10 @@ def parse(path: Path) -> list[Session]:
     if not reader.messages:
         return []
     number_messages(reader.messages)
+    # The file's own id: its name, else the id most of its lines carry (a session
+    # started by "clear context and implement plan" opens with its parent's id).
     ids = reader.session_ids
-    session_id = path.stem if path.stem in ids or not ids else ids[0]
+    session_id = path.stem if path.stem in ids or not ids else max(ids, key=lambda sid: ids[sid])
     if path.stem.startswith("agent-"):
         session_id = path.stem  # a sub-agent's own file shares its parent's sessionId
     project = _folder_name(reader.cwd) if reader.cwd else path.parent.name
@@ -253,10 +331,12 @@ def parse(path: Path) -> list[Session]:
         path=str(path),
         messages=reader.messages,
         meta={"cwd": reader.cwd} if reader.cwd else {},
+        cwd=reader.cwd,
+        resume=None if path.stem.startswith("agent-") else ["claude", "--resume", session_id],
         warnings=reader.warnings,
     )
     session.fill_times()
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=1)
+FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=2)
