@@ -8,7 +8,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
-from pathlib import Path
+from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from convo_tui.core.model import USER, Message
@@ -122,3 +122,9 @@ def iter_json_lines(text: str, problems: list[tuple[int, str]]) -> Iterator[tupl
 
 def strip_bom(text: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
+
+
+def folder_name(cwd: str) -> str:
+    """The last folder of a working directory written on Linux, macOS or Windows."""
+    cwd = cwd.rstrip("/\\")
+    return (PureWindowsPath(cwd) if "\\" in cwd else Path(cwd)).name or cwd

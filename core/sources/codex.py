@@ -1,0 +1,247 @@
+"""Codex CLI rollouts (`~/.codex/sessions/YYYY/MM/DD/rollout-<time>-<id>.jsonl`).
+
+One JSON object a line, `{timestamp, type, payload}`. Two logs interleave:
+`response_item` is what the model saw (messages, reasoning, tool calls and
+their outputs) and `event_msg` is what the terminal showed. The user's words
+come from `event_msg.user_message`: the `response_item` user messages also
+carry AGENTS.md and `<environment_context>` blocks Codex adds on its own.
+Files written before the envelope existed (mid 2025) hold the items bare after
+a first `{id, timestamp, instructions}` line; they read the same way.
+"""
+
+from __future__ import annotations
+
+import json
+import re
+from pathlib import Path
+from typing import Any
+
+from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
+from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources._common import (
+    clip_result,
+    folder_name,
+    iter_json_lines,
+    number_messages,
+    title_from_messages,
+    to_utc,
+)
+
+SOURCE = "codex"
+_ENVELOPE = re.compile(r'"type"\s*:\s*"(session_meta|response_item|event_msg|turn_context)"')
+_BARE_ITEM = re.compile(r'"type"\s*:\s*"(message|reasoning|function_call|function_call_output)"')
+# Blocks Codex puts in user messages on its own: never the user's words.
+_SCAFFOLD = re.compile(
+    r"^\s*(<environment_context>|<user_instructions>|<permissions instructions>|# AGENTS\.md instructions|"
+    r"<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>)",
+)
+_CWD_IN_CONTEXT = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
+_ID_IN_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
+
+
+def sniff(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return False
+    first = next((line for line in head.splitlines() if line.strip()), "").strip()
+    if not first.startswith("{"):
+        return False
+    if '"session_meta"' in first and _ENVELOPE.search(first):
+        return True
+    # An older rollout: a header line with instructions, then bare response items.
+    if path.name.startswith("rollout-") and _BARE_ITEM.search(head):
+        return True
+    return bool(_ENVELOPE.search(first)) and '"payload"' in first and path.name.startswith("rollout-")
+
+
+def _content_text(content: Any) -> str:
+    if isinstance(content, str):
+        return content
+    parts = []
+    for part in content if isinstance(content, list) else []:
+        if isinstance(part, dict):
+            kind = part.get("type")
+            if isinstance(part.get("text"), str) and kind in ("input_text", "output_text", "text"):
+                parts.append(part["text"])
+            elif kind in ("input_image", "image"):
+                parts.append("[image]")
+    return "\n".join(p for p in parts if p)
+
+
+def _arguments(raw: Any) -> dict[str, Any]:
+    if isinstance(raw, dict):
+        return raw
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw) if raw.strip() else {}
+        except json.JSONDecodeError:
+            return {"input": raw}
+        return value if isinstance(value, dict) else {"input": value}
+    return {} if raw is None else {"input": raw}
+
+
+def _output_text(raw: Any) -> str:
+    """A tool output: plain text, or Codex's `{"output": ..., "metadata": ...}` JSON string."""
+    if isinstance(raw, str):
+        try:
+            value = json.loads(raw)
+        except json.JSONDecodeError:
+            return clip_result(raw)
+        if isinstance(value, dict) and isinstance(value.get("output"), str):
+            return clip_result(value["output"])
+        return clip_result(raw)
+    if isinstance(raw, dict):
+        if isinstance(raw.get("content"), str):
+            return clip_result(raw["content"])
+        return clip_result(json.dumps(raw, ensure_ascii=False))
+    if isinstance(raw, list):
+        return clip_result(_content_text(raw))
+    return ""
+
+
+class _Reader:
+    def __init__(self, path: Path):
+        self.path = path
+        self.meta: dict[str, Any] = {}
+        self.model = ""
+        self.messages: list[Message] = []
+        self.calls: dict[str, ToolCall] = {}
+        self.response_users: list[Message] = []  # user items, used only when no event carries the words
+        self.has_user_events = False
+        self.reply: Message | None = None  # the assistant message being built
+
+    def line(self, value: dict[str, Any]) -> None:
+        kind = value.get("type")
+        payload = value.get("payload")
+        stamp = to_utc(value.get("timestamp"))
+        if kind == "session_meta" and isinstance(payload, dict):
+            meta = payload.get("meta") if isinstance(payload.get("meta"), dict) else payload
+            self.meta = {**meta, **self.meta}
+        elif kind == "turn_context" and isinstance(payload, dict):
+            self.model = str(payload.get("model") or self.model)
+            if isinstance(payload.get("cwd"), str):
+                self.meta.setdefault("cwd", payload["cwd"])
+        elif kind == "response_item" and isinstance(payload, dict):
+            self.item(payload, stamp)
+        elif kind == "event_msg" and isinstance(payload, dict):
+            self.event(payload, stamp)
+        elif kind is None and "instructions" in value and "id" in value and not self.meta:
+            self.meta = dict(value)  # the header of an older rollout
+        elif kind in ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call"):
+            self.item(value, to_utc(value.get("timestamp")))
+
+    def event(self, payload: dict[str, Any], stamp: Any) -> None:
+        if payload.get("type") != "user_message":
+            return
+        text = payload.get("message")
+        if not isinstance(text, str) or _SCAFFOLD.match(text):
+            return
+        self.has_user_events = True
+        images = payload.get("images")
+        if images:
+            text = "\n\n".join(["[image]" * len(images) if isinstance(images, list) else "[image]", text]).strip()
+        if text.strip():
+            self._append(Message(id="", role=USER, text=text.strip(), timestamp=stamp))
+
+    def item(self, item: dict[str, Any], stamp: Any) -> None:
+        kind = item.get("type")
+        if kind == "message":
+            role = item.get("role")
+            text = _content_text(item.get("content")).strip()
+            if role == "assistant":
+                if text:
+                    self._reply(stamp).text = "\n\n".join(p for p in (self._reply(stamp).text, text) if p)
+            elif role == "user":
+                context = _CWD_IN_CONTEXT.search(text)
+                if context and context.group(1).strip():
+                    self.meta.setdefault("cwd", context.group(1).strip())
+                if text and not _SCAFFOLD.match(text):
+                    self.response_users.append(
+                        Message(id="", role=USER, text=text, timestamp=stamp, meta={"at": len(self.messages)})
+                    )
+                self.reply = None
+        elif kind == "reasoning":
+            summary = item.get("summary")
+            texts = [s.get("text", "") for s in summary if isinstance(s, dict)] if isinstance(summary, list) else []
+            content = item.get("content")
+            if not any(texts) and isinstance(content, list):
+                texts = [c.get("text", "") for c in content if isinstance(c, dict)]
+            thinking = "\n\n".join(t.strip() for t in texts if isinstance(t, str) and t.strip())
+            if thinking:
+                reply = self._reply(stamp)
+                reply.thinking = "\n\n".join(p for p in (reply.thinking, thinking) if p)
+        elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
+            name = str(item.get("name") or kind.replace("_call", ""))
+            if kind == "custom_tool_call":
+                args = {"input": item.get("input")} if isinstance(item.get("input"), str) else _arguments(item.get("input"))
+            elif kind == "local_shell_call" or kind == "web_search_call":
+                args = _arguments(item.get("action"))
+            else:
+                args = _arguments(item.get("arguments"))
+            call = ToolCall(name, args)
+            self._reply(stamp).tools.append(call)
+            call_id = item.get("call_id") or item.get("id")
+            if isinstance(call_id, str):
+                self.calls[call_id] = call
+        elif kind in ("function_call_output", "custom_tool_call_output"):
+            call = self.calls.get(str(item.get("call_id")))
+            if call is not None and not call.result:
+                call.result = _output_text(item.get("output"))
+
+    def _reply(self, stamp: Any) -> Message:
+        if self.reply is None:
+            self.reply = Message(id="", role=ASSISTANT, text="", timestamp=stamp)
+            self._append(self.reply)
+        return self.reply
+
+    def _append(self, message: Message) -> None:
+        if message.role != ASSISTANT:
+            self.reply = None
+        self.messages.append(message)
+
+    def finish(self) -> list[Message]:
+        messages = self.messages
+        if not self.has_user_events and self.response_users:
+            # An older rollout without events: the user's items, in their places.
+            for offset, user in enumerate(self.response_users):
+                messages.insert(user.meta.pop("at") + offset, user)
+        return [m for m in messages if m.role != ASSISTANT or m.text or m.thinking or m.tools]
+
+
+def parse(path: Path) -> list[Session]:
+    path = Path(path)
+    reader = _Reader(path)
+    problems: list[tuple[int, str]] = []
+    for _number, value in iter_json_lines(read_text(path), problems):
+        if isinstance(value, dict):
+            reader.line(value)
+    messages = reader.finish()
+    if not messages:
+        return []
+    number_messages(messages)
+    meta = reader.meta
+    match = _ID_IN_NAME.search(path.name)
+    session_id = str(meta.get("id") or (match.group(1) if match else path.stem))
+    cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) and meta.get("cwd") else None
+    git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    session = Session(
+        id=session_id,
+        title=title_from_messages(messages, path.stem),
+        project=folder_name(cwd) if cwd else path.parent.name,
+        source=SOURCE,
+        path=str(path),
+        messages=messages,
+        started_at=to_utc(meta.get("timestamp")),
+        meta={
+            k: v
+            for k, v in (("model", reader.model), ("cli_version", meta.get("cli_version")), ("branch", git.get("branch")))
+            if v
+        },
+        cwd=cwd,
+        resume=["codex", "resume", session_id],
+        warnings=[f"{path}:{line}: {reason}" for line, reason in problems],
+    )
+    session.fill_times()
+    return [session]
+
+
+FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse)
