@@ -34,7 +34,7 @@ class SourceFormat:
 
 
 # Most specific first: the first format whose sniff accepts a file wins.
-_MODULES = ["chat_threads", "claude_code", "codex", "specstory", "chatgpt", "openai_log", "cursor"]
+_MODULES = ["cursor_db", "chat_threads", "claude_code", "codex", "specstory", "chatgpt", "openai_log", "cursor"]
 
 
 def formats() -> list[SourceFormat]:
@@ -95,7 +95,7 @@ def read_head(path: Path) -> str:
 
 def _check_bytes(path: Path, size: int, data: bytes) -> None:
     """The one-line reasons a file is not a transcript, judged from its first bytes."""
-    if size > MAX_FILE_BYTES:  # first: a file this large was not read into `data`
+    if size > MAX_FILE_BYTES and not is_sqlite(data):  # a database is queried, never loaded whole
         raise ParseError(path, f"file too large ({size // (1024 * 1024)} MB, limit {MAX_FILE_BYTES // (1024 * 1024)} MB)")
     if data.startswith(_UTF16_BOMS) or is_sqlite(data):
         return  # UTF-16 text and SQLite databases hold NUL bytes by nature

@@ -1,0 +1,74 @@
+"""Opening another tool's SQLite database without ever changing or locking it.
+
+The tool may be running: its database is opened read-only and `immutable`, so
+SQLite takes no lock and writes no journal. When a write-ahead log sits beside
+it (the tool is running, or was killed), the newest messages live in that log;
+then the database and its log are copied into a private temporary folder and
+the copy is read, so the original is still never touched.
+"""
+
+from __future__ import annotations
+
+import shutil
+import sqlite3
+import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from urllib.parse import quote
+
+from convo_tui.core.errors import ParseError
+
+
+def _uri(path: Path, immutable: bool) -> str:
+    flags = "mode=ro&immutable=1" if immutable else "mode=ro"
+    return f"file:{quote(str(path.absolute()))}?{flags}"
+
+
+@contextmanager
+def open_readonly(path: Path) -> Iterator[sqlite3.Connection]:
+    """A read-only connection to `path` (or to a private copy with its WAL applied)."""
+    wal = path.with_name(path.name + "-wal")
+    scratch: str | None = None
+    try:
+        if wal.is_file() and wal.stat().st_size > 0:
+            scratch = tempfile.mkdtemp(prefix="convo-tui-sqlite-")
+            copy = Path(scratch) / path.name
+            shutil.copyfile(path, copy)
+            shutil.copyfile(wal, Path(scratch) / wal.name)
+            connection = sqlite3.connect(str(copy))  # our copy: SQLite may apply the log to it
+        else:
+            connection = sqlite3.connect(_uri(path, immutable=True), uri=True)
+    except (OSError, sqlite3.Error) as exc:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise ParseError(path, f"cannot open SQLite database: {exc}") from None
+    try:
+        yield connection
+    except sqlite3.DatabaseError as exc:
+        raise ParseError(path, f"damaged or unreadable SQLite database ({exc})") from None
+    finally:
+        connection.close()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+
+
+def tables(connection: sqlite3.Connection) -> set[str]:
+    rows = connection.execute("SELECT name FROM sqlite_master WHERE type = 'table'").fetchall()
+    return {str(row[0]) for row in rows}
+
+
+def sniff_tables(path: Path, head: str, wanted: set[str]) -> bool:
+    """True for a SQLite file holding every table in `wanted` (read from the file's schema)."""
+    if not head.startswith("SQLite format 3") or path.is_dir():
+        return False
+    try:
+        connection = sqlite3.connect(_uri(path, immutable=True), uri=True)
+    except sqlite3.Error:
+        return False
+    try:
+        return wanted <= tables(connection)
+    except sqlite3.Error:
+        return False
+    finally:
+        connection.close()
