@@ -34,7 +34,18 @@ class SourceFormat:
 
 
 # Most specific first: the first format whose sniff accepts a file wins.
-_MODULES = ["cursor_db", "opencode", "chat_threads", "claude_code", "codex", "specstory", "chatgpt", "openai_log", "cursor"]
+_MODULES = [
+    "cursor_db",
+    "opencode",
+    "chat_threads",
+    "claude_code",
+    "codex",
+    "gemini",
+    "specstory",
+    "chatgpt",
+    "openai_log",
+    "cursor",
+]
 
 
 def formats() -> list[SourceFormat]:

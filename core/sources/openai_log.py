@@ -6,6 +6,12 @@ them, `{"messages": [...]}`, conversation rows `{conversation_id, timestamp,
 user_message, ai_response}` (one row = one user + one AI message), and the
 `{"conversations": [...], "conversation_messages": [...]}` table export.
 Rows give one session per conversation; plain messages one session per file.
+
+Only these shapes are accepted. Other tools' event logs also have `role` and
+`content` (Gemini CLI's stream-json, Anthropic Managed Agents event exports,
+Claude's stream-json): a top-level `type` other than "message", or streamed
+`delta` chunks, mark such a file, and it is refused as unknown rather than
+read as a garbled conversation.
 """
 
 from __future__ import annotations
@@ -38,6 +44,29 @@ _JSONL_PROBE_LINES = 20
 
 def _first(mapping: dict, keys: tuple[str, ...]) -> Any:
     return next((mapping[k] for k in keys if mapping.get(k) not in (None, "")), None)
+
+
+_FOREIGN_PROBE = 200  # items of a document checked for another tool's shape
+
+
+def foreign_shape(value: Any) -> str | None:
+    """Why `value` is another tool's event rather than an OpenAI message, or None."""
+    if isinstance(value, list):
+        for item in value[:_FOREIGN_PROBE]:
+            reason = foreign_shape(item)
+            if reason:
+                return reason
+        return None
+    if not isinstance(value, dict):
+        return None
+    if "delta" in value:
+        return "streamed chunks (`delta`)"
+    kind = value.get("type")
+    if kind is not None and kind != "message":
+        return f"events of type {kind!r}"
+    if isinstance(value.get("data"), list) and "role" not in value:
+        return foreign_shape(value["data"])
+    return None
 
 
 def content_text(content: Any) -> str:
@@ -208,12 +237,17 @@ def parse(path: Path) -> list[Session]:
     text = strip_bom(read_text(path))
     collector = _Collector(path)
     try:
-        collector.add(json.loads(text), None)
+        document = json.loads(text)
+        _refuse_foreign(path, document)
+        collector.add(document, None)
     except json.JSONDecodeError as exc:
         if not _looks_like_jsonl(text):
             raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
         bad_lines: list[tuple[int, str]] = []
-        for number, value in iter_json_lines(text, bad_lines):
+        values = list(iter_json_lines(text, bad_lines))
+        for _, value in values:  # every line: one event line marks the whole log
+            _refuse_foreign(path, value)
+        for number, value in values:
             collector.add(value, number)
         collector.problems = sorted([*bad_lines, *collector.problems], key=lambda p: p[0] or 0)
     except RecursionError:
@@ -230,11 +264,30 @@ def parse(path: Path) -> list[Session]:
     return sessions
 
 
+def _refuse_foreign(path: Path, value: Any) -> None:
+    reason = foreign_shape(value)
+    if reason:
+        raise ParseError(path, f"unknown format ({reason}: another tool's event log, not an OpenAI chat log)")
+
+
+def _foreign_in_head(text: str) -> bool:
+    for line in text.splitlines()[:_JSONL_PROBE_LINES]:
+        try:
+            if foreign_shape(json.loads(line)):
+                return True
+        except (json.JSONDecodeError, RecursionError):
+            continue
+    try:
+        return foreign_shape(json.loads(text)) is not None
+    except (json.JSONDecodeError, RecursionError):
+        return False  # a head cut mid-document: parse decides
+
+
 def sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return False
     text = strip_bom(head).lstrip()
-    return text.startswith(("[", "{")) and bool(_SNIFF.search(text))
+    return text.startswith(("[", "{")) and bool(_SNIFF.search(text)) and not _foreign_in_head(text)
 
 
 FORMAT = SourceFormat(name=SOURCE, label="OpenAI chat log", sniff=sniff, parse=parse)
