@@ -25,7 +25,16 @@ def show_json(path: Path, capsys) -> tuple[list[dict], str]:
 
 
 def msg(id: str, role: str, text: str, ts: str, thinking: str = "", tools: list | None = None) -> dict:
-    return {"id": id, "role": role, "text": text, "thinking": thinking, "timestamp": ts, "tools": tools or [], "virtual": False}
+    return {
+        "id": id,
+        "role": role,
+        "text": text,
+        "thinking": thinking,
+        "timestamp": ts,
+        "tools": tools or [],
+        "virtual": False,
+        "sidechain": False,
+    }
 
 
 def turn(index, users, ais, user_text, ai_text, tools, ts) -> dict:
@@ -43,7 +52,11 @@ def turn(index, users, ais, user_text, ai_text, tools, ts) -> dict:
 
 Q1 = "[image]\n\nHow do I sort these rows by the second column?"
 A1 = "Sort with a key: `rows.sort(key=lambda r: r[1])`."
-PYTHON = {"name": "python", "args": {"code": "rows = [[3, 'b'], [1, 'a']]\nrows.sort(key=lambda r: r[1])\nrows"}}
+PYTHON = {
+    "name": "python",
+    "args": {"code": "rows = [[3, 'b'], [1, 'a']]\nrows.sort(key=lambda r: r[1])\nrows"},
+    "result": "[[1, 'a'], [3, 'b']]",  # the execution_output message, attached to its call
+}
 BROWSER = {"name": "browser", "args": {"input": 'search("python list sort reverse")'}}
 A2 = "Pass `reverse=True`: `rows.sort(key=lambda r: r[1], reverse=True)`."
 HAIKU = "Green, then red, then green\nthe same code on the same day\ntime is the true bug"
@@ -61,6 +74,8 @@ def test_every_conversation_is_a_session_read_along_the_current_branch(capsys):
             "path": str(EXPORT),
             "started_at": "2024-06-01T10:00:00+00:00",
             "updated_at": "2024-06-01T10:02:10+00:00",
+            "cwd": None,
+            "resume": None,  # ChatGPT has no command that reopens a chat
         },
         {
             "id": CONV_B,
@@ -70,6 +85,8 @@ def test_every_conversation_is_a_session_read_along_the_current_branch(capsys):
             "path": str(EXPORT),
             "started_at": "2024-06-02T10:00:00+00:00",
             "updated_at": "2024-06-02T10:00:03+00:00",
+            "cwd": None,
+            "resume": None,  # ChatGPT has no command that reopens a chat
         },
     ]
     # The edited first question ("How do I sort a list?") is another branch and does not appear;

@@ -42,6 +42,7 @@ _MODULES = [
     "codex",
     "gemini",
     "specstory",
+    "claude_ai",
     "chatgpt",
     "openai_log",
     "cursor",

@@ -19,7 +19,7 @@ from typing import Any
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, json_error_reason, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import clip, clip_result, json_error_reason, number_messages, title_from_messages, to_utc
 
 SOURCE = "chatgpt"
 PROJECT = "ChatGPT"
@@ -144,6 +144,12 @@ def _latest_leaf(mapping: dict[str, Any]) -> str | None:
     return max(leaves, key=stamp) if leaves else None
 
 
+def _is_status_author(message: dict[str, Any]) -> bool:
+    """A `tool` message that is the model's progress line, not a tool's output."""
+    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    return "finished_text" in metadata or "initial_text" in metadata
+
+
 def _hidden(message: dict[str, Any]) -> bool:
     metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
     return bool(metadata.get("is_visually_hidden_from_conversation") or metadata.get("is_user_system_message"))
@@ -194,8 +200,19 @@ def _messages(chain: list[dict[str, Any]]) -> list[Message]:
             reply.thinking.append(_thoughts(content))
         elif role == "tool":
             name = str(author.get("name") or "tool")
-            if not any(t.name == name for t in reply.tools):
-                reply.tools.append(ToolCall(name))  # a tool that ran with no visible call
+            called = [t for t in reply.tools if t.name == name]
+            output = text or str(content.get("text") or "")
+            if called:
+                pending = next((t for t in called if not t.result), None)
+                if pending is not None and output.strip():
+                    pending.result = clip_result(output)
+            elif _is_status_author(message):
+                # o3-mini era reasoning and "Reasoned for 8 seconds" placeholders: the
+                # model thinking, logged under a made-up author name, never a tool.
+                if text.strip():
+                    reply.thinking.append(text)
+            else:
+                reply.tools.append(ToolCall(name, {}, clip_result(output)))  # a tool that ran with no visible call
         elif recipient != "all":
             raw = text or str(content.get("text") or "")
             reply.tools.append(ToolCall(recipient, _tool_args(content, raw)))
@@ -257,7 +274,7 @@ def parse(path: Path) -> list[Session]:
     return sessions
 
 
-FORMAT = SourceFormat(name=SOURCE, label="ChatGPT export", sniff=sniff, parse=parse, version=1)
+FORMAT = SourceFormat(name=SOURCE, label="ChatGPT export", sniff=sniff, parse=parse, version=2)
 
 
 def count_conversations(path: Path) -> int:
