@@ -42,6 +42,7 @@ _MODULES = [
     "codex",
     "gemini",
     "specstory",
+    "aider",
     "claude_ai",
     "chatgpt",
     "openai_log",
