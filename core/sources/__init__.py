@@ -40,6 +40,7 @@ _MODULES = [
     "chat_threads",
     "claude_code",
     "codex",
+    "cline",
     "gemini",
     "specstory",
     "aider",
