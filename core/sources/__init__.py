@@ -41,6 +41,7 @@ _MODULES = [
     "claude_code",
     "codex",
     "cline",
+    "copilot",
     "gemini",
     "specstory",
     "aider",

@@ -1,0 +1,243 @@
+"""VS Code Copilot Chat: "Chat: Export Chat..." JSON and the live `chatSessions` files.
+
+A chat is `{requests: [...]}` (live files add `sessionId`, `creationDate`,
+`customTitle`); each request holds the user's `message.text`, a `timestamp`,
+`modelId`, and the `response` parts: markdown (`{value}` or
+`markdownContent`), `thinking`, `toolInvocationSerialized` (toolId,
+toolCallId, invocationMessage, toolSpecificData), `textEditGroup` (uri,
+edits) and display-only parts. The tool arguments and outputs the model
+exchanged are in `result.metadata.toolCallRounds` / `toolCallResults`.
+Newer VS Code writes `chatSessions/<id>.jsonl`, a journal: line 0 is
+`{kind: 0, v: snapshot}`, then `{kind: 1, k: path, v: value}` sets a field and
+`{kind: 2, k: path, v: [items], i?}` appends to (or splices into) a list.
+The workspace folder is named in `workspace.json` beside `chatSessions/`.
+Copilot Chat has no command that reopens a chat, so there is no resume.
+"""
+
+from __future__ import annotations
+
+import json
+from pathlib import Path
+from typing import Any
+from urllib.parse import unquote, urlparse
+
+from convo_tui.core.errors import ParseError
+from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
+from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources._common import (
+    clip,
+    clip_result,
+    folder_name,
+    json_error_reason,
+    number_messages,
+    title_from_messages,
+    to_utc,
+)
+
+SOURCE = "copilot-chat"
+
+
+def sniff(path: Path, head: str) -> bool:
+    if path.is_dir():
+        return False
+    text = head.lstrip()
+    if not text.startswith("{"):
+        return False
+    if '"requests"' not in text:
+        return False
+    return '"responderUsername"' in text or '"requesterUsername"' in text or ('"kind"' in text and '"sessionId"' in text)
+
+
+def _value(item: Any) -> str:
+    if isinstance(item, str):
+        return item
+    if isinstance(item, dict):
+        value = item.get("value")
+        if isinstance(value, str):
+            return value
+        content = item.get("content")
+        if isinstance(content, dict) and isinstance(content.get("value"), str):
+            return content["value"]
+    return ""
+
+
+def _uri_path(uri: Any) -> str:
+    if isinstance(uri, dict):
+        return str(uri.get("fsPath") or uri.get("path") or "")
+    if isinstance(uri, str):
+        return unquote(urlparse(uri).path)
+    return ""
+
+
+def _round_calls(result: Any) -> tuple[dict[str, dict[str, Any]], dict[str, str], list[str]]:
+    """The model's own view: tool call id -> arguments, id -> output, and thinking."""
+    metadata = result.get("metadata") if isinstance(result, dict) else None
+    if not isinstance(metadata, dict):
+        return {}, {}, []
+    args: dict[str, dict[str, Any]] = {}
+    thinking: list[str] = []
+    for round_ in metadata.get("toolCallRounds") or []:
+        if not isinstance(round_, dict):
+            continue
+        thought = round_.get("thinking")
+        if isinstance(thought, dict) and isinstance(thought.get("text"), str):
+            thinking.append(thought["text"])
+        for call in round_.get("toolCalls") or []:
+            if isinstance(call, dict) and isinstance(call.get("id"), str):
+                try:
+                    value = json.loads(call.get("arguments") or "{}")
+                except (json.JSONDecodeError, TypeError):
+                    value = {"arguments": call.get("arguments")}
+                args[call["id"]] = value if isinstance(value, dict) else {"arguments": value}
+    outputs: dict[str, str] = {}
+    results = metadata.get("toolCallResults")
+    for call_id, answer in results.items() if isinstance(results, dict) else []:
+        content = answer.get("content") if isinstance(answer, dict) else None
+        texts = [_value(part) for part in content if _value(part)] if isinstance(content, list) else []
+        if texts:
+            outputs[str(call_id)] = clip_result("\n".join(texts))
+    return args, outputs, thinking
+
+
+def _reply(request: dict[str, Any]) -> Message | None:
+    args_by_id, outputs, round_thinking = _round_calls(request.get("result"))
+    texts: list[str] = []
+    thinking: list[str] = []
+    tools: list[ToolCall] = []
+    for part in request.get("response") if isinstance(request.get("response"), list) else []:
+        if not isinstance(part, dict):
+            continue
+        kind = part.get("kind")
+        if kind in (None, "markdownContent", "markdownVuln"):
+            texts.append(_value(part))
+        elif kind == "thinking":
+            thinking.append(_value(part))
+        elif kind == "toolInvocationSerialized":
+            call_id = str(part.get("toolCallId") or "")
+            args = dict(args_by_id.get(call_id, {}))
+            special = part.get("toolSpecificData")
+            if not args and isinstance(special, dict):
+                command = (
+                    special.get("commandLine", {}).get("original")
+                    if isinstance(special.get("commandLine"), dict)
+                    else special.get("command")
+                )
+                if isinstance(command, str):
+                    args = {"command": command}
+            if not args:
+                shown = _value(part.get("pastTenseMessage")) or _value(part.get("invocationMessage"))
+                args = {"description": shown} if shown else {}
+            tools.append(ToolCall(str(part.get("toolId") or "tool"), args, outputs.get(call_id, "")))
+        elif kind == "textEditGroup":
+            path = _uri_path(part.get("uri"))
+            if path and not any(t.name == "edit" and t.args.get("path") == path for t in tools):
+                tools.append(ToolCall("edit", {"path": path}))
+    text = "".join(texts).strip()
+    shown_thinking = [t.strip() for t in thinking if t and t.strip()]
+    reasoning = "\n\n".join(shown_thinking or [t.strip() for t in round_thinking if t.strip()])
+    if not (text or reasoning or tools):
+        return None
+    model = request.get("modelId")
+    stamp = to_utc(request.get("timestamp"))
+    meta = {"model": model} if isinstance(model, str) and model else {}
+    return Message(id="", role=ASSISTANT, text=text, thinking=reasoning, timestamp=stamp, tools=tools, meta=meta)
+
+
+def _replay(path: Path, text: str) -> dict[str, Any]:
+    """The chat a `.jsonl` journal describes, its patches applied in order."""
+    state: dict[str, Any] = {}
+    for number, line in enumerate(text.splitlines(), start=1):
+        if not line.strip():
+            continue
+        try:
+            entry = json.loads(line)
+        except json.JSONDecodeError as exc:
+            raise ParseError(path, json_error_reason(exc, line), line=number) from None
+        if not isinstance(entry, dict):
+            continue
+        kind, keys, value = entry.get("kind"), entry.get("k") or [], entry.get("v")
+        if kind == 0 and isinstance(value, dict):
+            state = value
+            continue
+        target: Any = state
+        for key in keys[:-1]:
+            try:
+                target = target[key]
+            except (KeyError, IndexError, TypeError):
+                target = None
+                break
+        if target is None or not keys:
+            continue
+        last = keys[-1]
+        try:
+            if kind == 1:
+                target[last] = value
+            elif kind == 2 and isinstance(value, list):
+                items = target[last]
+                if isinstance(entry.get("i"), int):
+                    del items[entry["i"] :]
+                items.extend(value)
+        except (KeyError, IndexError, TypeError):
+            continue
+    return state
+
+
+def _workspace_folder(path: Path) -> str | None:
+    described = path.absolute().parent.parent / "workspace.json"
+    try:
+        data = json.loads(described.read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return None
+    uri = data.get("folder") if isinstance(data, dict) else None
+    if not isinstance(uri, str):
+        return None
+    folder = unquote(urlparse(uri).path)
+    return folder[1:] if len(folder) > 2 and folder[0] == "/" and folder[2] == ":" else folder
+
+
+def parse(path: Path) -> list[Session]:
+    path = Path(path)
+    text = read_text(path)
+    if path.suffix == ".jsonl":
+        data = _replay(path, text)
+    else:
+        try:
+            data = json.loads(text)
+        except json.JSONDecodeError as exc:
+            raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    if not isinstance(data, dict) or not isinstance(data.get("requests"), list):
+        raise ParseError(path, "not a Copilot Chat session (no `requests` list)")
+    messages: list[Message] = []
+    for request in data["requests"]:
+        if not isinstance(request, dict):
+            continue
+        message = request.get("message") if isinstance(request.get("message"), dict) else {}
+        asked = message.get("text") if isinstance(message.get("text"), str) else ""
+        if asked.strip():
+            messages.append(Message(id="", role=USER, text=asked.strip(), timestamp=to_utc(request.get("timestamp"))))
+        reply = _reply(request)
+        if reply is not None:
+            messages.append(reply)
+    if not messages:
+        return []
+    number_messages(messages)
+    cwd = _workspace_folder(path) if path.absolute().parent.name == "chatSessions" else None
+    session_id = str(data.get("sessionId") or path.stem)
+    title = data.get("customTitle")
+    session = Session(
+        id=session_id,
+        title=clip(title) if isinstance(title, str) and title.strip() else title_from_messages(messages, session_id),
+        project=folder_name(cwd) if cwd else "Copilot Chat",
+        source=SOURCE,
+        path=str(path),
+        messages=messages,
+        started_at=to_utc(data.get("creationDate")),
+        updated_at=to_utc(data.get("lastMessageDate")),
+        cwd=cwd,
+        resume=None,
+    )
+    session.fill_times()
+    return [session]
+
+
+FORMAT = SourceFormat(name=SOURCE, label="Copilot Chat session", sniff=sniff, parse=parse)
