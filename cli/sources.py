@@ -44,6 +44,7 @@ def as_json(report: LocationReport) -> dict:
         "sessions": report.sessions,
         "formats": report.formats,
         "unknown": report.unknown,
+        "problems": [{"path": str(path), "reason": reason} for path, reason in report.problems],
     }
 
 
@@ -61,4 +62,5 @@ def describe(report: LocationReport) -> str:
         )
     if report.unknown:
         detail += f"; {report.unknown} file{'s' * (report.unknown != 1)} of unknown format skipped"
-    return f"{head}\n  {detail}"
+    told = "".join(f"\n  skipped {path}: {reason}" for path, reason in report.problems)
+    return f"{head}\n  {detail}{told}"

@@ -174,7 +174,14 @@ class Library:
             )
         roots = list(paths) if paths is not None else self.default_paths()
         indexer = Indexer(self.store, manifest, self._dense, self._sparse, suppressed=self.annotations.suppressor())
-        return indexer.run(iter_source_files(roots), progress=progress, cancel=cancel)
+        unreadable: list[tuple[str, str]] = []  # folders we may not open, links to nothing: told once each
+        report = indexer.run(
+            iter_source_files(roots, lambda path, reason: unreadable.append((str(path), reason))),
+            progress=progress,
+            cancel=cancel,
+        )
+        report.skipped.extend(unreadable)
+        return report
 
     def _manifest_dir(self) -> Path:
         if self.settings.qdrant_url:

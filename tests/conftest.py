@@ -23,6 +23,9 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
     # Keep discovery of the tools' default places inside the temp home.
     monkeypatch.setenv("HOME", str(root / "home"))
     monkeypatch.setenv("CLAUDE_CONFIG_DIR", str(root / "home" / ".claude"))
+    # The other tools' own overrides would point discovery out of the temp home.
+    for name in ("CODEX_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "APPDATA", "LOCALAPPDATA", "GEMINI_CLI_HOME"):
+        monkeypatch.delenv(name, raising=False)
     (root / "home").mkdir()
     yield root
 

@@ -46,7 +46,7 @@ def test_defaults_found_in_home_and_claude_config_dir(tmp_path):
         ),
         Location("Claude Code projects", home / ".claude/projects", "claude-code", "default"),
         Location("SpecStory history", specstory, "specstory", "config"),
-        Location("ChatGPT export", export.parent, "chatgpt", "config"),
+        Location("Chat export (conversations.json)", export.parent, None, "config"),  # "[]": ChatGPT or Claude.ai
         Location("Configured path", tmp_path / "other", None, "config"),
     ]
 
@@ -77,8 +77,11 @@ def test_claude_defaults_without_env(monkeypatch):
 
 def test_describe_path_names_a_single_export_file(tmp_path):
     assert describe_path(tmp_path / "conversations.json", "argument") == Location(
-        "ChatGPT export", tmp_path / "conversations.json", "chatgpt", "argument"
+        "Chat export (conversations.json)", tmp_path / "conversations.json", None, "argument"
     )
+    chatgpt, claude = FIXTURES / "chatgpt/conversations.json", FIXTURES / "claude_ai/conversations.json"
+    assert describe_path(chatgpt, "argument") == Location("ChatGPT export", chatgpt, "chatgpt", "argument")
+    assert describe_path(claude.parent, "config") == Location("Claude.ai export", claude.parent, "claude-ai", "config")
 
 
 def test_iter_source_files_walks_sorted_and_skips_noise(tmp_path):
@@ -145,6 +148,23 @@ def test_sources_command_says_where_it_looked_when_nothing_is_found(capsys):
         "No transcripts found. Looked in:\n"
         f"  {home}/.cursor/projects/*/agent-transcripts\n"
         f"  {home}/.claude/projects\n"
+        f"  {home}/.codex/sessions\n"
+        f"  {home}/.codex/archived_sessions\n"
+        f"  {home}/.config/Cursor/User/globalStorage/state.vscdb\n"
+        f"  {home}/Library/Application Support/Cursor/User/globalStorage/state.vscdb\n"
+        f"  {home}/AppData/Roaming/Cursor/User/globalStorage/state.vscdb\n"
+        f"  {home}/.local/share/opencode/opencode.db\n"
+        f"  {home}/.local/share/opencode/storage/session\n"
+        f"  {home}/.gemini/tmp/*/chats\n"
+        f"  {home}/.config/Code/User/workspaceStorage/*/chatSessions\n"
+        f"  {home}/Library/Application Support/Code/User/workspaceStorage/*/chatSessions\n"
+        f"  {home}/AppData/Roaming/Code/User/workspaceStorage/*/chatSessions\n"
+        f"  {home}/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks\n"
+        f"  {home}/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks\n"
+        f"  {home}/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks\n"
+        f"  {home}/Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks\n"
+        f"  {home}/AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev/tasks\n"
+        f"  {home}/AppData/Roaming/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks\n"
         f"Add folders or files to `sources` in {os.environ['CONVO_TUI_CONFIG']}, or pass paths to `convo-tui index`.\n"
     )
 
@@ -173,6 +193,7 @@ def test_sources_command_counts_sessions_per_location(capsys):
             "sessions": 1,
             "formats": {"claude-code": 1},
             "unknown": 1,
+            "problems": [],
         },
         {
             "name": "ChatGPT export",
@@ -180,10 +201,11 @@ def test_sources_command_counts_sessions_per_location(capsys):
             "origin": "config",
             "format": "chatgpt",
             "exists": True,
-            "files": 2,
-            "sessions": 3,
-            "formats": {"chatgpt": 2},
+            "files": 3,
+            "sessions": 4,
+            "formats": {"chatgpt": 3},
             "unknown": 0,
+            "problems": [],
         },
         {
             "name": "SpecStory history",
@@ -195,6 +217,7 @@ def test_sources_command_counts_sessions_per_location(capsys):
             "sessions": 3,
             "formats": {"specstory": 3},
             "unknown": 0,
+            "problems": [],
         },
         {
             "name": "Configured path",
@@ -206,6 +229,7 @@ def test_sources_command_counts_sessions_per_location(capsys):
             "sessions": 0,
             "formats": {},
             "unknown": 0,
+            "problems": [],
         },
     ]
     assert main(["sources"]) == 0
@@ -213,7 +237,7 @@ def test_sources_command_counts_sessions_per_location(capsys):
         f"Claude Code projects (default): {_home() / '.claude/projects'}\n"
         "  1 session in 1 file (claude-code 1); 1 file of unknown format skipped\n"
         f"ChatGPT export (config): {FIXTURES / 'chatgpt'}\n"
-        "  3 sessions in 2 files (chatgpt 2)\n"
+        "  4 sessions in 3 files (chatgpt 3)\n"
         f"SpecStory history (config): {history}\n"
         "  3 sessions in 3 files (specstory 3)\n"
         "Configured path (config): /nowhere/at/all\n"

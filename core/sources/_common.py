@@ -128,3 +128,15 @@ def folder_name(cwd: str) -> str:
     """The last folder of a working directory written on Linux, macOS or Windows."""
     cwd = cwd.rstrip("/\\")
     return (PureWindowsPath(cwd) if "\\" in cwd else Path(cwd)).name or cwd
+
+
+def load_json(path: Path, text: str) -> Any:
+    """One JSON document, or a ParseError saying where and why it is not one."""
+    from convo_tui.core.errors import ParseError
+
+    try:
+        return json.loads(text)
+    except json.JSONDecodeError as exc:
+        raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    except RecursionError:
+        raise ParseError(path, "JSON nested too deeply") from None

@@ -18,7 +18,14 @@ from typing import Any
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, clip_result, json_error_reason, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import (
+    clip,
+    clip_result,
+    load_json,
+    number_messages,
+    title_from_messages,
+    to_utc,
+)
 
 SOURCE = "claude-ai"
 
@@ -66,7 +73,8 @@ def _message(entry: dict[str, Any]) -> Message | None:
                 match.result = clip_result(_part_text(part.get("content")))
     elif isinstance(entry.get("text"), str):
         texts.append(entry["text"])
-    files = [f.get("file_name") for f in (entry.get("attachments") or []) + (entry.get("files") or []) if isinstance(f, dict)]
+    listed = [entry.get("attachments"), entry.get("files")]
+    files = [f.get("file_name") for group in listed if isinstance(group, list) for f in group if isinstance(f, dict)]
     names = [f"[file: {name}]" for name in dict.fromkeys(n for n in files if isinstance(n, str) and n)]
     text = "\n\n".join(t.strip() for t in [*texts, *names] if t and t.strip())
     reasoning = "\n\n".join(t.strip() for t in thinking if t.strip())
@@ -85,10 +93,7 @@ def _message(entry: dict[str, Any]) -> Message | None:
 def parse(path: Path) -> list[Session]:
     path = Path(path)
     text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    data = load_json(path, text)
     if not isinstance(data, list):
         raise ParseError(path, "not a Claude.ai export (expected a list of conversations)")
     sessions = []
@@ -128,9 +133,9 @@ def count_conversations(path: Path) -> int:
         data = json.loads(read_text(path))
     except (ParseError, json.JSONDecodeError, RecursionError):
         return 0
-    return (
-        sum(1 for c in data if isinstance(c, dict) and isinstance(c.get("chat_messages"), list)) if isinstance(data, list) else 0
-    )
+    if not isinstance(data, list):
+        return 0
+    return sum(1 for c in data if isinstance(c, dict) and isinstance(c.get("chat_messages"), list) and c["chat_messages"])
 
 
 FORMAT = SourceFormat(name=SOURCE, label="Claude.ai export", sniff=sniff, parse=parse)

@@ -25,7 +25,7 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip_result,
     folder_name,
-    json_error_reason,
+    load_json,
     number_messages,
     title_from_messages,
     to_utc,
@@ -169,10 +169,7 @@ def _ui_times(folder: Path) -> list[Any]:
 def parse(path: Path) -> list[Session]:
     path = Path(path)
     text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    data = load_json(path, text)
     if not isinstance(data, list):
         raise ParseError(path, "not a Cline task history (expected a list of messages)")
     reader = _Reader()

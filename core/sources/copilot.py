@@ -29,6 +29,7 @@ from convo_tui.core.sources._common import (
     clip_result,
     folder_name,
     json_error_reason,
+    load_json,
     number_messages,
     title_from_messages,
     to_utc,
@@ -198,13 +199,7 @@ def _workspace_folder(path: Path) -> str | None:
 def parse(path: Path) -> list[Session]:
     path = Path(path)
     text = read_text(path)
-    if path.suffix == ".jsonl":
-        data = _replay(path, text)
-    else:
-        try:
-            data = json.loads(text)
-        except json.JSONDecodeError as exc:
-            raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    data = _replay(path, text) if path.suffix == ".jsonl" else load_json(path, text)
     if not isinstance(data, dict) or not isinstance(data.get("requests"), list):
         raise ParseError(path, "not a Copilot Chat session (no `requests` list)")
     messages: list[Message] = []

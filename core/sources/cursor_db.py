@@ -20,6 +20,7 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import unquote, urlparse
 
+from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat
 from convo_tui.core.sources._common import clip, clip_result, folder_name, number_messages, title_from_messages, to_utc
@@ -33,8 +34,11 @@ _AI_TYPE = 2
 def sniff(path: Path, head: str) -> bool:
     if not sniff_tables(path, head, {"cursorDiskKV"}):
         return False
-    with open_readonly(path) as db:
-        row = db.execute("SELECT 1 FROM cursorDiskKV WHERE key LIKE 'composerData:%' LIMIT 1").fetchone()
+    try:
+        with open_readonly(path) as db:
+            row = db.execute("SELECT 1 FROM cursorDiskKV WHERE key LIKE 'composerData:%' LIMIT 1").fetchone()
+    except (ParseError, sqlite3.Error):
+        return False
     return row is not None
 
 

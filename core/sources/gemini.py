@@ -26,7 +26,7 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip_result,
     folder_name,
-    json_error_reason,
+    load_json,
     number_messages,
     title_from_messages,
     to_utc,
@@ -129,10 +129,7 @@ def project_root(path: Path) -> str | None:
 def parse(path: Path) -> list[Session]:
     path = Path(path)
     text = read_text(path)
-    try:
-        data = json.loads(text)
-    except json.JSONDecodeError as exc:
-        raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
+    data = load_json(path, text)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise ParseError(path, "not a Gemini CLI session (no `messages` list)")
     messages = [m for m in (_message(e) for e in data["messages"] if isinstance(e, dict)) if m is not None]

@@ -22,7 +22,7 @@ from typing import Any
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, clip_result, folder_name, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import clip, clip_result, folder_name, load_json, number_messages, title_from_messages, to_utc
 from convo_tui.core.sources._sqlite import open_readonly, sniff_tables
 
 SOURCE = "opencode"
@@ -186,7 +186,7 @@ def _records(folder: Path) -> list[dict[str, Any]]:
 
 
 def _parse_storage(path: Path) -> list[Session]:
-    info = json.loads(read_text(path))
+    info = load_json(path, read_text(path))
     if not isinstance(info, dict) or not isinstance(info.get("id"), str):
         raise ParseError(path, "not an OpenCode session (no `id`)")
     storage = path.absolute().parent.parent.parent  # storage/session/<project>/<id>.json
@@ -206,8 +206,11 @@ def _parse_storage(path: Path) -> list[Session]:
 
 def parse(path: Path) -> list[Session]:
     path = Path(path)
-    with open(path, "rb") as handle:
-        is_db = handle.read(16).startswith(b"SQLite format 3")
+    try:
+        with open(path, "rb") as handle:
+            is_db = handle.read(16).startswith(b"SQLite format 3")
+    except OSError as exc:
+        raise ParseError(path, f"cannot read: {exc.strerror or exc}") from None
     return _parse_db(path) if is_db else _parse_storage(path)
 
 
