@@ -21,7 +21,16 @@ def show_json(path: Path, capsys) -> dict:
 
 
 def msg(id: str, role: str, text: str, ts: str | None = None, thinking: str = "", tools: list | None = None) -> dict:
-    return {"id": id, "role": role, "text": text, "thinking": thinking, "timestamp": ts, "tools": tools or [], "virtual": False}
+    return {
+        "id": id,
+        "role": role,
+        "text": text,
+        "thinking": thinking,
+        "timestamp": ts,
+        "tools": tools or [],
+        "virtual": False,
+        "sidechain": False,
+    }
 
 
 def turn(index, users, ais, user_text, ai_text, tools, ts=None) -> dict:
@@ -51,6 +60,8 @@ def test_older_form(capsys):
         "path": str(OLD),
         "started_at": "2025-01-15T10:23:45+00:00",
         "updated_at": None,
+        "cwd": None,
+        "resume": None,  # a Cursor chat exported by SpecStory: no command reopens it
     }
     assert doc["messages"] == [
         msg("msg-0", "user", "Why does login redirect to /undefined?"),
@@ -84,11 +95,32 @@ def test_markdown_v2_form(capsys):
         "path": str(V2),
         "started_at": "2025-12-02T12:49:00+00:00",
         "updated_at": "2025-12-02T12:55:00+00:00",
+        "cwd": None,
+        "resume": None,
     }
     tools = [
-        {"name": "grep", "args": {"type": "search", "summary": 'Grep for "smithery" • 2 matches'}},
-        {"name": "search_replace", "args": {"type": "write", "summary": "Edit file: src/types.ts"}},
-        {"name": "run_terminal_cmd", "args": {"type": "shell", "summary": "Run command: cd /home/dev/widgets && npm test"}},
+        {
+            "name": "grep",
+            "args": {
+                "type": "search",
+                "summary": 'Grep for "smithery" • 2 matches',
+                "description": "Output mode: files_with_matches",
+            },
+        },
+        {
+            "name": "search_replace",
+            "args": {"type": "write", "summary": "Edit file: src/types.ts", "path": "src/types.ts"},
+            "result": "-   smitheryApiKey?: string;",
+        },
+        {
+            "name": "run_terminal_cmd",
+            "args": {
+                "type": "shell",
+                "summary": "Run command: cd /home/dev/widgets && npm test",
+                "command": "cd /home/dev/widgets && npm test",
+            },
+            "result": "</tool-use>\n_**User**_\n---",  # output that looks like markup is still output
+        },
     ]
     agent_text = "I found it in one file. Removing it now.\n\nDone: smithery is gone and the tests pass."
     assert doc["messages"] == [
@@ -135,7 +167,7 @@ def test_file_cut_inside_a_tool_block_is_partial_with_a_warning(capsys):
             "msg-1",
             "assistant",
             "Let me check the config.",
-            tools=[{"name": "read_file", "args": {"type": "read", "summary": "Read file: config.toml"}}],
+            tools=[{"name": "read_file", "args": {"type": "read", "summary": "Read file: config.toml", "path": "config.toml"}}],
         ),
     ]
     warning = f"{CUT}:19: tool block opened here is not closed before the file ends"

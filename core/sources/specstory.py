@@ -23,7 +23,7 @@ from pathlib import Path
 
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import clip, clip_result, number_messages, title_from_messages, to_utc
 
 SOURCE = "specstory"
 _ROLE = re.compile(r"^_\*\*(User|Assistant|Agent)(\s*-\s*sidechain)?(?::[^(*]*)?(?:\s*\((.*)\))?\s*\*\*_\s*$")
@@ -115,6 +115,13 @@ class _Reader:
         self.block_line = 0  # where the open think/tool block started
         self.depth = 0  # nesting of <details> in a skipped details block
         self.tool_text: list[str] = []
+        self.recent: list[str] = []  # the last lines read, to see SpecStory's separator
+        self.kind = ""  # "Claude Code", "Cursor", "Codex", ... from the session comment
+
+    def _after_separator(self) -> bool:
+        """The lines before this one are SpecStory's separator: blank, `---`, blank."""
+        last = self.recent[-3:]
+        return len(last) == 3 and not last[0].strip() and bool(_SEPARATOR.match(last[1])) and not last[2].strip()
 
     def read(self, text: str) -> None:
         for number, line in enumerate(text.splitlines(), start=1):
@@ -146,13 +153,21 @@ class _Reader:
         return False
 
     def _line(self, number: int, line: str) -> None:
-        if self.fence is None:
-            role = _ROLE.match(line)
-            if role:
-                if self.state in {TOOL, THINK}:
-                    self._warn_unclosed()
-                self._start(role)
-                return
+        role = _ROLE.match(line)
+        if role and self.fence is not None and self._after_separator():
+            # A pasted document with nested fences left a fence open; SpecStory's own
+            # separator ("", "---", "") before a role header ends the message anyway.
+            self.warnings.append(f"{self.path}:{self.block_line}: code block opened here is not closed before the next message")
+            self.fence = None
+            lines = self.draft.parts[-1] if self.draft is not None else []
+            while lines and (not lines[-1].strip() or _SEPARATOR.match(lines[-1])):
+                lines.pop()  # the separator belongs to SpecStory, not to the message
+        self.recent = [*self.recent[-2:], line]
+        if self.fence is None and role:
+            if self.state in {TOOL, THINK}:
+                self._warn_unclosed()
+            self._start(role)
+            return
         if self.draft is None:
             self._preamble(line)
             return
@@ -168,6 +183,7 @@ class _Reader:
         if session:
             self.session_id = self.session_id or session.group(2)
             self.started = self.started or session.group(3)
+            self.kind = self.kind or session.group(1).strip()
             return
         heading = _HEADING.match(line)
         if heading and not self.heading and heading.group(1).strip().lower() != "specstory":
@@ -245,18 +261,25 @@ class _Reader:
         self.tool_text.append(line)
 
     def _summarise_tool(self) -> None:
-        """Keep what the tool was asked, as its summary line shows it; drop its output."""
+        """Keep what the tool was asked (command, path, description) and what it answered."""
         assert self.draft is not None and self.draft.tools
+        call = self.draft.tools[-1]
         text = ""
         if self.state == OLD_TOOL:
             text = _first_plain_line(self.tool_text)
+        body = "\n".join(self.tool_text)
+        summary = _SUMMARY.search(body)
         if not text:
-            summary = _SUMMARY.search("\n".join(self.tool_text))
             text = summary.group(1) if summary else ""
         text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
         text = re.sub(r"^Tool use:\s*\*\*[^*]*\*\*\s*(?:•\s*)?", "", text).strip()
         if text and not _RESULT_LABEL.match(text):
-            self.draft.tools[-1].args["summary"] = clip(text, 200)
+            call.args["summary"] = clip(text, 200)
+        if self.state == TOOL:
+            call.args.update(_tool_body_args(call.args.get("type", ""), text, body[summary.end() :] if summary else body))
+            result = _tool_output(body[summary.end() :] if summary else body)
+            if result:
+                call.result = clip_result(result)
         self.tool_text = []
 
     def _details(self, number: int, line: str, fenced: bool) -> None:
@@ -271,12 +294,65 @@ class _Reader:
         paren = _TRAILING_PAREN.search(heading)
         if paren and _DATE_LIKE.search(paren.group(1)):
             heading = heading[: paren.start()].strip()
-        if _STAMP.fullmatch(heading) or heading.lower() in UNTITLED:
+        if _STAMP.fullmatch(heading):
+            self.started = self.started or heading  # `# 2025-12-06 19:04:39Z`
+            heading = ""
+        elif heading.lower() in UNTITLED:
             heading = ""
         if not self.started and paren:
             stamp = _STAMP.search(paren.group(1))
             self.started = stamp.group(0) if stamp else None
         return clip(heading) if heading else title_from_messages(self.messages, self.path.stem)
+
+
+_SUMMARY_ARG = re.compile(
+    r"^(Run command|Read file|Edit file|Write file|Delete file|List directory|Search|Grep for|Fetch)\s*:\s*(.+)$"
+)
+_ARG_FOR = {
+    "Run command": "command",
+    "Read file": "path",
+    "Edit file": "path",
+    "Write file": "path",
+    "Delete file": "path",
+    "List directory": "path",
+}
+_COMMAND_LANGS = {"bash", "sh", "shell", "zsh", "console", "powershell", "pwsh", "cmd", "fish"}
+_INLINE_CODE = re.compile(r"^`([^`]+)`$")
+_FENCE_BLOCK = re.compile(r"^\s{0,3}(`{3,}|~{3,})([^\n`]*)\n(.*?)\n\s{0,3}\1\s*$", re.DOTALL | re.MULTILINE)
+
+
+def _tool_body_args(kind: str, summary: str, body: str) -> dict[str, str]:
+    """The arguments a v2 `<tool-use>` block shows: its summary line, a description
+    line, an inline `path` or command, a bash block with the command."""
+    args: dict[str, str] = {}
+    said = _SUMMARY_ARG.match(summary)
+    if said and said.group(1) in _ARG_FOR:
+        args[_ARG_FOR[said.group(1)]] = said.group(2).strip()
+    outside = _FENCE_BLOCK.sub("", body)
+    for raw in outside.splitlines():
+        line = html.unescape(raw.strip())
+        if line.startswith(("```", "~~~")):
+            break  # a code block never closed: the file was cut inside the tool's output
+        if not line or line.startswith("<"):
+            continue
+        inline = _INLINE_CODE.match(line)
+        if inline:
+            key = "command" if kind == "shell" else "path"
+            args.setdefault(key, inline.group(1).strip())
+        elif "description" not in args and not _RESULT_LABEL.match(line):
+            args["description"] = clip(line, 200)
+    if kind == "shell" and "command" not in args:
+        for block in _FENCE_BLOCK.finditer(body):
+            if block.group(2).strip().lower() in _COMMAND_LANGS:
+                args["command"] = block.group(3).strip()
+                break
+    return args
+
+
+def _tool_output(body: str) -> str:
+    """What the tool answered: the last code block that is not the command itself."""
+    blocks = [b for b in _FENCE_BLOCK.finditer(body) if b.group(2).strip().lower() not in _COMMAND_LANGS]
+    return html.unescape(blocks[-1].group(3)).strip() if blocks else ""
 
 
 def _first_plain_line(lines: list[str]) -> str:
@@ -288,6 +364,22 @@ def _first_plain_line(lines: list[str]) -> str:
         if stripped and not stripped.startswith("<"):
             return stripped
     return ""
+
+
+_NAME_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})_(\d{2})-(\d{2})(?:-(\d{2}))?(Z?)")
+
+
+def started_from_name(name: str) -> str | None:
+    """`2025-12-06_19-04-39Z-fix-it.md` -> `2025-12-06T19:04:39Z` (SpecStory names files by start time)."""
+    found = _NAME_STAMP.match(name)
+    if not found:
+        return None
+    day, hour, minute, second, zone = found.groups()
+    return f"{day}T{hour}:{minute}:{second or '00'}{zone}"
+
+
+# Tools that SpecStory exports from and the command each has to reopen a session.
+_RESUME = {"claude code": ["claude", "--resume"], "codex": ["codex", "resume"], "codex cli": ["codex", "resume"]}
 
 
 def project_of(path: Path) -> str:
@@ -307,6 +399,8 @@ def parse(path: Path) -> list[Session]:
         return []
     number_messages(reader.messages)
     title = reader.title()
+    resume = _RESUME.get(reader.kind.lower()) if reader.session_id else None
+    folder = path.absolute().parent.parent.parent if path.absolute().parent.parent.name == ".specstory" else None
     session = Session(
         id=reader.session_id or path.stem,
         title=title,
@@ -314,11 +408,14 @@ def parse(path: Path) -> list[Session]:
         source=SOURCE,
         path=str(path),
         messages=reader.messages,
-        started_at=to_utc(reader.started),
+        started_at=to_utc(reader.started) or to_utc(started_from_name(path.name)),
+        meta={"tool": reader.kind} if reader.kind else {},
+        cwd=str(folder) if folder and resume else None,
+        resume=[*resume, reader.session_id] if resume else None,
         warnings=reader.warnings,
     )
     session.fill_times()
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="SpecStory Markdown export", sniff=sniff, parse=parse, version=1)
+FORMAT = SourceFormat(name=SOURCE, label="SpecStory Markdown export", sniff=sniff, parse=parse, version=2)
