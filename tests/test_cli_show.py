@@ -59,8 +59,8 @@ def test_human_output_shows_tools_thinking_and_no_escape_codes(capsys):
     assert "\x1b[" not in out
     lines = out.splitlines()
     assert "── Turn 0" in lines and "── Turn 1" in lines
-    assert "    💭 The user wants a config loader." in lines
-    assert "       I should read app.py first." in lines
+    assert "    💭 **Reading the app first**" in lines
+    assert "       The user wants a config loader. I should read app.py first." in lines
     assert "    🔧 Read(path=/home/alice/code/my-app/src/app.py)" in lines
     assert "    🔧 Grep(pattern=load_config, path=/home/alice/code/my-app)" in lines
     assert '    🔧 Write(path=/home/alice/code/my-app/src/config.py, contents="""Configuration loading.""" …(+12 lines))' in lines

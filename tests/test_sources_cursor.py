@@ -110,7 +110,7 @@ def test_real_cursor_wrappers_thinking_and_multiline_arguments():
         "external_links": "https://qdrant.tech/documentation/",
     }
     first = session.messages[1]
-    assert first.thinking == "The user wants a config loader.\nI should read app.py first."
+    assert first.thinking == "**Reading the app first**\n\nThe user wants a config loader. I should read app.py first."
     assert first.text == "I'll look at the current app first."
     assert [(t.name, t.args) for t in first.tools] == [
         ("Read", {"path": "/home/alice/code/my-app/src/app.py"}),

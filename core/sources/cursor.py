@@ -132,6 +132,7 @@ def parse_transcript(text: str, path: Path) -> tuple[list[Message], list[str]]:
     draft: _Draft | None = None
     mode = TEXT
     args: _ArgsReader | None = None
+    thinking = _ThinkingBlock([""])
     for number, line in enumerate(strip_bom(text).splitlines(), start=1):
         role = ROLE_LINES.get(line.rstrip())
         if role:
@@ -161,6 +162,7 @@ def parse_transcript(text: str, path: Path) -> tuple[list[Message], list[str]]:
         if marker and (thought := _THINKING.match(line)):
             draft.cut()
             draft.thinking.append(thought.group(1))
+            thinking = _ThinkingBlock(draft.thinking)
             mode = THINK
             continue
         if mode == ARGS and args is not None:
@@ -172,14 +174,64 @@ def parse_transcript(text: str, path: Path) -> tuple[list[Message], list[str]]:
                 continue
             mode = TEXT
         elif mode == THINK:
-            if line.strip():
-                draft.thinking[-1] += "\n" + line
+            verdict = thinking.feed(line)
+            if verdict == THINKING:
                 continue
             mode = TEXT
+            if verdict == ANSWER_AFTER_BLANK:
+                draft.add("")
         draft.add(line)
     if draft:
         messages.append(draft.finish())
     return messages, warnings
+
+
+THINKING, ANSWER, ANSWER_AFTER_BLANK = "thinking", "answer", "answer-after-blank"
+_BOLD_HEADING = re.compile(r"^\*\*[^*].*\*\*$")
+_CONTINUES = re.compile(r"^\s*(?:[-*+]\s|\d+[.)]\s)")
+
+
+class _ThinkingBlock:
+    """Where a `[Thinking]` block ends; Cursor writes no end marker.
+
+    Read from real transcripts: the answer follows the thinking on the very next
+    line ("[Thinking] The user wants X.\nLet me check your config."), while a
+    reasoning summary is a bold title, a blank line and its paragraph
+    ("**Planning the fix**\n\nI'll read the file first."), possibly several.
+    So a thinking block is: its first line; after a bold title, the paragraph
+    below it; list items and lines after a colon that continue a paragraph;
+    and further bold-titled sections. Anything else starts the answer, as do
+    the next tool call and the next message (handled by the caller).
+    """
+
+    def __init__(self, blocks: list[str]):
+        self.blocks = blocks
+        self.pending_blank = False
+
+    def _last_line(self) -> str:
+        text = self.blocks[-1].rstrip()
+        return text.rsplit("\n", 1)[-1].strip() if text else ""
+
+    def feed(self, line: str) -> str:
+        stripped = line.strip()
+        last = self._last_line()
+        if not stripped:
+            if last:
+                self.pending_blank = True
+            return THINKING
+        if not last:  # a bare `[Thinking]` line: its text starts on the next line
+            self.blocks[-1] = line.strip()
+            return THINKING
+        if self.pending_blank:
+            self.pending_blank = False
+            if _BOLD_HEADING.match(last) or _BOLD_HEADING.match(stripped):
+                self.blocks[-1] = self.blocks[-1].rstrip() + "\n\n" + line
+                return THINKING
+            return ANSWER_AFTER_BLANK
+        if _CONTINUES.match(line) or last.endswith(":"):
+            self.blocks[-1] += "\n" + line
+            return THINKING
+        return ANSWER
 
 
 def project_for(path: Path) -> str:
@@ -228,4 +280,4 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Cursor agent transcript", sniff=sniff_or_location, parse=parse)
+FORMAT = SourceFormat(name=SOURCE, label="Cursor agent transcript", sniff=sniff_or_location, parse=parse, version=2)
