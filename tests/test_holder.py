@@ -157,3 +157,19 @@ def test_a_cold_keyword_search_loads_no_model(index_dir: Path):
     loaded = {name.split(".")[0] for name in report["modules"]}
     assert "convo_tui.core.library" in report["modules"]  # it held the index itself
     assert loaded.isdisjoint({"fastembed", "onnxruntime", "huggingface_hub"})
+
+
+def test_a_remote_index_run_stops_waiting_when_cancelled_and_the_holder_goes_on(index_dir: Path, holder: subprocess.Popen):
+    """The app quitting during an index run it asked the holder for must not hang."""
+    remote = attach(Settings(index_dir=index_dir))
+    assert isinstance(remote, RemoteLibrary)
+    cancel = threading.Event()
+    phases: list[str] = []
+
+    def progress(p) -> None:
+        phases.append(p.phase)
+        cancel.set()
+
+    report = remote.index([SAMPLES], progress=progress, cancel=cancel)
+    assert report.cancelled and phases
+    assert {"chat_log", "conv-7"} <= {s.id for s in remote.sessions()}

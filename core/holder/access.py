@@ -8,6 +8,7 @@ itself; a holder that stops answering is reported in one line.
 
 from __future__ import annotations
 
+import threading
 import time
 from collections.abc import Callable, Iterator
 from contextlib import contextmanager
@@ -21,8 +22,6 @@ from convo_tui.core.settings import Settings
 from convo_tui.core.store.lock import IndexBusy
 
 if TYPE_CHECKING:
-    import threading
-
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.index import IndexProgress, IndexReport
     from convo_tui.core.library import Library
@@ -104,10 +103,11 @@ class RemoteLibrary:
         decode: Callable[[Any], T],
         local: Callable[[Any], T],
         on_progress: Callable[[dict[str, Any]], None] | None = None,
+        cancel: threading.Event | None = None,
     ) -> T:
         if self._local is None:
             try:
-                return decode(client.call(self.path, op, args, on_progress=on_progress))
+                return decode(client.call(self.path, op, args, on_progress=on_progress, cancel=cancel))
             except (client.NoHolder, client.HolderGone):
                 # The holder died: whoever gets the lock now holds the index (maybe us).
                 self._local = attach(self.settings, read_only=self.read_only, allow_mismatch=self._allow_mismatch)
@@ -236,13 +236,19 @@ class RemoteLibrary:
             if progress is not None:
                 progress(codec.progress_from_json(data))
 
-        return self._ask(
-            "index",
-            args,
-            codec.report_from_json,
-            lambda lib: lib.index(paths, progress=progress, cancel=cancel, rebuild=rebuild),
-            on_progress=relay,
-        )
+        try:
+            return self._ask(
+                "index",
+                args,
+                codec.report_from_json,
+                lambda lib: lib.index(paths, progress=progress, cancel=cancel, rebuild=rebuild),
+                on_progress=relay,
+                cancel=cancel,
+            )
+        except client.Cancelled:
+            from convo_tui.core.index import IndexReport
+
+            return IndexReport(cancelled=True)  # what was indexed so far is kept; the next run finishes
 
     # -- lifecycle --------------------------------------------------------------------------
 

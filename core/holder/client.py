@@ -7,6 +7,7 @@ holder starts as fast as `convo-tui --help`.
 from __future__ import annotations
 
 import socket
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -28,6 +29,10 @@ class HolderSilent(IndexUnavailable):
     """The holder sent nothing, not even a heartbeat, for the whole timeout."""
 
 
+class Cancelled(Exception):
+    """The caller's cancel event was set: the connection was closed (the holder stops the run)."""
+
+
 def _as_error(kind: str, text: str) -> ConvoError:
     """The holder's error as the same class here, when it takes one message."""
     found = getattr(errors, kind, None)
@@ -46,6 +51,7 @@ def call(
     *,
     timeout: float | None = None,
     on_progress: Callable[[dict[str, Any]], None] | None = None,
+    cancel: threading.Event | None = None,
 ) -> Any:
     """Send one request and return the holder's answer.
 
@@ -69,14 +75,22 @@ def call(
             sock.sendall(protocol.encode(protocol.request(op, args)))
         except OSError:
             raise HolderGone(f"the index holder at {path} closed the connection") from None
-        return _read_answer(sock, path, wait, on_progress)
+        return _read_answer(sock, path, wait, on_progress, cancel)
     finally:
         sock.close()
 
 
-def _read_answer(sock: socket.socket, path: Path, wait: float, on_progress: Callable[[dict[str, Any]], None] | None) -> Any:
+def _read_answer(
+    sock: socket.socket,
+    path: Path,
+    wait: float,
+    on_progress: Callable[[dict[str, Any]], None] | None,
+    cancel: threading.Event | None = None,
+) -> Any:
     with sock.makefile("rb") as reader:
         while True:
+            if cancel is not None and cancel.is_set():
+                raise Cancelled()
             try:
                 line = reader.readline()
             except TimeoutError:
