@@ -9,8 +9,11 @@ from __future__ import annotations
 
 import argparse
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
+from typing import Any
 
 from convo_tui.core.settings import Settings
 
@@ -40,6 +43,17 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
     if key:
         settings.qdrant_api_key = key
     return settings
+
+
+@contextmanager
+def open_index(args: argparse.Namespace, *, read_only: bool = False, allow_mismatch: bool = False) -> Iterator[Any]:
+    """The index for the command line's settings: its holder's if another convo-tui
+    process has it open (the app, `serve`, `mcp`, an `index` run), else opened here
+    (this process then serves the others until the command ends)."""
+    from convo_tui.core.holder.access import open_library
+
+    with open_library(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch) as library:
+        yield library
 
 
 def local_time(stamp: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:

@@ -6,7 +6,7 @@ import argparse
 import json
 
 from convo_tui.cli.common import add_store_options, settings_from_args
-from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, context_for, request_body
+from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, request_body
 from convo_tui.core.redact import redact
 
 
@@ -48,12 +48,13 @@ def _count(value: str) -> int:
 
 
 def run(args: argparse.Namespace) -> int:
-    from convo_tui.cli.session import open_library
+    from convo_tui.cli.common import open_index
+    from convo_tui.core.holder.access import ask_context
 
     kwargs = {} if args.system is None else {"system": args.system}
     redacting = settings_from_args(args).redact and not args.no_redact
-    with open_library(args, read_only=True) as library:
-        messages = context_for(
+    with open_index(args, read_only=True) as library:
+        messages = ask_context(
             library,
             args.question,
             session_id=args.session,

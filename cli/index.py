@@ -7,7 +7,7 @@ import sys
 import threading
 from pathlib import Path
 
-from convo_tui.cli.common import add_store_options, settings_from_args
+from convo_tui.cli.common import add_store_options, open_index, settings_from_args
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -23,15 +23,13 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from convo_tui.core.library import Library
-
-    settings = settings_from_args(args)
+    settings_from_args(args)  # a bad config file is reported before anything runs
     paths = [Path(p).expanduser() for p in args.paths] or None
     for path in paths or []:
         if not path.exists():
             print(f"convo-tui: {path}: no such file or folder", file=sys.stderr)
             return 1
-    with Library.open(settings, allow_mismatch=args.rebuild) as library:
+    with open_index(args, allow_mismatch=args.rebuild) as library:
         report = _run_with_progress(library, paths, args.rebuild)
     _print_report(report)
     return 130 if report.cancelled else 0

@@ -14,7 +14,7 @@ import sys
 from convo_tui.core.errors import ConvoError
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "context", "session"]
+COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "context", "session", "serve", "mcp"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -5,7 +5,7 @@ from __future__ import annotations
 import argparse
 import sys
 
-from convo_tui.cli.common import add_store_options, settings_from_args
+from convo_tui.cli.common import add_store_options, open_index
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -15,9 +15,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from convo_tui.core.library import Library
-
-    with Library.open(settings_from_args(args)) as library:
+    with open_index(args) as library:
         removed = library.prune()
     sys.stdout.write(f"pruned {removed} session(s)\n")
     return 0

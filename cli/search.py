@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from convo_tui.cli.common import add_store_options, local_time, settings_from_args
+from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
 from convo_tui.core.settings import SEARCH_MODES
 
 
@@ -25,12 +25,10 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from convo_tui.core.library import Library
-
     settings = settings_from_args(args)
     limit = args.limit if args.limit is not None else settings.search_limit
     mode = args.mode or settings.search_mode
-    with Library.open(settings, read_only=True) as library:
+    with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
     out = sys.stdout
     for hit in hits:

@@ -13,7 +13,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from typing import TYPE_CHECKING
 
-from convo_tui.cli.common import add_store_options, settings_from_args
+from convo_tui.cli.common import add_store_options, open_index
 from convo_tui.core.errors import ConvoError
 
 if TYPE_CHECKING:
@@ -22,10 +22,9 @@ if TYPE_CHECKING:
 
 @contextmanager
 def open_library(args: argparse.Namespace, *, read_only: bool = False) -> Iterator[Library]:
-    """The Library for the command line's settings (config, --index-dir, --qdrant-*)."""
-    from convo_tui.core.library import Library
-
-    with Library.open(settings_from_args(args), read_only=read_only) as library:
+    """The Library for the command line's settings (config, --index-dir, --qdrant-*),
+    or its holder's when another convo-tui process has the index open."""
+    with open_index(args, read_only=read_only) as library:
         yield library
 
 

@@ -6,7 +6,7 @@ import argparse
 import json
 import sys
 
-from convo_tui.cli.common import add_store_options, local_time, settings_from_args
+from convo_tui.cli.common import add_store_options, local_time, open_index
 from convo_tui.core.hits import SessionSummary
 
 
@@ -19,9 +19,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
-    from convo_tui.core.library import Library
-
-    with Library.open(settings_from_args(args), read_only=True) as library:
+    with open_index(args, read_only=True) as library:
         summaries = library.sessions(args.project)
     out = sys.stdout
     for s in summaries:

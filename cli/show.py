@@ -16,6 +16,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from convo_tui.cli.common import add_store_options
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.serialize import session_to_json
 from convo_tui.core.sources import format_by_name, parse_path
@@ -35,19 +36,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.add_argument("path", metavar="PATH", help="a transcript file, a chat thread folder, or a session id from the index")
     parser.add_argument("--json", action="store_true", help="one JSON object per session, one per line")
     parser.add_argument("--newest-first", action="store_true", help="list messages (and turns) newest first")
+    add_store_options(parser, model=False)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
     if not _is_path(args.path):
         # Not a path: a session id, read from the index (works after the file is gone).
-        from convo_tui.cli.common import settings_from_args
+        from convo_tui.cli.common import open_index
         from convo_tui.core.errors import ConvoError
-        from convo_tui.core.library import Library
+        from convo_tui.core.holder.client import HolderSilent
+        from convo_tui.core.store.lock import IndexBusy
 
         try:
-            with Library.open(settings_from_args(args), read_only=True) as library:
+            with open_index(args, read_only=True) as library:
                 session = library.session(args.path)
+        except (IndexBusy, HolderSilent):
+            raise  # the index is there but cannot answer now: its own line says what to do
         except ConvoError:
             print(f"convo-tui: {args.path}: no such file, folder or indexed session", file=sys.stderr)
             return 1

@@ -3,6 +3,11 @@
 `open` is fast (no model): it opens the store and checks the index's
 metadata (schema version, model). `load_model` is the slow part; the app runs
 it in a worker thread. Methods that need the model load it on first use.
+
+An embedded index has one opener at a time; `open` makes this process its
+holder: it answers the other convo-tui processes over a socket in the index
+folder (core/holder/) until `close`. Methods are safe to call from several
+threads: the store is guarded (core/holder/guard.py) and index runs queue.
 """
 
 from __future__ import annotations
@@ -10,10 +15,12 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
 from convo_tui.core.errors import ConvoError, IndexUnavailable
 from convo_tui.core.hits import Hit, SessionSummary
+from convo_tui.core.holder.guard import GuardedStore
 from convo_tui.core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
 from convo_tui.core.manifest import Manifest
 from convo_tui.core.model import Session
@@ -23,6 +30,9 @@ from convo_tui.core.serialize import session_from_record
 from convo_tui.core.settings import Settings
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Scored, Store
+
+if TYPE_CHECKING:
+    from convo_tui.core.holder.server import HolderServer
 
 # Bump when points or payloads change shape: older indexes are rebuilt, never misread.
 SCHEMA_VERSION = 1
@@ -81,19 +91,26 @@ def _newest_generation(points: Iterable[Scored]) -> list[Scored]:
 class Library:
     def __init__(self, settings: Settings, store: Store, *, read_only: bool, meta_error: IndexUnavailable | None):
         self.settings = settings
-        self.store = store
+        self.store: Store = store if isinstance(store, GuardedStore) else GuardedStore(store)
         self.read_only = read_only
         self._meta_error = meta_error
         self._lock = threading.Lock()
+        self._index_lock = threading.Lock()
+        self._server: HolderServer | None = None
+        # Why this process could not serve the others (they then get the lock's message).
+        self.serve_error: ConvoError | None = None
         self._dense = None
         self._sparse = None
         # User edits (titles, stars, deletions...) beside the manifest: they survive re-indexing.
         self.annotations = Annotations(self._manifest_dir())
 
     @classmethod
-    def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> Library:
+    def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False, serve: bool = True) -> Library:
         """Open the index; IndexUnavailable if it is locked, or built by another
-        model or schema (unless `allow_mismatch`, which `index --rebuild` uses)."""
+        model or schema (unless `allow_mismatch`, which `index --rebuild` uses).
+
+        With `serve` (an embedded index), this process answers the others until
+        `close`; core.holder.access.attach is how they find it."""
         store = open_store(settings, read_only=read_only, repair=allow_mismatch)
         try:
             damaged = getattr(store, "damaged", None)  # unloadable Edge shard: only a rebuild may go on
@@ -106,7 +123,21 @@ class Library:
                 store.close()
                 raise
             error = exc
-        return cls(settings, store, read_only=read_only, meta_error=error)
+        library = cls(settings, store, read_only=read_only, meta_error=error)
+        if serve and not settings.qdrant_url:
+            library._serve()
+        return library
+
+    def _serve(self) -> None:
+        from convo_tui.core.holder import protocol
+        from convo_tui.core.holder.server import HolderServer
+
+        if not protocol.supported():
+            return
+        try:
+            self._server = HolderServer(self, self.settings.index_dir).start()
+        except ConvoError as exc:
+            self.serve_error = exc
 
     # -- models --------------------------------------------------------------
 
@@ -154,11 +185,22 @@ class Library:
         cancel: threading.Event | None = None,
         rebuild: bool = False,
     ) -> IndexReport:
-        from convo_tui.core.discover import iter_source_files
-
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
         self.load_model()
+        with self._index_lock:  # the app, a watcher and clients may all ask at once: one run at a time
+            return self._index(paths, progress=progress, cancel=cancel, rebuild=rebuild)
+
+    def _index(
+        self,
+        paths: list[Path] | None,
+        *,
+        progress: ProgressFn | None,
+        cancel: threading.Event | None,
+        rebuild: bool,
+    ) -> IndexReport:
+        from convo_tui.core.discover import iter_source_files
+
         manifest = Manifest.load(self._manifest_dir())
         if rebuild:
             self.store.drop()
@@ -330,6 +372,10 @@ class Library:
         )
 
     def close(self) -> None:
+        """Stop serving (running requests finish), then let go of the index."""
+        server, self._server = self._server, None
+        if server is not None:
+            server.stop()
         self.store.close()
 
     def __enter__(self) -> Library:

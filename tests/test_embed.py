@@ -75,3 +75,31 @@ def test_chunking_tokenizer_is_one_private_copy_without_padding_or_truncation(de
     assert tokenizer is not dense._model.model.tokenizer
     assert tokenizer.padding is None and tokenizer.truncation is None
     assert len(tokenizer.encode("token " * 400, add_special_tokens=False).ids) == 400
+
+
+def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeypatch):
+    """fastembed used to build a session that was thrown away for ours; now one build, and a
+    second process loads the optimised graph the first one saved (same vectors)."""
+    from convo_tui.core import embed
+
+    built: list[str] = []
+    real = ort.InferenceSession
+
+    def counting(path, *args, **kwargs):
+        built.append(str(path))
+        return real(path, *args, **kwargs)
+
+    monkeypatch.setattr(ort, "InferenceSession", counting)
+    onnx, _ = bundled_model_files()
+    cached = embed._optimized_graph_path(onnx, embed.DEFAULT_MODEL)
+    cached.unlink(missing_ok=True)
+    first = DenseEmbedder()
+    assert len(built) == 1 and built[0].endswith("model.onnx")
+    assert cached.is_file()
+    second = DenseEmbedder()
+    assert built[1:] == [str(cached)]
+    vectors = [np.array(e.embed_documents(TEXTS)) for e in (first, second)]
+    assert np.abs(vectors[0] - vectors[1]).max() < 1e-5
+    assert np.abs(vectors[1] - _reference(TEXTS)).max() < 1e-5
+    options = second._model.model.model.get_session_options()
+    assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"

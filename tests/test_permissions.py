@@ -8,6 +8,7 @@ only modes the code sets explicitly survive. We never create a config file.
 from __future__ import annotations
 
 import os
+import socket
 import stat
 import sys
 from collections.abc import Iterator
@@ -107,6 +108,8 @@ _listening = False
 
 def _audit_network(event: str, args: tuple) -> None:
     if _listening and event in ("socket.connect", "socket.getaddrinfo", "socket.sendto", "socket.gethostbyname"):
+        if event == "socket.connect" and getattr(args[0], "family", None) == socket.AF_UNIX:
+            return  # the index holder's local socket (core/holder): a file, not the network
         _network.append(f"{event}{args!r}")
 
 

@@ -1,4 +1,10 @@
-"""Two processes on one Edge index: the second gets one clear line, never a raw Edge error."""
+"""Two processes on one Edge index, at the store level: the second is refused in one line.
+
+The store still opens in one process only: that is what keeps two writers from
+corrupting the shard. Above it, the refused process asks the holder instead
+(core/holder/, tests/test_two_processes.py); IndexBusy (with the holder's pid)
+is how it knows to.
+"""
 
 from __future__ import annotations
 
@@ -14,6 +20,7 @@ import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.store.base import Cond, Filter, Point, SparseVec
 from convo_tui.core.store.edge import EdgeStore
+from convo_tui.core.store.lock import IndexBusy
 
 ROOT = Path(__file__).resolve().parent.parent
 
@@ -59,6 +66,7 @@ def test_second_process_gets_one_line_naming_the_holder(holder):
     for read_only in (False, True):
         with pytest.raises(IndexUnavailable) as err:
             EdgeStore(index, read_only=read_only)
+        assert isinstance(err.value, IndexBusy) and err.value.pid == proc.pid
         message = str(err.value)
         assert "\n" not in message
         assert message.startswith(f"index {index} is in use by pid {proc.pid} (")

@@ -89,9 +89,10 @@ class ConvoApp(App):
     @work(thread=True, group="startup", name="open index")
     def _open_library(self) -> None:
         try:
-            from convo_tui.core.library import Library
+            from convo_tui.core.holder.access import attach
 
-            self.library = Library.open(self.settings)
+            # The holder's library when another convo-tui has the index open; else ours (and we serve).
+            self.library = attach(self.settings)
         except ConvoError as exc:
             self.post_message(BackgroundFailed("open the index", str(exc)))
             return

@@ -1,5 +1,9 @@
 """One process at a time per index folder, with a message that names the holder.
 
+The holder serves every other process over a socket (core/holder/); this lock
+decides who is the holder, and IndexBusy is what a process that lost the race
+sees (core/holder/access.py then asks the holder instead).
+
 Qdrant Edge refuses a second open of a shard with a raw WAL error ("Can't init
 WAL: WouldBlock"), from another process and from the same one alike, and it
 has no read-only mode that is safe while another process writes (a shard
@@ -21,6 +25,23 @@ from pathlib import Path
 from convo_tui.core.errors import IndexUnavailable
 
 LOCK_NAME = "lock"
+
+
+class IndexBusy(IndexUnavailable):
+    """Another open handle (process, or this one) holds the index lock."""
+
+    def __init__(self, message: str, pid: int | None):
+        super().__init__(message)
+        self.pid = pid
+
+
+def holder_pid(lock_path: Path) -> int | None:
+    """The pid written in the lock file, if any."""
+    try:
+        first = lock_path.read_text(encoding="utf-8", errors="replace").split("\n", 1)[0].strip()
+    except OSError:
+        return None
+    return int(first) if first.isdigit() else None
 
 
 def _command_line() -> str:
@@ -62,8 +83,9 @@ class IndexLock:
         except BlockingIOError:
             os.close(fd)
             holder = describe_holder(self.path)
-            raise IndexUnavailable(
-                f"index {self.path.parent} is in use by {holder}; wait for it to finish or close it, then try again"
+            raise IndexBusy(
+                f"index {self.path.parent} is in use by {holder}; wait for it to finish or close it, then try again",
+                holder_pid(self.path),
             ) from None
         except OSError as exc:
             os.close(fd)

@@ -1,0 +1,126 @@
+"""A Store shared by threads: the holder answers requests while it indexes.
+
+Qdrant Edge runs reads and writes from several threads at once (its .pyi says
+nothing either way; tests/test_holder_threads.py drives upserts, optimize,
+queries and scrolls together), but a close, drop or create swaps the shard
+under everyone. So every call shares a lock that those three take alone.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
+from typing import Any
+
+from convo_tui.core.store.base import Filter, Point, Query, Scored, Store
+
+
+class SharedLock:
+    """Many holders at once, or one exclusive holder (writers are not starved)."""
+
+    def __init__(self) -> None:
+        self._cond = threading.Condition()
+        self._readers = 0
+        self._writer = False
+        self._waiting_writers = 0
+
+    @contextmanager
+    def shared(self) -> Iterator[None]:
+        with self._cond:
+            while self._writer or self._waiting_writers:
+                self._cond.wait()
+            self._readers += 1
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._readers -= 1
+                self._cond.notify_all()
+
+    @contextmanager
+    def exclusive(self) -> Iterator[None]:
+        with self._cond:
+            self._waiting_writers += 1
+            while self._writer or self._readers:
+                self._cond.wait()
+            self._waiting_writers -= 1
+            self._writer = True
+        try:
+            yield
+        finally:
+            with self._cond:
+                self._writer = False
+                self._cond.notify_all()
+
+
+class GuardedStore(Store):
+    """`inner` with lifecycle calls (ensure, drop, close) kept apart from everything else."""
+
+    def __init__(self, inner: Store):
+        self.inner = inner
+        self._lock = SharedLock()
+
+    def __getattr__(self, name: str) -> Any:  # path, damaged, read_only...
+        return getattr(self.inner, name)
+
+    def ensure(self, dim: int) -> None:
+        with self._lock.exclusive():
+            self.inner.ensure(dim)
+
+    def drop(self) -> None:
+        with self._lock.exclusive():
+            self.inner.drop()
+
+    def close(self) -> None:
+        with self._lock.exclusive():
+            self.inner.close()
+
+    def upsert(self, points: Sequence[Point]) -> None:
+        with self._lock.shared():
+            self.inner.upsert(points)
+
+    def delete(self, flt: Filter) -> None:
+        with self._lock.shared():
+            self.inner.delete(flt)
+
+    def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
+        with self._lock.shared():
+            self.inner.set_payload(values, flt)
+
+    def query(self, queries: Sequence[Query]) -> list[list[Scored]]:
+        with self._lock.shared():
+            return self.inner.query(queries)
+
+    def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
+        """Each page is read under the lock; a close between pages ends the scroll."""
+        pages = self.inner.scroll(flt, fields=fields, batch=batch)
+        while True:
+            with self._lock.shared():
+                chunk = [point for _, point in zip(range(batch), pages, strict=False)]
+            yield from chunk
+            if len(chunk) < batch:
+                return
+
+    def retrieve(self, keys: Sequence[str]) -> list[Scored]:
+        with self._lock.shared():
+            return self.inner.retrieve(keys)
+
+    def count(self, flt: Filter | None = None) -> int:
+        with self._lock.shared():
+            return self.inner.count(flt)
+
+    def read_meta(self) -> dict[str, Any]:
+        return self.inner.read_meta()
+
+    def write_meta(self, meta: dict[str, Any]) -> None:
+        with self._lock.shared():
+            self.inner.write_meta(meta)
+
+    def optimize(self) -> None:
+        with self._lock.shared():
+            self.inner.optimize()
+
+    def flush(self) -> None:
+        with self._lock.shared():
+            self.inner.flush()

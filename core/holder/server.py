@@ -1,0 +1,193 @@
+"""The holder's listening side: a Unix socket in the index folder, one thread per client.
+
+Only the process that holds the index lock binds the socket, so a socket file
+found there by the lock holder is stale (a holder that died) and is replaced.
+Each request runs in its own thread; while it runs the connection gets a
+heartbeat every second, so clients can tell "busy" from "gone". Edits are run
+one at a time; index runs are serialised by the Library itself.
+"""
+
+from __future__ import annotations
+
+import contextlib
+import os
+import queue
+import socket
+import threading
+from pathlib import Path
+from typing import TYPE_CHECKING, Any
+
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.holder import protocol
+from convo_tui.core.holder.ops import OPS
+
+if TYPE_CHECKING:
+    from convo_tui.core.library import Library
+
+# Longest request line accepted (a query, a title, a list of paths).
+MAX_REQUEST = 1 << 20
+_EDITS = protocol.WRITE_OPS - {"index"}
+_DONE = object()
+
+
+class HolderServer:
+    """Serve `library` to other processes until `stop()`."""
+
+    def __init__(self, library: Library, index_dir: Path):
+        self.library = library
+        self.path = protocol.socket_path(index_dir)
+        self._listener: socket.socket | None = None
+        self._inode: int | None = None
+        self._threads: set[threading.Thread] = set()
+        self._threads_lock = threading.Lock()
+        self._connections: set[socket.socket] = set()
+        self._edit_lock = threading.Lock()
+        self._stopping = threading.Event()
+
+    # -- lifecycle ------------------------------------------------------------
+
+    def start(self) -> HolderServer:
+        """Bind (replacing a stale socket) and accept in a daemon thread."""
+        if self.path.parent != self.library.settings.index_dir.absolute():
+            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
+            os.chmod(self.path.parent, 0o700)
+        with contextlib.suppress(FileNotFoundError):
+            self.path.unlink()  # we hold the index lock: whoever bound it is gone
+        listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
+        try:
+            listener.bind(str(self.path))
+            os.chmod(self.path, 0o600)
+            listener.listen(32)
+        except OSError as exc:
+            listener.close()
+            raise ConvoError(f"cannot serve the index at {self.path}: {exc.strerror or exc}") from None
+        self._listener = listener
+        self._inode = self.path.stat().st_ino
+        self._spawn(self._accept_loop, "holder accept")
+        return self
+
+    def stop(self, wait: float = 10.0) -> None:
+        """Stop accepting, let running requests finish (up to `wait` s), remove the socket."""
+        if self._stopping.is_set():
+            return
+        self._stopping.set()
+        listener, self._listener = self._listener, None
+        if listener is not None:
+            with contextlib.suppress(OSError):
+                listener.shutdown(socket.SHUT_RDWR)
+            listener.close()
+        with contextlib.suppress(OSError):
+            if self._inode is not None and self.path.stat().st_ino == self._inode:
+                self.path.unlink()
+        with self._threads_lock:
+            threads = [t for t in self._threads if t is not threading.current_thread()]
+            connections = list(self._connections)
+        for conn in connections:  # idle clients read EOF; a running request still gets its answer
+            with contextlib.suppress(OSError):
+                conn.shutdown(socket.SHUT_RD)
+        for thread in threads:
+            thread.join(wait)
+
+    def __enter__(self) -> HolderServer:
+        return self.start()
+
+    def __exit__(self, *exc: object) -> None:
+        self.stop()
+
+    # -- connections ----------------------------------------------------------
+
+    def _spawn(self, target: Any, name: str, *args: Any) -> None:
+        def run() -> None:
+            try:
+                target(*args)
+            finally:
+                with self._threads_lock:
+                    self._threads.discard(threading.current_thread())
+
+        thread = threading.Thread(target=run, name=name, daemon=True)
+        with self._threads_lock:
+            self._threads.add(thread)
+        thread.start()
+
+    def _accept_loop(self) -> None:
+        while not self._stopping.is_set():
+            listener = self._listener
+            if listener is None:
+                return
+            try:
+                conn, _ = listener.accept()
+            except OSError:
+                return  # closed by stop()
+            self._spawn(self._serve_connection, "holder client", conn)
+
+    def _serve_connection(self, conn: socket.socket) -> None:
+        with self._threads_lock:
+            self._connections.add(conn)
+        try:
+            self._serve_lines(conn)
+        finally:
+            with self._threads_lock:
+                self._connections.discard(conn)
+
+    def _serve_lines(self, conn: socket.socket) -> None:
+        with conn, conn.makefile("rb") as reader:
+            while not self._stopping.is_set():
+                try:
+                    line = reader.readline(MAX_REQUEST)
+                except OSError:
+                    return
+                if not line:
+                    return
+                if not line.endswith(b"\n"):
+                    _send(conn, protocol.error("request too long or not ended by a newline", "ProtocolError"))
+                    return
+                try:
+                    op, args = protocol.check_request(protocol.decode(line))
+                except protocol.ProtocolError as exc:
+                    if not _send(conn, protocol.error(str(exc), "ProtocolError")):
+                        return
+                    continue
+                if not self._answer(conn, op, args):
+                    return
+
+    def _answer(self, conn: socket.socket, op: str, args: dict[str, Any]) -> bool:
+        """Run one request beside a heartbeat; False once the client is gone."""
+        replies: queue.Queue[Any] = queue.Queue()
+        cancel = threading.Event()
+
+        def work() -> None:
+            try:
+                if op in _EDITS:
+                    with self._edit_lock:
+                        result = OPS[op](self.library, args, replies.put, cancel)
+                else:
+                    result = OPS[op](self.library, args, replies.put, cancel)
+                replies.put(protocol.ok(result))
+            except ConvoError as exc:
+                replies.put(protocol.error(str(exc), type(exc).__name__))
+            except Exception as exc:  # a bug must not take the holder down with it
+                replies.put(protocol.error(f"internal error: {type(exc).__name__}: {exc}", "InternalError"))
+            finally:
+                replies.put(_DONE)
+
+        self._spawn(work, f"holder {op}")
+        while True:
+            try:
+                reply = replies.get(timeout=protocol.HEARTBEAT)
+            except queue.Empty:
+                reply = {"busy": True}
+            if reply is _DONE:
+                return True
+            if "v" not in reply:
+                reply = {"v": protocol.VERSION, **reply}
+            if not _send(conn, reply):
+                cancel.set()  # nobody is waiting for this index run any more
+                return False
+
+
+def _send(conn: socket.socket, message: dict[str, Any]) -> bool:
+    try:
+        conn.sendall(protocol.encode(message))
+    except OSError:
+        return False
+    return True

@@ -1,0 +1,51 @@
+"""Keep a held index fresh: re-index the transcripts that change under the sources.
+
+`watchfiles` (Rust notify: inotify, FSEvents, ReadDirectoryChangesW) reports
+changes in batches; each batch is indexed incrementally (unchanged files are
+skipped by hash), so a transcript Claude Code, Codex or Cursor writes is
+searchable a second or two after the write settles. Deleted files are left in
+the index: it is an archive until `prune`.
+"""
+
+from __future__ import annotations
+
+import threading
+from collections.abc import Callable, Iterable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+if TYPE_CHECKING:
+    from convo_tui.core.index import IndexReport
+    from convo_tui.core.library import Library
+
+# Milliseconds of quiet before a batch of changes is handed over (a streaming
+# transcript is appended to many times a second).
+DEBOUNCE_MS = 400
+
+
+def watched_roots(paths: Iterable[Path]) -> list[Path]:
+    """The folders (or files) to watch: those that exist, without one inside another."""
+    roots = sorted({p.expanduser().absolute() for p in paths if p.exists()}, key=lambda p: len(p.parts))
+    kept: list[Path] = []
+    for root in roots:
+        if not any(root.is_relative_to(k) for k in kept):
+            kept.append(root)
+    return kept
+
+
+def watch_and_index(
+    library: Library,
+    roots: list[Path],
+    stop: threading.Event,
+    on_report: Callable[[IndexReport], None] | None = None,
+) -> None:
+    """Index every changed file under `roots` until `stop` is set (KeyboardInterrupt passes through)."""
+    from watchfiles import Change, watch
+
+    for changes in watch(*roots, debounce=DEBOUNCE_MS, stop_event=stop, rust_timeout=1000):
+        changed = sorted({Path(path) for kind, path in changes if kind != Change.deleted and Path(path).is_file()})
+        if not changed:
+            continue
+        report = library.index(changed)
+        if on_report is not None:
+            on_report(report)
