@@ -10,7 +10,9 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from convo_tui.core import fusion
 from convo_tui.core.errors import QueryError
+from convo_tui.core.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.hits import Hit
 from convo_tui.core.merge import cosine, merge
 from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN
@@ -57,51 +59,77 @@ def level_filter(parsed: ParsedQuery, level: str) -> Filter:
     return parsed.store_filter().and_(Cond("level", value=level))
 
 
-def search(store: Store, embedders: Embedders, query: str, *, limit: int = 10, mode: str = "hybrid") -> list[Hit]:
+def search(
+    store: Store, embedders: Embedders, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0
+) -> list[Hit]:
+    """Cards `offset .. offset+limit` of the ranking, best first; each card's
+    `score` (relevance, 0..1) is what orders the list and what a card shows.
+    Cards under the relevance floor are dropped, so a nonsense word finds nothing."""
     if mode not in MODES:
         raise QueryError(f"unknown search mode '{mode}' (use one of {', '.join(MODES)})")
     parsed = parse_query(query)
     if limit <= 0:
         return []
+    offset = max(0, offset)
+    window = offset + limit
     if not parsed.text:
-        return _latest(store, parsed, limit) if parsed.has_filters else []
+        return _latest(store, parsed, window)[offset:] if parsed.has_filters else []
     query_dense = embedders.dense.embed_query(parsed.text) if embedders.dense is not None else None
     if mode == "fuzzy":
-        return _fuzzy(store, embedders, parsed, query_dense, limit)
+        return _fuzzy(store, embedders, parsed, query_dense, window)[offset:]
     if mode == "semantic" and query_dense is None:
         raise QueryError("semantic search needs the embedding model, which is not loaded")
     sparse = embedders.sparse.embed_query(parsed.text) if mode != "semantic" else None
     dense = query_dense if mode != "keyword" else None
-    if dense is None and (sparse is None or not sparse.indices):
+    if sparse is not None and not sparse.indices:
+        sparse = None
+    if dense is None and sparse is None:
         return []
-    turns, messages = _two_levels(store, parsed, dense, sparse, limit)
+    scale = dense_scale(getattr(embedders.dense, "name", ""))
+    turns, messages = _two_levels(store, parsed, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
-    return merge(turns, messages, query_dense, limit)
+    floor = RELEVANCE_FLOOR if fusion.METHOD == "weighted" else 0.0
+    return merge(turns, messages, query_dense, window, floor=floor)[offset:]
 
 
 def _two_levels(
-    store: Store, parsed: ParsedQuery, dense: Sequence[float] | None, sparse: SparseVec | None, limit: int
+    store: Store,
+    parsed: ParsedQuery,
+    dense: Sequence[float] | None,
+    sparse: SparseVec | None,
+    query_dense: Sequence[float] | None,
+    scale: DenseScale,
+    window: int,
 ) -> tuple[list[Scored], list[Scored]]:
+    """Per level, a dense and a BM25 search in one batch, fused here (fusion.py)."""
     # Phrases are checked after retrieval, so fetch deeper when there are some.
-    fetch = limit * 2 if not parsed.phrases else max(limit * 10, 100)
-    queries = []
+    depth = max(fusion.PREFETCH, window * 2) if not parsed.phrases else max(window * 10, 100)
     levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
+    queries = []
     for level in levels:
-        queries.append(
-            Query(
-                dense=dense,
-                sparse=sparse,
-                filter=level_filter(parsed, level),
-                limit=fetch,
-                prefetch_limit=fetch * 2,
-                with_dense=True,
-            )
-        )
-    results = store.query(queries)
+        flt = level_filter(parsed, level)
+        queries.append(Query(dense=dense, filter=flt, limit=depth, with_dense=True) if dense is not None else None)
+        queries.append(Query(sparse=sparse, filter=flt, limit=depth, with_dense=True) if sparse is not None else None)
+    results = store.query([q if q is not None else Query() for q in queries])
+    fused = []
+    for i in range(len(levels)):
+        by_dense, by_sparse = results[2 * i], results[2 * i + 1]
+        dense_of = {p.id: scale(cosine(query_dense, p.dense)) for p in [*by_dense, *by_sparse]}
+        if sparse is None:
+            dense_of = {p.id: scale(p.score) for p in by_dense}
+            fused.append(fuse(by_dense, [], dense_of, weight=1.0, agreement=0.0))
+        elif dense is None:
+            fused.append(fuse([], by_sparse, {}, weight=0.0, agreement=0.0))
+        elif fusion.METHOD == "rrf":
+            fused.append(rrf([by_dense, by_sparse]))
+        elif fusion.METHOD == "dbsf":
+            fused.append(dbsf([by_dense, by_sparse]))
+        else:
+            fused.append(fuse(by_dense, by_sparse, dense_of))
     if parsed.role:
-        return [], results[0]
-    return results[0], results[1]
+        return [], fused[0]
+    return fused[0], fused[1]
 
 
 def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:
