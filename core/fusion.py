@@ -24,7 +24,7 @@ from dataclasses import dataclass
 from convo_tui.core.store.base import Scored
 
 DENSE_WEIGHT = 0.6
-AGREEMENT = 0.1
+AGREEMENT = 0.0
 # Candidates each retriever contributes per level, at least (more when the page is deeper).
 PREFETCH = 60
 # A card whose relevance is under this is noise and is dropped.
@@ -32,7 +32,7 @@ RELEVANCE_FLOOR = 0.05
 
 
 # The method search uses; the bench compares the others ("rrf", "dbsf") on the same lists.
-METHOD = "dbsf"
+METHOD = "weighted"
 RRF_K = 60
 
 
@@ -42,6 +42,13 @@ class DenseScale:
 
     floor: float
     ceiling: float
+    # Dense weight in the fused score, and the cosine under which a point the
+    # dense model alone found is noise (nonsense words reach it, on the bench).
+    weight: float = 0.6
+    noise: float = 0.0
+    # Whether the model reads Chinese, Japanese and Korean (MiniLM does not: its
+    # cosines for a Chinese query are high and meaningless).
+    cjk: bool = False
 
     def __call__(self, cosine: float) -> float:
         return max(0.0, min(1.0, (cosine - self.floor) / (self.ceiling - self.floor)))
@@ -50,22 +57,31 @@ class DenseScale:
 # Measured on the relevance corpus: MiniLM gives unrelated text 0.0-0.3 and
 # e5 (whose cosines crowd into 0.7-0.95) gives it 0.72-0.8.
 _SCALES = {
-    "all-minilm-l6-v2-int8": DenseScale(0.30, 0.75),
-    "multilingual-e5-small": DenseScale(0.80, 0.92),
+    "all-minilm-l6-v2-int8": DenseScale(0.25, 0.75, weight=0.6, noise=0.32),
+    "multilingual-e5-small": DenseScale(0.82, 0.92, weight=0.75, noise=0.83, cjk=True),
 }
-_DEFAULT_SCALE = DenseScale(0.30, 0.80)
+_DEFAULT_SCALE = DenseScale(0.25, 0.75, weight=0.6, noise=0.32)
+# Dense weight for a query in Chinese, Japanese or Korean when the model does not read it.
+NO_CJK_WEIGHT = 0.0
 
 
 def dense_scale(model: str) -> DenseScale:
     return _SCALES.get(model.lower().removeprefix("intfloat/"), _DEFAULT_SCALE)
 
 
-def sparse_relevance(points: Sequence[Scored]) -> dict[str, float]:
-    """BM25 scores over the level's best (1.0 for the strongest keyword match)."""
+# How much the share of query terms a text contains counts against its BM25 rank.
+COVERAGE_POWER = 1.0
+
+
+def sparse_relevance(points: Sequence[Scored], coverage: dict[str, float] | None = None) -> dict[str, float]:
+    """BM25 scores over the level's best, times the share of the query's terms the
+    text holds: a text with every term of the query scores 1.0; the best of a set
+    of texts that share one common word with the query does not."""
     best = max((p.score for p in points), default=0.0)
     if best <= 0:
         return {}
-    return {p.id: p.score / best for p in points}
+    cover = coverage or {}
+    return {p.id: p.score / best * cover.get(p.id, 1.0) ** COVERAGE_POWER for p in points}
 
 
 def fuse(
@@ -73,15 +89,19 @@ def fuse(
     sparse: Sequence[Scored],
     dense_of: dict[str, float],
     *,
-    weight: float = DENSE_WEIGHT,
-    agreement: float = AGREEMENT,
+    noise: set[str] | None = None,
+    coverage: dict[str, float] | None = None,
+    weight: float | None = None,
+    agreement: float | None = None,
 ) -> list[Scored]:
     """One list, best first, `score` = relevance in 0..1.
 
     `dense_of` maps point id -> calibrated dense relevance (0..1) for every
     point of both lists (the caller fills what the dense list did not return).
     """
-    keyword = sparse_relevance(sparse)
+    weight = DENSE_WEIGHT if weight is None else weight
+    agreement = AGREEMENT if agreement is None else agreement
+    keyword = sparse_relevance(sparse, coverage)
     points: dict[str, Scored] = {}
     for point in list(dense) + list(sparse):
         points.setdefault(point.id, point)
@@ -91,6 +111,8 @@ def fuse(
     for pid, point in points.items():
         d = dense_of.get(pid, 0.0)
         s = keyword.get(pid, 0.0)
+        if noise and pid in noise:
+            d = 0.0  # kept at 0: one of its messages may still lift it over the floor
         score = weight * d + (1 - weight) * s
         if d > 0 and s > 0:
             score += agreement * min(d, s)

@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 from convo_tui.core.library import Library
-from convo_tui.core.settings import Settings
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
 
@@ -22,7 +22,7 @@ def lib(tmp_path_factory):
         path = next((root / "src").rglob(f"{name}.txt"))
         stamp = datetime(2026, 1, day, 12).astimezone().timestamp()
         os.utime(path, (stamp, stamp))
-    library = Library.open(Settings(index_dir=root / "index"))
+    library = Library.open(Settings(index_dir=root / "index", model=DEFAULT_MODEL))
     library.index([root / "src"])
     yield library
     library.close()
@@ -61,7 +61,7 @@ def test_turn_bonus_and_message_folding(lib):
     assert {"msg-0", "msg-2"} <= set(hit.matched_message_ids)
     # First in both the dense and the BM25 ranking: full relevance, well above the next card.
     assert 0.0 < hit.score <= 1.0
-    assert hit.score > hits[1].score
+    assert all(hit.score > other.score for other in hits[1:])
 
 
 def test_filters(lib):
@@ -98,3 +98,11 @@ def test_sessions_projects_and_session_record(lib):
     session = lib.session("qdrant-setup")
     assert [t.name for m in session.messages for t in m.tools] == ["Shell"]
     assert session.messages[3].tools[0].args == {"command": "export QDRANT_SNAPSHOT_TTL=86400"}
+
+
+def test_fuzzy_matches_chinese_by_characters(lib):
+    # Chinese has no spaces: matched by the best-aligned run of characters, one wrong character tolerated.
+    assert top(lib, "数据库回滚", "fuzzy")[0] == ("rag-chunking", "turn", 1)
+    assert top(lib, "数据裤迁移", "fuzzy")[0] == ("rag-chunking", "turn", 1)
+    assert top(lib, "文档分块", "fuzzy")[0] == ("rag-chunking", "turn", 0)
+    assert lib.search("向量索引压缩", mode="fuzzy") == []
