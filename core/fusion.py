@@ -111,8 +111,8 @@ def fuse(
     for pid, point in points.items():
         d = dense_of.get(pid, 0.0)
         s = keyword.get(pid, 0.0)
-        if noise and pid in noise:
-            d = 0.0  # kept at 0: one of its messages may still lift it over the floor
+        if s == 0 and noise and pid in noise:
+            continue  # only the dense model found it, and weakly: noise
         score = weight * d + (1 - weight) * s
         if d > 0 and s > 0:
             score += agreement * min(d, s)

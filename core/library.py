@@ -222,8 +222,10 @@ class Library:
 
     # -- search ----------------------------------------------------------------
 
-    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid") -> list[Hit]:
-        return overlay_hits(search(self.store, self._embedders(mode), query, limit=limit, mode=mode), self.annotations.all())
+    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0) -> list[Hit]:
+        """Cards `offset .. offset+limit` of the ranking (the app pages with offset)."""
+        hits = search(self.store, self._embedders(mode), query, limit=limit, mode=mode, offset=offset)
+        return overlay_hits(hits, self.annotations.all())
 
     def hits_in_session(self, query: str, session_id: str, mode: str = "hybrid") -> list[Hit]:
         return overlay_hits(

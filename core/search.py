@@ -195,7 +195,8 @@ def _fuzzy(store: Store, embedders: Embedders, parsed: ParsedQuery, query_dense:
         if score >= FUZZY_MIN_SCORE:
             point.score = score / 100.0
             scored.append(point)
-    scored.sort(key=lambda s: s.score, reverse=True)
+    # Ties (common: many texts hold the word) break on position, so pages never overlap.
+    scored.sort(key=lambda s: (-s.score, s.payload.get("session_id", ""), s.payload.get("turn_index", -1), s.id))
     top = scored[: limit * 2]
     _fill_dense(store, top, query_dense)
     if level == LEVEL_TURN:
