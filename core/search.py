@@ -28,8 +28,9 @@ MODES = SEARCH_MODES
 FUZZY_SCAN_LIMIT = 4000
 FUZZY_CANDIDATES = 200
 FUZZY_MIN_SCORE = 70.0
-# In one session, a semantic-only hit counts for the reader's n/N above this cosine.
-IN_SESSION_SIMILARITY = 0.45
+# In one session, a semantic-only hit counts for the reader's n/N above this
+# relevance (the model-calibrated score: cosine 0.45 for MiniLM, 0.86 for e5).
+IN_SESSION_RELEVANCE = 0.4
 _TEXT_FIELDS = [
     "key",
     "session_id",
@@ -291,7 +292,7 @@ def hits_in_session(
         hits = search(store, embedders, scoped, limit=limit, mode="keyword")
         seen = {(h.turn_index, tuple(h.message_ids)) for h in hits}
         for hit in search(store, embedders, scoped, limit=limit, mode="semantic"):
-            if hit.similarity >= IN_SESSION_SIMILARITY and (hit.turn_index, tuple(hit.message_ids)) not in seen:
+            if hit.score >= IN_SESSION_RELEVANCE and (hit.turn_index, tuple(hit.message_ids)) not in seen:
                 hits.append(hit)
     return sorted(hits, key=lambda h: (h.turn_index, h.kind != "turn"))
 
