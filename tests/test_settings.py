@@ -6,12 +6,12 @@ from pathlib import Path
 
 import pytest
 from convo_tui.core.errors import ConfigError
-from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.settings import Settings
 
 
 def test_defaults_when_no_file(isolated_dirs):
     settings = Settings.load()
-    assert settings.model == DEFAULT_MODEL
+    assert settings.model == "auto"
     assert settings.search_mode == "hybrid"
     assert settings.redact is True
     assert settings.index_dir == isolated_dirs / "index"  # from CONVO_TUI_INDEX_DIR

