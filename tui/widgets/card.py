@@ -47,15 +47,8 @@ class ResultCard(Vertical, can_focus=True):
     The actions ask the screen (search or reader) to do the work.
     """
 
-    BINDINGS = [
-        Binding("enter,space", "toggle", "Expand", id="card.expand"),
-        Binding("o", "open", "Open", id="card.open"),
-        Binding("c", "copy", "Copy", id="card.copy"),
-        Binding("e", "edit", "Editor", show=False, id="card.edit"),
-        Binding("x", "export", "Export", id="card.export"),
-        Binding("down,j", "next", "Next", show=False, id="card.next"),
-        Binding("up,k", "previous", "Previous", show=False, id="card.previous"),
-    ]
+    # Only Enter here: printable keys belong to the query, the other card keys are the screen's.
+    BINDINGS = [Binding("enter", "toggle", "Expand", id="card.expand")]
 
     def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None, scored: bool = True) -> None:
         super().__init__(classes="card")
@@ -161,8 +154,13 @@ class ResultCard(Vertical, can_focus=True):
     def action_export(self) -> None:
         self.screen.export_context(self.hit.session_id, self.screen.current_query())
 
-    def action_next(self) -> None:
-        self.screen.move_focus(self, 1)
+    def action_resume(self) -> None:
+        self.screen.resume_session(self.hit.session_id)
 
-    def action_previous(self) -> None:
-        self.screen.move_focus(self, -1)
+    def action_copy_resume(self) -> None:
+        session = self.screen.load_session(self.hit.session_id)
+        if session is not None:
+            self.screen.copy_resume(session)
+
+    def action_copy_id(self) -> None:
+        self.screen.copy_text(self.hit.session_id, "the session id")
