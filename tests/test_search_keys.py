@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import inspect
+
 import pytest
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.reader import ReaderScreen
@@ -232,7 +234,9 @@ async def test_every_palette_command_works_from_every_screen(corpus):
                 provider = ConvoCommands(app.screen)
                 await provider.startup()
                 callback = next(cb for t, cb, _ in provider._commands() if t == title)
-                callback()
+                result = callback()
+                if inspect.isawaitable(result):
+                    await result
                 await settle(pilot)
                 assert app.is_running, (where, title)
                 ran.setdefault(title, set()).add(where)

@@ -278,12 +278,12 @@ async def test_bad_filter_is_shown_not_raised(corpus):
 
 @run_async
 async def test_keys_can_be_remapped_by_binding_id(corpus):
-    app = make_app(corpus, keys={"app.mode": "f6"})
+    app = make_app(corpus, keys={"app.mode": "f9"})
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press("f2")
         assert app.mode == "hybrid"
-        await pilot.press("f6")
+        await pilot.press("f9")
         assert app.mode == "semantic"
 
 

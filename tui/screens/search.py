@@ -10,6 +10,7 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.history import QueryHistory, ViewState
 from convo_tui.core.hits import Hit
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.messages import SearchFinished, SearchOutcome
@@ -17,9 +18,10 @@ from convo_tui.tui.query_line import describe_query, highlight_words
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, ResultKeys
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
+from convo_tui.tui.widgets.preview import HitPreview
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.containers import VerticalScroll
+from textual.containers import Horizontal, VerticalScroll
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
@@ -46,7 +48,8 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         self._generation = 0  # of the latest search started: an older one's results are dropped
         self._limit = 0  # how many results the shown search asked for (grows with "more")
         self._more_pending = False  # the cursor asked past the last card: move on when more arrive
-        self.init_keys()
+        self.view = ViewState()
+        self.init_keys(QueryHistory())
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -56,11 +59,14 @@ class SearchScreen(ResultKeys, CardActions, Screen):
             select_on_focus=False,  # coming back to the query must never select it: the next key would replace it
         )
         yield Static(id="filter-line")
-        yield VerticalScroll(Static(id="results-note", classes="placeholder"), id="results", can_focus=False)
+        with Horizontal(id="result-area"):
+            yield VerticalScroll(Static(id="results-note", classes="placeholder"), id="results", can_focus=False)
+            yield HitPreview(id="preview")
         yield IndexStatus(id="index-status")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
+        self.set_class(self.view.compact, "-compact-list")
         self.query_one("#query", Input).focus()
         self._show_filter_line()
         self._show_placeholder()
@@ -173,7 +179,7 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         self.hits = outcome.hits
         self._limit = outcome.limit
         self._show_filter_line(count=len(outcome.hits))
-        await self._show_cards(outcome.hits, keep_scroll=more)
+        await self._show_cards(self.in_view_order(outcome.hits), keep_scroll=more)
         cards = self.cards()
         if more and len(cards) > shown_before:
             self.select_card(cards[shown_before])
@@ -189,6 +195,8 @@ class SearchScreen(ResultKeys, CardActions, Screen):
             note = "keyword until the model loads"
         more = count is not None and count >= self._limit > 0
         line = describe_query(self.query_text, self.app.mode, count=count, error=error, note=note, more=more)
+        if self.view.sort == "date":
+            line.append("   newest first", style="bold")
         self.query_one("#filter-line", Static).update(line, layout=False)  # one row, whatever it says
 
     def _show_placeholder(self) -> None:
@@ -202,6 +210,7 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         """A line in place of the results (no query, an error, nothing found)."""
         self.hits = []
         self._hide_cards_from(0)
+        self.query_one(HitPreview).show(None, [], self.app.redactor)
         note = self.query_one("#results-note", Static)
         note.update(text)
         note.display = True
@@ -225,21 +234,65 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         self.query_one("#results-note", Static).display = False
         terms = highlight_words(self.query_text)
         scored = bool(terms)  # filters alone rank nothing: no similarity to show
+        compact = self.view.compact
         for card, hit in zip(self._cards, hits, strict=False):
+            card.set_compact(compact)
             card.set_hit(hit, terms, scored=scored)
             if not card.display:
                 card.display = True
         self._hide_cards_from(len(hits))
         results = self.query_one("#results", VerticalScroll)
         missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(self._cards) :]]
+        for card in missing:
+            card.compact = compact
         if missing:
             self._cards += missing
             await results.mount_all(missing)
         if not keep_scroll:
             results.scroll_home(animate=False)
+            self._selected = 0
+        self.show_preview()
+
+    def in_view_order(self, hits: list[Hit]) -> list[Hit]:
+        """Core's order (relevance), or the same results newest first when the user sorts by date."""
+        if self.view.sort != "date":
+            return hits
+        return sorted(hits, key=lambda hit: hit.timestamp.timestamp() if hit.timestamp else float("-inf"), reverse=True)
+
+    def show_preview(self) -> None:
+        if self.view.compact:
+            card = self.current_card()
+            hit = card.hit if card is not None else None
+            self.query_one(HitPreview).show(hit, highlight_words(self.query_text), self.app.redactor)
 
     def cards(self) -> list[ResultCard]:
         return [card for card in self._cards if card.display]
 
     def current_query(self) -> str:
         return self.query_text
+
+    # -- view choices (remembered across runs) --------------------------------------------
+
+    async def action_toggle_compact(self) -> None:
+        self.view.compact = not self.view.compact
+        self.set_class(self.view.compact, "-compact-list")
+        for card in self._cards:
+            card.set_compact(self.view.compact)
+        self.show_preview()
+        self._save_view()
+        card = self.card_of(self.focused)
+        if card is not None:
+            self.call_after_refresh(card.scroll_visible, animate=False)
+
+    async def action_toggle_sort(self) -> None:
+        self.view.sort = "relevance" if self.view.sort == "date" else "date"
+        self._save_view()
+        self._show_filter_line(count=len(self.hits) if self.hits else None)
+        if self.hits:
+            await self._show_cards(self.in_view_order(self.hits))
+        self.app.notify(f"Sorted by {self.view.sort}", timeout=2)
+
+    def _save_view(self) -> None:
+        problem = self.view.save()
+        if problem:
+            self.app.notify(f"Could not remember the view: {problem}", severity="warning")

@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from convo_tui.core.history import QueryHistory
 from convo_tui.tui.widgets.card import ResultCard
 from textual.binding import Binding
 from textual.containers import VerticalScroll
@@ -30,9 +31,9 @@ SEARCH_BINDINGS = [
     Binding("ctrl+g", "copy_id", "Copy id", show=False, priority=True, id="search.copy_id"),
     Binding("ctrl+x", "export", "Export", show=False, priority=True, id="search.export"),
     Binding("ctrl+t", "edit", "Editor", show=False, priority=True, id="search.edit"),
+    Binding("f4", "toggle_compact", "Compact", priority=True, id="search.compact"),
+    Binding("f6", "toggle_sort", "Sort", show=False, priority=True, id="search.sort"),
 ]
-
-HISTORY_CAP = 200
 
 
 class ResultKeys:
@@ -42,14 +43,17 @@ class ResultKeys:
     query_box: Input
     _selected: int
     _cleared: str | None
-    _history: list[str]
     _history_at: int | None
 
-    def init_keys(self) -> None:
+    def init_keys(self, history: QueryHistory) -> None:
         self._selected = 0  # the current card while the query has the focus
         self._cleared = None  # what the last Esc on the query erased: ctrl+z brings it back
-        self._history = []  # earlier queries, oldest first
+        self.history = history  # earlier queries, oldest first, kept across runs
         self._history_at = None  # the history entry shown in the box (up on an empty query)
+
+    @property
+    def _history(self) -> list[str]:
+        return self.history.queries
 
     # -- the current card ----------------------------------------------------------------
 
@@ -78,6 +82,7 @@ class ResultKeys:
         card = self.card_of(event.widget)
         if card is not None and card in self.cards():
             self._selected = self.cards().index(card)
+            self.show_preview()  # type: ignore[attr-defined]
 
     # -- moving --------------------------------------------------------------------------
 
@@ -158,13 +163,11 @@ class ResultKeys:
     # -- history -------------------------------------------------------------------------
 
     def remember_query(self, query: str) -> None:
-        query = query.strip()
-        if not query:
-            return
-        if query in self._history:
-            self._history.remove(query)
-        self._history.append(query)
-        del self._history[:-HISTORY_CAP]
+        if self.history.add(query):
+            self._history_at = None
+            problem = self.history.save()
+            if problem:
+                self.app.notify(f"Could not save the query history: {problem}", severity="warning")  # type: ignore[attr-defined]
 
     def query_edited(self, value: str) -> None:
         """Typing (not browsing) ends the walk through the history."""
