@@ -78,16 +78,18 @@ async def drive(settings: Settings) -> None:
         while app.indexing:
             await settle(pilot)
         app.search_screen.set_query("why is the order total off by a cent")
-        await pilot.pause(0.3)
         await settle(pilot)
         save(app, "search")
+        await pilot.press("f4", "down", "down")
+        await settle(pilot)
+        save(app, "compact")
+        await pilot.press("f4")
         app.search_screen.set_query("coupon registry flaky on CI")
-        await pilot.pause(0.3)
         await settle(pilot)
         await pilot.press("down", "enter")
         await settle(pilot)
         save(app, "expanded-card")
-        await pilot.press("o")
+        await pilot.press("ctrl+o")
         await settle(pilot)
         save(app, "reader")
         await pilot.press("escape", "f3")
@@ -105,7 +107,9 @@ def main() -> int:
         shutil.copytree(DEMO_DIR, corpus)
         for path in corpus.rglob("*"):
             os.utime(path, (FIXED_MTIME, FIXED_MTIME))
-        settings = Settings(index_dir=root / "index", sources=[corpus], discover_defaults=False)
+        # The remembered view and query history land in the index dir's parent: the temp folder.
+        os.environ["CONVO_TUI_INDEX_DIR"] = str(root / "index")
+        settings = Settings(index_dir=root / "index", sources=[corpus], discover_defaults=False, debounce_ms=0)
         asyncio.run(drive(settings))
     finally:
         shutil.rmtree(root, ignore_errors=True)

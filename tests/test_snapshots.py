@@ -36,6 +36,7 @@ def make_app(corpus, **changes):
     settings, library = corpus
     # Four results: the engine orders exact score ties arbitrarily further down.
     changes.setdefault("search_limit", 4)
+    changes.setdefault("debounce_ms", 0)  # the search starts on the key: nothing to wait out
     return create_app(dataclasses.replace(settings, **changes), library=library, index_on_start=False)
 
 
@@ -48,8 +49,8 @@ async def settle(pilot):
 def searched(query: str, *keys: str):
     async def run_before(pilot):
         await settle(pilot)
-        pilot.app.search_screen.set_query(query)
-        await pilot.pause(0.3)
+        if query:
+            pilot.app.search_screen.set_query(query)
         await settle(pilot)
         for key in keys:
             await pilot.press(key)
@@ -63,17 +64,34 @@ def searched(query: str, *keys: str):
     return run_before
 
 
-def test_search_results(snap_compare, corpus, utc):
-    assert snap_compare(make_app(corpus), terminal_size=SIZE, run_before=searched("Decimal rounding off by a cent"))
+SMALL, LARGE = (80, 24), (120, 36)
+
+
+def test_search_placeholder_80x24(snap_compare, corpus, utc):
+    assert snap_compare(make_app(corpus), terminal_size=SMALL, run_before=searched(""))
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x36"])
+def test_search_results(snap_compare, corpus, utc, size):
+    app = make_app(corpus, search_limit=6)
+    assert snap_compare(app, terminal_size=size, run_before=searched("Decimal rounding off by a cent", "down", "down"))
+
+
+@pytest.mark.parametrize("size", [SMALL, LARGE], ids=["80x24", "120x36"])
+def test_compact_list_with_preview(snap_compare, corpus, utc, size):
+    app = make_app(corpus, search_limit=6)
+    assert snap_compare(app, terminal_size=size, run_before=searched("Decimal rounding off by a cent", "f4", "down", "down"))
 
 
 def test_expanded_card_with_tool_calls(snap_compare, corpus, utc):
-    assert snap_compare(make_app(corpus), terminal_size=SIZE, run_before=searched("coupon registry flaky on CI", "down", "enter"))
+    assert snap_compare(
+        make_app(corpus), terminal_size=LARGE, run_before=searched("coupon registry flaky on CI", "down", "enter")
+    )
 
 
 def test_session_reader(snap_compare, corpus, utc):
     assert snap_compare(
-        make_app(corpus), terminal_size=SIZE, run_before=searched("test it without a real token in the repo", "down", "o")
+        make_app(corpus), terminal_size=SIZE, run_before=searched("test it without a real token in the repo", "down", "ctrl+o")
     )
 
 

@@ -106,6 +106,11 @@ class ConvoApp(App):
     def _load_model_now(self) -> None:
         assert self.library is not None
         try:
+            # The slow part (seconds) outside the library's lock, which keyword searches
+            # also take: they answer at once meanwhile. load_model then only picks it up.
+            from convo_tui.core.embed import shared_dense
+
+            shared_dense(self.settings.model)
             self.library.load_model()
         except (ConvoError, OSError, ValueError) as exc:
             self.post_message(BackgroundFailed("load the embedding model", str(exc)))

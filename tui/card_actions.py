@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.tui.clipboard import copies_dir, copy_text
 from convo_tui.tui.markdown import session_markdown, turn_markdown
 from textual import work
 
@@ -45,12 +46,55 @@ class CardActions:
     def copy_turn(self, hit: Hit) -> None:
         session = self.load_session(hit.session_id)
         if session is not None:
-            self.app.copy_to_clipboard(turn_markdown(session, hit.turn_index, hit.message_ids, self.app.redactor))
-            self.app.notify("Copied the turn as Markdown", timeout=2)
+            text = turn_markdown(session, hit.turn_index, hit.message_ids, self.app.redactor)
+            self.copy_text(text, "the turn as Markdown", file_name="turn.md")
 
     def copy_session(self, session: Session) -> None:
-        self.app.copy_to_clipboard(session_markdown(session, self.app.redactor))
-        self.app.notify("Copied the session as Markdown", timeout=2)
+        self.copy_text(session_markdown(session, self.app.redactor), "the session as Markdown", file_name="session.md")
+
+    def copy_text(self, text: str, what: str, *, file_name: str = "copy.txt") -> None:
+        """OSC 52 to the terminal now; the system clipboard (or a file) off the UI thread, then the truth."""
+        self.app.copy_to_clipboard(text)
+        self._copy_off_thread(text, what, file_name)
+
+    @work(thread=True, group="copy")
+    def _copy_off_thread(self, text: str, what: str, file_name: str) -> None:
+        outcome = copy_text(text, copies_dir(self.app.settings.index_dir) / file_name)
+        severity = "information" if outcome.copied_by else ("warning" if outcome.ok else "error")
+        timeout = 3 if outcome.copied_by else 10
+        self.app.call_from_thread(self.app.notify, outcome.message(what), severity=severity, timeout=timeout)
+
+    def resume_session(self, session_id: str) -> None:
+        """Run the session's own resume command in its working directory, the app suspended meanwhile."""
+        session = self.load_session(session_id)
+        if session is None:
+            return
+        if not session.resume:
+            self.app.notify(f"No resume command for {session.source}", severity="warning")
+            return
+        cwd = session.cwd
+        if cwd and not Path(cwd).is_dir():
+            self.app.notify(f"The session's folder {cwd} is gone: copying the command instead", severity="warning")
+            self.copy_resume(session)
+            return
+        try:
+            with self.app.suspend():
+                subprocess.run(session.resume, cwd=cwd or None, check=False)
+        except OSError as exc:
+            self.app.notify(f"Could not run {session.resume[0]}: {exc.strerror or exc}", severity="error")
+            self.copy_resume(session)
+        except Exception as exc:  # SuspendNotSupported (textual-web, tests): the command is still useful
+            self.app.notify(f"Cannot suspend here ({type(exc).__name__}): copying the command", severity="warning")
+            self.copy_resume(session)
+
+    def copy_resume(self, session: Session) -> None:
+        if not session.resume:
+            self.app.notify(f"No resume command for {session.source}", severity="warning")
+            return
+        command = shlex.join(session.resume)
+        if session.cwd:
+            command = f"cd {shlex.quote(session.cwd)} && {command}"
+        self.copy_text(command, "the resume command", file_name="resume.sh")
 
     def edit_source(self, path: str) -> None:
         if not path or not Path(path).exists():
@@ -99,7 +143,9 @@ class CardActions:
             app.call_from_thread(app.notify, f"Could not write {target}: {exc.strerror}", severity="error")
             return
         app.call_from_thread(app.copy_to_clipboard, payload)
-        app.call_from_thread(app.notify, f"LLM context copied and saved to {target}", timeout=6)
+        outcome = copy_text(payload, target)  # the file is already written: it is the fallback as well
+        copied = f"copied to the {outcome.copied_by}" if outcome.copied_by else "no clipboard reachable"
+        app.call_from_thread(app.notify, f"LLM context saved to {target} ({copied})", timeout=6)
 
 
 def export_path(index_dir: Path, session_id: str) -> Path:

@@ -1,7 +1,14 @@
-"""Command palette (ctrl+p): the app's actions by name."""
+"""Command palette (ctrl+p): the app's actions by name.
+
+Every command works from every screen: screen commands are offered only where
+the screen has the action, and they call the screen's action (never a focused
+widget's, whose own `action_copy` is an Input's text copy that raises SkipAction
+outside a key press). The project list is read once per palette, off the UI thread.
+"""
 
 from __future__ import annotations
 
+import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -11,38 +18,53 @@ from textual.command import DiscoveryHit, Hit, Hits, Provider
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
 
+Command = tuple[str, Callable[[], object], str]
+
+# (title, screen action, help): offered on the screens that have the action.
+SCREEN_COMMANDS: list[tuple[str, str, str]] = [
+    ("Open in the reader", "action_open", "The current result, the whole session"),
+    ("Copy as Markdown", "action_copy", "The current result's turn, or the session"),
+    ("Copy session id", "action_copy_id", "For the source tool's own resume or search"),
+    ("Resume in its tool", "action_resume", "Run the session's resume command in its folder"),
+    ("Copy resume command", "action_copy_resume", "cd <folder> && <the tool's resume command>"),
+    ("Export LLM context", "action_export", "Chat Completions JSON to the clipboard and a file"),
+    ("Open the source file in $EDITOR", "action_edit", "The transcript as the tool wrote it"),
+    ("Toggle compact view", "action_toggle_compact", "One line per result with a preview pane"),
+    ("Toggle sort: date / relevance", "action_toggle_sort", "Newest results first, or the best first"),
+    ("Toggle thinking", "action_toggle_thinking", "Show or hide the model's reasoning"),
+    ("Toggle tool calls", "action_toggle_tools", "Show or hide tool calls"),
+]
+
 
 class ConvoCommands(Provider):
-    def _commands(self) -> list[tuple[str, Callable[[], object], str]]:
+    async def startup(self) -> None:
+        self._projects: list[tuple[str, int]] = []
+        library = getattr(self.app, "library", None)
+        if library is not None:
+            try:
+                self._projects = await asyncio.to_thread(library.projects)
+            except Exception:  # the index may be busy; the palette still works
+                self._projects = []
+
+    def _commands(self) -> list[Command]:
         app: ConvoApp = self.app  # type: ignore[assignment]
         screen = self.screen
-        commands: list[tuple[str, Callable[[], object], str]] = [
+        commands: list[Command] = [
             ("Re-index now", app.action_reindex, "Look for new and changed transcripts"),
             ("Sessions: browse by project", app.action_sessions, "All sessions, grouped by project"),
             ("Help: list the keys", app.action_help, "Every key on this screen"),
         ]
         for mode in ("hybrid", "semantic", "keyword", "fuzzy"):
             commands.append((f"Mode: {mode}", partial(app.set_mode, mode), f"Search in {mode} mode"))
-        if hasattr(screen, "action_toggle_thinking"):
-            commands.append(("Toggle thinking", screen.action_toggle_thinking, "Show or hide the model's reasoning"))
-            commands.append(("Toggle tool calls", screen.action_toggle_tools, "Show or hide tool calls"))
-        focused = screen.focused
-        target = focused if hasattr(focused, "action_copy") else screen
-        if hasattr(target, "action_copy"):
-            commands.append(("Copy as Markdown", target.action_copy, "The focused card or the session"))
-        if hasattr(target, "action_export"):
-            commands.append(("Export LLM context", target.action_export, "Chat Completions JSON to the clipboard and a file"))
-        library = app.library
-        if library is not None:
-            try:
-                projects = library.projects()
-            except Exception:  # the index may be busy; the palette still works
-                projects = []
-            for name, count in projects:
-                query = f'project:"{name}" ' if " " in name else f"project:{name} "
-                commands.append(
-                    (f"Filter by project: {name} ({count})", partial(app.set_query, query), "Search in this project only")
-                )
+        for title, action, help_text in SCREEN_COMMANDS:
+            method = getattr(screen, action, None)
+            if callable(method):
+                commands.append((title, method, help_text))
+        for name, count in getattr(self, "_projects", []):
+            query = f'project:"{name}" ' if " " in name else f"project:{name} "
+            commands.append(
+                (f"Filter by project: {name} ({count})", partial(app.set_query, query), "Search in this project only")
+            )
         return commands
 
     async def discover(self) -> Hits:

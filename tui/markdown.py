@@ -21,12 +21,20 @@ def _message_md(message: Message, number: int | None, shown: Callable[[str], str
 
 
 def _header(session: Session) -> list[str]:
-    return [
-        f"# {session.title or '(untitled)'}",
+    """Enough to find the conversation again: the whole title, where, when, the file and the id."""
+    title = " ".join((session.title or "(untitled)").split())
+    lines = [
+        f"# {title}",
         "",
-        f"Project: {session.project or '—'} · Source: {session.source} · {format_date(session.started_at)}",
-        "",
+        f"- Project: {session.project or '—'}",
+        f"- Source: {session.source}",
+        f"- Date: {format_date(session.started_at)}",
+        f"- Path: `{session.path}`",
+        f"- Session id: `{session.id}`",
     ]
+    if session.cwd:
+        lines.append(f"- Folder: `{session.cwd}`")
+    return [*lines, ""]
 
 
 def turn_markdown(

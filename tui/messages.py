@@ -48,6 +48,7 @@ class SearchOutcome:
     hits: list[Hit]
     error: str | None = None
     generation: int = 0  # which search of the screen produced it: only the latest is shown
+    limit: int = 0  # how many results were asked for: as many came back means there may be more
 
 
 class SearchFinished(Message):

@@ -30,7 +30,9 @@ def active_filters(parsed: ParsedQuery) -> list[str]:
     return shown
 
 
-def describe_query(query: str, mode: str, *, count: int | None = None, error: str | None = None, note: str = "") -> Text:
+def describe_query(
+    query: str, mode: str, *, count: int | None = None, error: str | None = None, note: str = "", more: bool = False
+) -> Text:
     line = Text()
     line.append(" mode ", style="reverse")
     line.append(f" {mode}")
@@ -47,7 +49,10 @@ def describe_query(query: str, mode: str, *, count: int | None = None, error: st
     if error:
         line.append(f"   ⚠ {error}", style="bold")
     elif count is not None and query.strip():
-        line.append(f"   {count} result{'s' if count != 1 else ''}", style="dim")
+        shown = f"{count}+" if more else str(count)
+        line.append(f"   {shown} result{'s' if count != 1 else ''}", style="dim")
+        if more:
+            line.append(" (↓ past the last for more)", style="dim")
     return line
 
 

@@ -1,4 +1,10 @@
-"""A search result card: the hit in a few lines, expandable in place."""
+"""A search result card: the hit in a few lines, expandable in place.
+
+Normal: title and score, one line of the question and one of the answer (each
+the part that matched, see core.snippets), then project, source, date and tools.
+Compact (the screen's `-compact-list` class): the first line only, a preview pane
+beside the list shows the rest.
+"""
 
 from __future__ import annotations
 
@@ -6,7 +12,8 @@ from collections.abc import Callable
 
 from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
-from convo_tui.tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
+from convo_tui.core.snippets import snippet
+from convo_tui.tui.render import IconRows, format_date, highlighted, similarity_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
 from rich.text import Text
@@ -15,30 +22,37 @@ from textual.binding import Binding
 from textual.containers import Vertical
 from textual.widgets import Static
 
-CLIP_LINES = 3
-USER_CHARS = 160  # about two rows of an 80-column card
-AI_CHARS = 240
+SNIPPET_CELLS = 240  # wider than any card line: the line is cut on screen, the match stays near its start
 
 
-def card_title(hit: Hit) -> Text:
-    return Text(hit.session_title or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+def card_title(hit: Hit, compact: bool = False) -> Text:
+    title = Text(hit.session_title or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+    if compact:  # the one line of the compact list also says where and when
+        title.append(f"  {hit.project or '—'} · {format_date(hit.timestamp)[:10]}", style="dim")
+    return title
 
 
 def card_meta(hit: Hit) -> Text:
     meta = Text(no_wrap=True, overflow="ellipsis")
     meta.append(hit.project or "—", style="italic")
     meta.append(f" · {hit.source} · {format_date(hit.timestamp)}")
+    if hit.tools:
+        meta.append(" · 🔧 " + ", ".join(dict.fromkeys(hit.tools)))
     return meta
 
 
-def folded(text: Text) -> Text:
-    """Break long unspaced runs (Chinese, paths) instead of cutting them with "…"."""
-    text.overflow = "fold"
-    return text
-
-
-def card_score(hit: Hit) -> Text:
+def card_score(hit: Hit, compact: bool = False) -> Text:
+    if compact:  # the bar would take the compact list's title room
+        return Text(f"{hit.similarity:.2f}")
     return Text(f"{similarity_bar(hit.similarity)} {hit.similarity:.2f}")
+
+
+def snippet_line(text: str, terms: list[str]) -> Text:
+    """One line of the matched part of `text`, terms marked; cut with "…" at the card's edge."""
+    line = highlighted(snippet(text, terms, SNIPPET_CELLS), terms)
+    line.no_wrap = True
+    line.overflow = "ellipsis"
+    return line
 
 
 class ResultCard(Vertical, can_focus=True):
@@ -47,15 +61,8 @@ class ResultCard(Vertical, can_focus=True):
     The actions ask the screen (search or reader) to do the work.
     """
 
-    BINDINGS = [
-        Binding("enter,space", "toggle", "Expand", id="card.expand"),
-        Binding("o", "open", "Open", id="card.open"),
-        Binding("c", "copy", "Copy", id="card.copy"),
-        Binding("e", "edit", "Editor", show=False, id="card.edit"),
-        Binding("x", "export", "Export", id="card.export"),
-        Binding("down,j", "next", "Next", show=False, id="card.next"),
-        Binding("up,k", "previous", "Previous", show=False, id="card.previous"),
-    ]
+    # Only Enter here: printable keys belong to the query, the other card keys are the screen's.
+    BINDINGS = [Binding("enter", "toggle", "Expand", id="card.expand")]
 
     def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None, scored: bool = True) -> None:
         super().__init__(classes="card")
@@ -63,6 +70,7 @@ class ResultCard(Vertical, can_focus=True):
         self.terms = terms
         self.scored = scored  # a filter-only query has no similarity worth showing
         self.expanded = False
+        self.compact = False
         self._shown = shown or (lambda text: text)
         self._header: CardHeader | None = None
         self._parts: dict[str, Static] = {}
@@ -70,14 +78,16 @@ class ResultCard(Vertical, can_focus=True):
     def compose(self) -> ComposeResult:
         # Every part is always composed (the score left out when unscored) so that
         # set_hit can refill the same widgets: the search screen reuses its cards.
-        self._header = CardHeader(card_title(self.hit), card_score(self.hit), scored=self.scored, classes="card-top")
+        self._header = CardHeader(
+            card_title(self.hit, self.compact), card_score(self.hit, self.compact), scored=self.scored, classes="card-top"
+        )
         parts = self._parts = {
             "meta": Static(card_meta(self.hit), classes="card-meta"),
             "summary": Static(self._summary(), classes="card-summary"),
         }
         yield self._header
-        yield parts["meta"]
         yield parts["summary"]
+        yield parts["meta"]
 
     def set_hit(self, hit: Hit, terms: list[str], *, scored: bool = True) -> None:
         """Show another hit in this card, collapsed, without rebuilding its widgets.
@@ -94,25 +104,27 @@ class ResultCard(Vertical, can_focus=True):
         if not parts:
             return  # not composed yet: compose reads the new hit
         # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
-        if (hit.session_title, hit.similarity, scored) != (old.session_title, old.similarity, old_scored):
-            self._header.show(card_title(hit), card_score(hit), scored)
-        if (hit.project, hit.source, hit.timestamp) != (old.project, old.source, old.timestamp):
+        if (hit.session_title, hit.similarity, scored) != (old.session_title, old.similarity, old_scored) or self.compact:
+            self._header.show(card_title(hit, self.compact), card_score(hit, self.compact), scored)
+        if (hit.project, hit.source, hit.timestamp, hit.tools) != (old.project, old.source, old.timestamp, old.tools):
             parts["meta"].update(card_meta(hit), layout=False)
-        if (hit.user_text, hit.ai_text, hit.tools, terms) != (old.user_text, old.ai_text, old.tools, old_terms):
+        if (hit.user_text, hit.ai_text, terms) != (old.user_text, old.ai_text, old_terms):
             parts["summary"].update(self._summary())
 
+    def set_compact(self, compact: bool) -> None:
+        """One line (the screen hides the rest by its `-compact-list` class) that also names project and date."""
+        if compact != self.compact:
+            self.compact = compact
+            if self._header is not None:
+                self._header.show(card_title(self.hit, compact), card_score(self.hit, compact), self.scored)
+
     def _summary(self) -> IconRows:
-        """Icon column and text column, so wrapped lines stay under their text."""
+        """A line for the question and one for the answer, each centred on what matched."""
         hit = self.hit
         rows: list[tuple[str, Text]] = []
-        user = clip_chars(self._shown(hit.user_text), CLIP_LINES, USER_CHARS)
-        ai = clip_chars(self._shown(hit.ai_text), CLIP_LINES, AI_CHARS)
-        if user:
-            rows.append(("👤", folded(highlighted(user, self.terms))))
-        if ai:
-            rows.append(("🤖", folded(highlighted(ai, self.terms))))
-        if hit.tools:
-            rows.append(("🔧", Text(", ".join(dict.fromkeys(hit.tools)), style="dim")))
+        for icon, text in (("👤", hit.user_text), ("🤖", hit.ai_text)):
+            if text.strip():
+                rows.append((icon, snippet_line(self._shown(text), self.terms)))
         return IconRows(tuple(rows))
 
     def expand(self, session: Session) -> None:
@@ -161,8 +173,13 @@ class ResultCard(Vertical, can_focus=True):
     def action_export(self) -> None:
         self.screen.export_context(self.hit.session_id, self.screen.current_query())
 
-    def action_next(self) -> None:
-        self.screen.move_focus(self, 1)
+    def action_resume(self) -> None:
+        self.screen.resume_session(self.hit.session_id)
 
-    def action_previous(self) -> None:
-        self.screen.move_focus(self, -1)
+    def action_copy_resume(self) -> None:
+        session = self.screen.load_session(self.hit.session_id)
+        if session is not None:
+            self.screen.copy_resume(session)
+
+    def action_copy_id(self) -> None:
+        self.screen.copy_text(self.hit.session_id, "the session id")

@@ -31,7 +31,8 @@ class CardHeader(Widget):
 
     def render(self) -> Text:
         width = self.size.width
-        room = max(0, width - SCORE_WIDTH) if self._scored else width
+        score_width = self._score.cell_len + 1  # SCORE_WIDTH with the bar, less in the compact list
+        room = max(0, width - score_width) if self._scored else width
         title = self._title.copy()
         title.truncate(room, overflow="ellipsis")
         line = Text(no_wrap=True, overflow="crop")

@@ -1,0 +1,224 @@
+"""The search screen's keys: moving through results, Esc one step back, card actions.
+
+None of these keys types a character, so they work the same whether the focus
+is in the query or on a card; the card actions act on the current card (the
+focused one, or the one last selected while the query has the focus).
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from convo_tui.core.history import QueryHistory
+from convo_tui.tui.widgets.card import ResultCard
+from textual.binding import Binding
+from textual.containers import VerticalScroll
+from textual.widget import Widget
+
+if TYPE_CHECKING:
+    from textual.widgets import Input
+
+SEARCH_BINDINGS = [
+    Binding("down,ctrl+n,ctrl+j", "cursor_down", "Next", priority=True, id="search.next"),
+    Binding("up,ctrl+k", "cursor_up", "Previous", show=False, priority=True, id="search.previous"),
+    Binding("pagedown", "page_down", "Page down", show=False, priority=True, id="search.page_down"),
+    Binding("pageup", "page_up", "Page up", show=False, priority=True, id="search.page_up"),
+    Binding("escape", "escape", "Back", show=False, priority=True, id="search.escape"),
+    Binding("ctrl+z", "restore_query", "Restore query", show=False, priority=True, id="search.restore"),
+    Binding("ctrl+o", "open", "Open", priority=True, id="search.open"),
+    Binding("ctrl+y", "copy", "Copy", priority=True, id="search.copy"),
+    Binding("ctrl+r", "resume", "Resume", show=False, priority=True, id="search.resume"),
+    Binding("ctrl+g", "copy_id", "Copy id", show=False, priority=True, id="search.copy_id"),
+    Binding("ctrl+x", "export", "Export", show=False, priority=True, id="search.export"),
+    Binding("ctrl+t", "edit", "Editor", show=False, priority=True, id="search.edit"),
+    Binding("f4", "toggle_compact", "Compact", priority=True, id="search.compact"),
+    Binding("f6", "toggle_sort", "Sort", show=False, priority=True, id="search.sort"),
+]
+
+
+class ResultKeys:
+    """Mixed into the SearchScreen (which provides cards(), query_box, load_more() and the card actions)."""
+
+    focused: Widget | None
+    query_box: Input
+    _selected: int
+    _cleared: str | None
+    _history_at: int | None
+
+    def init_keys(self, history: QueryHistory) -> None:
+        self._selected = 0  # the current card while the query has the focus
+        self._cleared = None  # what the last Esc on the query erased: ctrl+z brings it back
+        self.history = history  # earlier queries, oldest first, kept across runs
+        self._history_at = None  # the history entry shown in the box (up on an empty query)
+
+    @property
+    def _history(self) -> list[str]:
+        return self.history.queries
+
+    # -- the current card ----------------------------------------------------------------
+
+    @staticmethod
+    def card_of(widget: Any) -> ResultCard | None:
+        while widget is not None and not isinstance(widget, ResultCard):
+            widget = widget.parent
+        return widget
+
+    def current_card(self) -> ResultCard | None:
+        card = self.card_of(self.focused)
+        if card is not None:
+            return card
+        cards = self.cards()
+        if not cards:
+            return None
+        return cards[min(self._selected, len(cards) - 1)]
+
+    def select_card(self, card: ResultCard) -> None:
+        cards = self.cards()
+        self._selected = cards.index(card) if card in cards else 0
+        card.focus()
+        card.scroll_visible(animate=False)
+
+    def on_descendant_focus(self, event: Any) -> None:
+        card = self.card_of(event.widget)
+        if card is not None and card in self.cards():
+            self._selected = self.cards().index(card)
+            self.show_preview()  # type: ignore[attr-defined]
+
+    # -- moving --------------------------------------------------------------------------
+
+    def action_first_card(self) -> None:
+        cards = self.cards()
+        if cards:
+            self.select_card(cards[0])
+
+    def action_focus_query(self) -> None:
+        box = self.query_box
+        box.focus()
+        box.cursor_position = len(box.value)  # at the end, nothing selected: typing adds to the query
+
+    def _step(self, step: int) -> None:
+        cards = self.cards()
+        card = self.card_of(self.focused)
+        if card is None or card not in cards:
+            if step > 0 and cards:
+                self.select_card(cards[0])
+            return
+        index = cards.index(card) + step
+        if index < 0:
+            self.action_focus_query()
+        elif index < len(cards):
+            self.select_card(cards[index])
+        elif not self.load_more():
+            card.scroll_visible(animate=False)
+
+    def action_cursor_down(self) -> None:
+        self._step(1)
+
+    def action_cursor_up(self) -> None:
+        if self.focused is self.query_box:
+            self._history_back()
+            return
+        self._step(-1)
+
+    def _page(self) -> int:
+        cards = self.cards()
+        results = self.query_one("#results", VerticalScroll)  # type: ignore[attr-defined]
+        tallest = max((c.outer_size.height for c in cards), default=1)
+        return max(1, results.size.height // max(tallest, 1))
+
+    def action_page_down(self) -> None:
+        self._step(self._page())
+
+    def action_page_up(self) -> None:
+        card = self.card_of(self.focused)
+        cards = self.cards()
+        if card is None or card not in cards:
+            return
+        self.select_card(cards[max(0, cards.index(card) - self._page())])
+
+    # -- Esc: one step back --------------------------------------------------------------
+
+    def action_escape(self) -> None:
+        box = self.query_box
+        if self.focused is not box:
+            card = self.card_of(self.focused)
+            if card is not None and card.expanded:
+                card.collapse()  # from a tool call inside it too: back to the card, not the query
+                card.focus()
+                return
+            self.action_focus_query()
+        elif box.value:
+            self._cleared = box.value
+            self.remember_query(box.value)
+            box.value = ""
+            self.app.notify("Query cleared: ctrl+z brings it back", timeout=3)  # type: ignore[attr-defined]
+
+    def action_restore_query(self) -> None:
+        if self._cleared is not None and not self.query_box.value:
+            self.set_query(self._cleared)  # type: ignore[attr-defined]
+            self._cleared = None
+        elif self.focused is not self.query_box:
+            self.action_focus_query()
+
+    # -- history -------------------------------------------------------------------------
+
+    def remember_query(self, query: str) -> None:
+        if self.history.add(query):
+            self._history_at = None
+            problem = self.history.save()
+            if problem:
+                self.app.notify(f"Could not save the query history: {problem}", severity="warning")  # type: ignore[attr-defined]
+
+    def query_edited(self, value: str) -> None:
+        """Typing (not browsing) ends the walk through the history."""
+        at = self._history_at
+        if at is not None and not (0 <= at < len(self._history) and self._history[at] == value):
+            self._history_at = None
+
+    def _history_back(self) -> None:
+        box = self.query_box
+        if not self._history or (box.value and self._history_at is None):
+            return  # up on a query being typed does nothing (the results are below)
+        at = len(self._history) if self._history_at is None else self._history_at
+        if at == 0:
+            return
+        self._history_at = at - 1
+        self.set_query(self._history[at - 1])  # type: ignore[attr-defined]
+
+    # -- card actions --------------------------------------------------------------------
+
+    def _acting_on(self) -> ResultCard | None:
+        card = self.current_card()
+        if card is None:
+            self.app.notify("No result to act on: type a query first", severity="warning", timeout=3)  # type: ignore[attr-defined]
+        else:
+            self.remember_query(self.query_box.value)
+        return card
+
+    def action_open(self) -> None:
+        if card := self._acting_on():
+            card.action_open()
+
+    def action_copy(self) -> None:
+        if card := self._acting_on():
+            card.action_copy()
+
+    def action_edit(self) -> None:
+        if card := self._acting_on():
+            card.action_edit()
+
+    def action_export(self) -> None:
+        if card := self._acting_on():
+            card.action_export()
+
+    def action_resume(self) -> None:
+        if card := self._acting_on():
+            card.action_resume()
+
+    def action_copy_id(self) -> None:
+        if card := self._acting_on():
+            card.action_copy_id()
+
+    def action_copy_resume(self) -> None:
+        if card := self._acting_on():
+            card.action_copy_resume()
