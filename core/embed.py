@@ -105,6 +105,11 @@ def bundled_model_dir() -> Path:
     return folder
 
 
+def fastembed_cache_dir() -> Path:
+    """Where fastembed keeps what it fetches or unpacks: inside our cache folder, not /tmp."""
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / "fastembed"
+
+
 def _link(source: Path, target: Path) -> None:
     if target.is_symlink() and target.resolve() == source.resolve():
         return
@@ -231,7 +236,8 @@ class DenseEmbedder:
         # Without onnxruntime's CPU arena, the memory of a large batch goes back
         # when the batch is done instead of staying reserved for the process'
         # life (a search embeds one short text; an index run, batches of 64).
-        options = {"threads": threads, "enable_cpu_mem_arena": False}
+        # fastembed's own cache (default: `fastembed_cache` in the temp dir) goes into ours.
+        options = {"threads": threads, "enable_cpu_mem_arena": False, "cache_dir": str(fastembed_cache_dir())}
         try:
             if model == DEFAULT_MODEL:
                 _register_default()
