@@ -42,12 +42,18 @@ def run(args: argparse.Namespace) -> int:
     if not Path(args.path).exists():
         # Not a path: a session id, read from the index (works after the file is gone).
         from convo_tui.cli.common import settings_from_args
-        from convo_tui.core.errors import ConvoError
+        from convo_tui.core.errors import ConvoError, IndexUnavailable
         from convo_tui.core.library import Library
 
         try:
             with Library.open(settings_from_args(args), read_only=True) as library:
                 session = library.session(args.path)
+        except IndexUnavailable as exc:  # locked, disk full, damaged: say that, not "no such session"
+            if "no index at" not in str(exc):
+                print(f"convo-tui: {exc}", file=sys.stderr)
+                return 1
+            print(f"convo-tui: {args.path}: no such file, folder or indexed session", file=sys.stderr)
+            return 1
         except ConvoError:
             print(f"convo-tui: {args.path}: no such file, folder or indexed session", file=sys.stderr)
             return 1
