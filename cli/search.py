@@ -7,6 +7,7 @@ import json
 import sys
 
 from convo_tui.cli.common import add_store_options, local_time, settings_from_args
+from convo_tui.core.redact import display
 from convo_tui.core.settings import SEARCH_MODES
 
 
@@ -43,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _format(hit) -> str:
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
-    head = f"{hit.similarity:.2f}  {when}  {hit.project or '-'}  {hit.session_title or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
+    head = f"{hit.similarity:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
         text = " ".join(text.split())

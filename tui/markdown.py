@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from convo_tui.core.model import Message, Session
+from convo_tui.core.redact import display
 from convo_tui.tui.render import args_full, format_date
 from convo_tui.tui.turns import turn_parts
 
@@ -22,7 +23,7 @@ def _message_md(message: Message, number: int | None, shown: Callable[[str], str
 
 def _header(session: Session) -> list[str]:
     return [
-        f"# {session.title or '(untitled)'}",
+        f"# {display(session.title) or '(untitled)'}",
         "",
         f"Project: {session.project or '—'} · Source: {session.source} · {format_date(session.started_at)}",
         "",

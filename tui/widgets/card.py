@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
+from convo_tui.core.redact import display
 from convo_tui.tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
@@ -21,7 +22,7 @@ AI_CHARS = 240
 
 
 def card_title(hit: Hit) -> Text:
-    return Text(hit.session_title or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+    return Text(display(hit.session_title) or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
 
 
 def card_meta(hit: Hit) -> Text:
