@@ -7,6 +7,7 @@ import json
 import sys
 
 from convo_tui.cli.common import add_store_options, local_time, settings_from_args
+from convo_tui.core.errors import ConvoError
 from convo_tui.core.redact import display
 from convo_tui.core.settings import SEARCH_MODES
 
@@ -30,6 +31,8 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from_args(args)
     limit = args.limit if args.limit is not None else settings.search_limit
+    if limit < 1:
+        raise ConvoError(f"--limit must be 1 or more (got {limit})")
     mode = args.mode or settings.search_mode
     with Library.open(settings, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
