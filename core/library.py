@@ -13,6 +13,8 @@ from pathlib import Path
 
 from convo_tui.core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
 from convo_tui.core.errors import ConvoError, IndexUnavailable
+from convo_tui.core.health import check as check_health
+from convo_tui.core.health import forget_lost
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
 from convo_tui.core.manifest import Manifest
@@ -100,6 +102,8 @@ class Library:
             if damaged is not None:
                 raise damaged
             check_meta(store.read_meta(), settings.model, str(settings.qdrant_url or settings.index_dir))
+            if not settings.qdrant_url:  # core/health.py: damaged files, sessions the store lost
+                check_health(store, settings.index_dir, settings.index_dir, read_only=read_only)
             error = None
         except IndexUnavailable as exc:
             if not allow_mismatch:
@@ -167,6 +171,7 @@ class Library:
             self._meta_error = None
         assert self._dense is not None
         self.store.ensure(self._dense.dim)
+        forget_lost(self.store, manifest, self.annotations)  # re-index what the store lost (core/health.py)
         meta = self.store.read_meta()
         if not meta:
             self.store.write_meta(

@@ -98,11 +98,14 @@ class EdgeStore(Store):
         self.path = Path(path)
         self.read_only = read_only
         self._shard: qe.EdgeShard | None = None
+        from convo_tui.core.health import check_index_path, store_missing
+
+        check_index_path(self.path)
         # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
         # nothing may be read from it; drop() and a rebuild are the way out.
         self.damaged: IndexUnavailable | None = None
         if read_only and not self._has_shard():
-            raise IndexUnavailable(f"no index at {self.path} yet; run `convo-tui index` first")
+            raise IndexUnavailable(store_missing(self.path) or f"no index at {self.path} yet; run `convo-tui index` first")
         _private_dir(self.path)
         self._lock = IndexLock(self.path)
         self._lock.acquire()
