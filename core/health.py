@@ -119,13 +119,16 @@ def lost_sessions(store: Store, manifest: Manifest, annotations: Annotations | N
     store no longer has (deleted ones aside). Changed or vanished files are
     left out: the next run re-indexes or prunes them anyway, and a run killed
     between publishing and saving the manifest leaves exactly such files."""
-    if not manifest.files:
-        return {}
-    stored = {
-        str(p.payload.get("session_id", ""))
-        for p in store.scroll(Filter(must=(Cond("level", value="session"),)), fields=["session_id"])
-    }
     deleted = {sid for sid, note in annotations.all().items() if note.deleted is not None} if annotations else set()
+    expected = {sid for entry in manifest.files.values() for sid in entry.sessions} - deleted
+    if not expected:
+        return {}
+    published = Filter(must=(Cond("visible", value=True), Cond("level", value="session")))
+    # Fast path (an exact count on indexed fields): as many sessions as the manifest
+    # lists, or more (a run killed before saving it), means nothing was lost.
+    if store.count(published) >= len(expected):
+        return {}
+    stored = {str(p.payload.get("session_id", "")) for p in store.scroll(published, fields=["session_id"], batch=4096)}
     lost: dict[str, list[str]] = {}
     for key, entry in manifest.files.items():
         missing = [sid for sid in entry.sessions if sid not in stored and sid not in deleted]
@@ -142,9 +145,12 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
         health.problems = check_files(index_dir, store.read_meta())
     if health.problems:
         raise IndexUnavailable(f"the index at {index_dir} is damaged: {health.problems[0]}; run {REBUILD}")
-    health.lost = lost_sessions(store, Manifest.load(manifest_dir), Annotations(manifest_dir))
-    if health.lost and read_only:
-        total = sum(len(e.sessions) for e in Manifest.load(manifest_dir).files.values())
+    if not read_only:
+        return health  # a writer is about to index: Library.index repairs (forget_lost)
+    manifest = Manifest.load(manifest_dir)
+    health.lost = lost_sessions(store, manifest, Annotations(manifest_dir))
+    if health.lost:
+        total = sum(len(e.sessions) for e in manifest.files.values())
         raise IndexUnavailable(
             f"the index at {index_dir or manifest_dir} has lost {health.lost_sessions} of {total} sessions; "
             f"run `convo-tui index` to re-index them, or {REBUILD}"

@@ -151,3 +151,34 @@ def test_a_cut_tool_call_argument_masks_the_whole_key_before_the_cut():
         assert ("Q2x9" not in title and "gVt2" not in title and "t2Xo]" not in title) or "openai-key sk-proj-…t2Xo]" in title
         assert ("[REDACTED:" in title) == ("]" in title), title
         assert not any(key[i : i + 6] in title for i in range(8, len(key) - 10)), title
+
+
+def test_titles_are_masked_in_every_face(tmp_path, capsys):
+    """A key pasted into what became the title: CLI lists, cards, reader head, Markdown."""
+    import json
+    from pathlib import Path
+
+    from convo_tui.cli.main import main
+    from convo_tui.core.library import Library
+    from convo_tui.core.settings import Settings
+    from convo_tui.tui.markdown import session_markdown
+    from convo_tui.tui.widgets.card import card_title
+    from convo_tui.tui.widgets.session_view import session_head
+
+    key = "sk-proj-Q2x9Lm4TzR7vB1nW8cYk3HfP6sD0aJeU5gVt2Xo"
+    data = json.loads((Path(__file__).parent / "fixtures" / "chatgpt" / "conversations.json").read_text(encoding="utf-8"))
+    data[0]["title"] = f"use {key} for the sorting script"
+    src = tmp_path / "src"
+    src.mkdir()
+    (src / "conversations.json").write_text(json.dumps(data), encoding="utf-8")
+    assert main(["index", str(src)]) == 0
+    capsys.readouterr()
+    for argv in (["sessions"], ["search", "sorting rows"]):
+        assert main(argv) == 0
+        out = capsys.readouterr().out
+        assert "[REDACTED:openai-key" in out and "Q2x9Lm4T" not in out, out
+    with Library.open(Settings.load(), read_only=True) as lib:
+        hit = next(h for h in lib.search("sorting rows", limit=5) if "sorting script" in h.session_title)
+        session = lib.session(hit.session_id)
+    for shown in (card_title(hit).plain, session_head(session).plain, session_markdown(session)):
+        assert "Q2x9Lm4T" not in shown and "[REDACTED:openai-key sk-proj-…t2Xo]" in shown, shown
