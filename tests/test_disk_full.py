@@ -31,9 +31,16 @@ MB = 1 << 20
 
 @pytest.fixture
 def corpus(tmp_path):
+    """Good files only, so a finished `index` exits 0 (not 3 for a skipped file)."""
     root = tmp_path / "src"
-    shutil.copytree(FIXTURES / "claude_code", root / "claude_code")
+    (root / "claude_code").mkdir(parents=True)
+    shutil.copy(FIXTURES / "claude_code" / "7f3c2a10-5b6e-4d2f-9a8b-1c2d3e4f5a6b.jsonl", root / "claude_code")
     return root
+
+
+def _add_chatgpt(corpus: Path) -> None:
+    (corpus / "chatgpt").mkdir()
+    shutil.copy(FIXTURES / "chatgpt" / "conversations.json", corpus / "chatgpt")
 
 
 def _titles(index_dir: Path) -> list[tuple[str, str]]:
@@ -51,7 +58,7 @@ def test_little_free_space_is_one_line_for_every_command_and_changes_nothing(cor
     _index(index_dir, corpus)
     before = _titles(index_dir)
     manifest = (index_dir / "manifest.json").read_bytes()
-    shutil.copytree(FIXTURES / "chatgpt", corpus / "chatgpt")
+    _add_chatgpt(corpus)
     monkeypatch.setattr(space, "free_bytes", lambda _folder: 5 * MB)
     for argv in (["index", str(corpus)], ["sessions"], ["search", "flaky login"]):
         capsys.readouterr()
@@ -96,7 +103,7 @@ def test_engine_reporting_enospc_mid_run_keeps_what_was_published(corpus, tmp_pa
     index_dir = tmp_path / "index"
     _index(index_dir, corpus)
     before = dict(_titles(index_dir))
-    shutil.copytree(FIXTURES / "chatgpt", corpus / "chatgpt")
+    _add_chatgpt(corpus)
     with Library.open(Settings(index_dir=index_dir)) as lib:
         lib.load_model()
         lib.store.ensure(lib._dense.dim)
@@ -173,7 +180,7 @@ def test_a_really_full_tmpfs_gives_one_line_never_a_bus_error(small_tmpfs, corpu
     assert "Fix the flaky login test" in sessions, (listed, indexed)
     # The first open filled the holes of Edge's files (tmpfs): from now on it needs little.
     filler = _fill(small_tmpfs, leave=2 * MB)
-    shutil.copytree(FIXTURES / "chatgpt", corpus / "chatgpt")
+    _add_chatgpt(corpus)
     for args in (
         ["sessions"],
         ["search", "flaky login"],

@@ -44,7 +44,8 @@ def test_index_search_and_sessions_write_only_into_our_folders(tmp_path):
     home, tmp = tmp_path / "home", tmp_path / "tmp"
     home.mkdir()
     tmp.mkdir()
-    shutil.copytree(FIXTURES / "claude_code", home / "sources" / "claude_code")
+    (home / "sources").mkdir()
+    shutil.copy(FIXTURES / "claude_code" / "7f3c2a10-5b6e-4d2f-9a8b-1c2d3e4f5a6b.jsonl", home / "sources")
     before = _files(home)
     env = _bare_env(home, tmp)
     for args in (["index", str(home / "sources")], ["search", "flaky login"], ["sessions"], ["search", "--json", "x"]):
