@@ -21,6 +21,6 @@ def run_app(args: argparse.Namespace) -> int:
         app.run()
     finally:
         if demo:
-            # The demo index lives in a fresh temporary folder: leave nothing behind.
-            shutil.rmtree(app.settings.index_dir, ignore_errors=True)
+            # The demo index and its exports live in one fresh temporary folder: leave nothing behind.
+            shutil.rmtree(app.settings.index_dir.parent, ignore_errors=True)
     return int(app.return_code or 0)

@@ -9,6 +9,9 @@ from pathlib import Path
 
 from convo_tui.cli.common import add_store_options, open_index, settings_from_args
 
+# `index` finished but some files could not be indexed (each named on its own line).
+EXIT_SKIPPED = 3
+
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
@@ -32,7 +35,14 @@ def run(args: argparse.Namespace) -> int:
     with open_index(args, allow_mismatch=args.rebuild) as library:
         report = _run_with_progress(library, paths, args.rebuild)
     _print_report(report)
-    return 130 if report.cancelled else 0
+    if report.cancelled:
+        return 130
+    if report.skipped:
+        # Done, but not with everything: scripts and CI can tell (README: exit codes).
+        files = len({path for path, _reason in report.skipped})
+        print(f"convo-tui: {files} file(s) skipped (listed above); everything else is indexed", file=sys.stderr)
+        return EXIT_SKIPPED
+    return 0
 
 
 def _run_with_progress(library, paths, rebuild):

@@ -9,7 +9,9 @@ from __future__ import annotations
 
 import argparse
 import importlib
+import os
 import sys
+from pathlib import Path
 
 from convo_tui.core.errors import ConvoError
 
@@ -50,6 +52,14 @@ def main(argv: list[str] | None = None) -> int:
         return 130
     except BrokenPipeError:
         return 0
+    except OSError as exc:  # a full disk met outside the engine (manifest, notes): one line too
+        from convo_tui.core.store.space import disk_full, is_disk_full
+
+        if not is_disk_full(exc):
+            raise
+        folder = os.path.dirname(os.fsdecode(exc.filename)) if exc.filename else os.getcwd()
+        print(f"convo-tui: {disk_full(Path(folder))}", file=sys.stderr)
+        return 1
 
 
 if __name__ == "__main__":

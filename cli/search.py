@@ -7,6 +7,8 @@ import json
 import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.redact import display
 from convo_tui.core.settings import SEARCH_MODES
 
 
@@ -27,6 +29,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     limit = args.limit if args.limit is not None else settings.search_limit
+    if limit < 1:
+        raise ConvoError(f"--limit must be 1 or more (got {limit})")
     mode = args.mode or settings.search_mode
     with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
@@ -41,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _format(hit) -> str:
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
-    head = f"{hit.similarity:.2f}  {when}  {hit.project or '-'}  {hit.session_title or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
+    head = f"{hit.similarity:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
         text = " ".join(text.split())

@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, open_index
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.redact import display
 
 if TYPE_CHECKING:
     from convo_tui.core.library import Library
@@ -123,7 +124,7 @@ def _delete(args: argparse.Namespace) -> int:
             if not sys.stdin.isatty():
                 raise ConvoError(f"not deleting {args.id}: stdin is not a terminal, pass --yes to confirm")
             answer = input(
-                f"Delete {summary.title!r} ({summary.message_count} messages) from the index? "
+                f"Delete {display(summary.title)!r} ({summary.message_count} messages) from the index? "
                 f"The source file {summary.path} is kept. [y/N] "
             )
             if answer.strip().lower() not in {"y", "yes"}:

@@ -8,6 +8,7 @@ import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index
 from convo_tui.core.hits import SessionSummary
+from convo_tui.core.redact import display
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,7 +36,7 @@ def _format(s: SessionSummary) -> str:
     tags = "  " + " ".join(f"#{t}" for t in s.tags) if s.tags else ""
     gone = "  (file gone)" if s.orphaned else ""
     lines = [
-        f"{star}{s.id}  {s.title}{tags}",
+        f"{star}{s.id}  {display(s.title)}{tags}",
         f"    {s.project or '-'} · {s.source} · {s.message_count} messages · "
         f"{s.turn_count} turns · {local_time(s.started_at)} → {local_time(s.updated_at)}{gone}",
     ]

@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     if not _is_path(args.path):
         # Not a path: a session id, read from the index (works after the file is gone).
         from convo_tui.cli.common import open_index
-        from convo_tui.core.errors import ConvoError
+        from convo_tui.core.errors import ConvoError, IndexUnavailable
         from convo_tui.core.holder.client import HolderSilent
         from convo_tui.core.store.lock import IndexBusy
 
@@ -53,6 +53,12 @@ def run(args: argparse.Namespace) -> int:
                 session = library.session(args.path)
         except (IndexBusy, HolderSilent):
             raise  # the index is there but cannot answer now: its own line says what to do
+        except IndexUnavailable as exc:  # disk full, damaged: say that, not "no such session"
+            if "no index at" not in str(exc):
+                print(f"convo-tui: {exc}", file=sys.stderr)
+                return 1
+            print(f"convo-tui: {args.path}: no such file, folder or indexed session", file=sys.stderr)
+            return 1
         except ConvoError:
             print(f"convo-tui: {args.path}: no such file, folder or indexed session", file=sys.stderr)
             return 1

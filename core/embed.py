@@ -106,6 +106,11 @@ def bundled_model_dir() -> Path:
     return folder
 
 
+def fastembed_cache_dir() -> Path:
+    """Where fastembed keeps what it fetches or unpacks: inside our cache folder, not /tmp."""
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / "fastembed"
+
+
 def _link(source: Path, target: Path) -> None:
     if target.is_symlink() and target.resolve() == source.resolve():
         return
@@ -291,7 +296,8 @@ class DenseEmbedder:
         self.name = model
         self.batch_size = batch_size
         # lazy_load: fastembed finds the files, we build the one ONNX session (_attach_session).
-        options = {"threads": threads, "lazy_load": True}
+        # fastembed's own cache (default: `fastembed_cache` in the temp dir) goes into ours.
+        options = {"threads": threads, "lazy_load": True, "cache_dir": str(fastembed_cache_dir())}
         try:
             if model == DEFAULT_MODEL:
                 _register_default()

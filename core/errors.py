@@ -37,3 +37,16 @@ class QueryError(ConvoError):
 
 class IndexUnavailable(ConvoError):
     """The index cannot be opened or used as asked (locked, other model, ...)."""
+
+
+class DiskFull(IndexUnavailable):
+    """Too little free space to open or write the index safely; nothing was changed."""
+
+    def __init__(self, folder: str | Path, free: int, doing: str = ""):
+        self.folder = str(folder)
+        self.free = free
+        need = f" to {doing}" if doing else ""
+        super().__init__(
+            f"disk full: {free // (1 << 20)} MB free in {self.folder}; free some space{need} and try again "
+            "(the index was left as it was)"
+        )

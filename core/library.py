@@ -19,6 +19,8 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
 from convo_tui.core.errors import ConvoError, IndexUnavailable
+from convo_tui.core.health import check as check_health
+from convo_tui.core.health import forget_lost
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.holder.guard import GuardedStore
 from convo_tui.core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
@@ -122,6 +124,8 @@ class Library:
             # With model = "auto" the index's own model is the one wanted.
             wanted = (meta.get("model") or DEFAULT_MODEL) if settings.model == AUTO else settings.model
             check_meta(meta, wanted, str(settings.qdrant_url or settings.index_dir))
+            if not settings.qdrant_url:  # core/health.py: damaged files, sessions the store lost
+                check_health(store, settings.index_dir, settings.index_dir, read_only=read_only)
             error = None
         except IndexUnavailable as exc:
             if not allow_mismatch:
@@ -233,6 +237,7 @@ class Library:
         self.load_model()
         assert self._dense is not None
         self.store.ensure(self._dense.dim)
+        forget_lost(self.store, manifest, self.annotations)  # re-index what the store lost (core/health.py)
         meta = self.store.read_meta()
         if not meta:
             self.store.write_meta(

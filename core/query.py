@@ -112,7 +112,12 @@ def parse_query(query: str, *, now: datetime | None = None) -> ParsedQuery:
         key = match.group("key").lower()
         value = match.group("qval") if match.group("qval") is not None else match.group("val")
         if key not in KEYS:
-            # Not a filter (a URL scheme, "note:" in prose): keep it as words.
+            if _unknown_filter(key, value):
+                raise QueryError(
+                    f"unknown filter {key}: (filters are {', '.join(k + ':' for k in KEYS)}); "
+                    f'write "{match.group(0)}" in quotes to search for it as words'
+                )
+            # Not a filter (a URL, a port, "C:\\", "std::"): keep it as words.
             words.append(match.group(0))
             continue
         value = value.strip()
@@ -123,6 +128,12 @@ def parse_query(query: str, *, now: datetime | None = None) -> ParsedQuery:
     if parsed.after is not None and parsed.before is not None and parsed.after >= parsed.before:
         raise QueryError("after: must be earlier than before:")
     return parsed
+
+
+def _unknown_filter(key: str, value: str) -> bool:
+    """`foo:bar` reads as a mistyped filter; URLs (`https://`), drive letters,
+    `std::x`, `host:8080` and `key:` with nothing after it read as words."""
+    return len(key) > 1 and bool(value) and value[0] not in "/\\:" and not value[0].isdigit()
 
 
 def _apply(parsed: ParsedQuery, key: str, value: str, now: datetime | None = None) -> None:

@@ -23,6 +23,7 @@ from __future__ import annotations
 import bisect
 import hashlib
 import hmac
+import math
 import os
 import re
 from collections.abc import Callable, Iterable
@@ -112,6 +113,36 @@ def _plausible_assignment(value: str) -> bool:
     return len(value.strip("\"'")) >= 8 and _plausible_credential(value)
 
 
+def _entropy(value: str) -> float:
+    """Shannon entropy in bits per character."""
+    counts: dict[str, int] = {}
+    for c in value:
+        counts[c] = counts.get(c, 0) + 1
+    n = len(value)
+    return -sum(k / n * math.log2(k / n) for k in counts.values())
+
+
+_HEX_OR_UUID = re.compile(r"[0-9a-fA-F]+|[0-9a-fA-F]{8}-(?:[0-9a-fA-F]{4}-){3}[0-9a-fA-F]{12}")
+
+
+def _random_looking(value: str) -> bool:
+    """A long value that looks generated: mixed letters and digits, high entropy,
+    and not a hex digest, UUID, path or dotted name (ids stay readable)."""
+    value = value.strip("\"'")
+    if len(value) < 20 or _HEX_OR_UUID.fullmatch(value) or ("/" in value.strip("/+") and value.count("/") > 2):
+        return False
+    if _PLACEHOLDERS.fullmatch(value) or _IDENTIFIER.fullmatch(value):
+        return False
+    classes = sum((any(c.islower() for c in value), any(c.isupper() for c in value), _has_digit(value)))
+    return classes >= 3 and _entropy(value) >= 3.5
+
+
+def _aws_secret_shape(value: str) -> bool:
+    return _random_looking(value) or (
+        len(value) == 40 and _has_digit(value) and any(c.isupper() for c in value) and any(c.islower() for c in value)
+    )
+
+
 _RULES: list[_Rule] = [
     # Most specific first: where two rules overlap, the earlier one wins.
     _Rule(
@@ -161,6 +192,18 @@ _RULES: list[_Rule] = [
         ("secret",),
         group=1,
         show_tail=False,
+    ),
+    _Rule(
+        # In prose: "the secret is wJalr…", "secret key: wJalr…", "AWS secret wJalr…".
+        "aws-secret-key",
+        re.compile(
+            r"(?<![A-Za-z0-9])(?i:secret(?:[ _-]?access)?(?:[ _-]?key)?)(?:\s+(?i:is|was|of|=|:))?[\s\"'`:=]{1,4}"
+            r"([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])"
+        ),
+        ("secret",),
+        group=1,
+        show_tail=False,
+        accept=_aws_secret_shape,
     ),
     _Rule(
         "github-token",
@@ -242,7 +285,40 @@ _RULES: list[_Rule] = [
     ),
 ]
 
-KINDS: tuple[str, ...] = tuple(rule.kind for rule in _RULES)
+_RULES.append(
+    _Rule(
+        # A credential word, a few words of prose, then a long generated-looking
+        # value: "my api key is Zq8Xw3…", "token for staging: 7f3Kq9Zx…".
+        "secret",
+        re.compile(
+            r"(?<![A-Za-z0-9])(?i:api[ _-]?key|secret|token|password|passwd|credential|access[ _-]?key)s?"
+            r"(?:[ \t]+[A-Za-z]{1,12}){0,3}[ \t]*[:=]?[ \t]*[\"'`]?"
+            r"([A-Za-z0-9_\-+/=.~]{20,256}+)(?![A-Za-z0-9_\-+/=.~])"
+        ),
+        ("key", "secret", "token", "passw", "credential"),
+        group=1,
+        show_tail=False,
+        accept=_random_looking,
+    )
+)
+
+KINDS: tuple[str, ...] = tuple(dict.fromkeys(rule.kind for rule in _RULES))
+
+# Within this many characters of an AWS access key id, a 40-character value of
+# the secret key's alphabet is taken as its secret key, even with no label.
+_AWS_PAIR_WINDOW = 240
+_AWS_SECRET_NEAR = re.compile(r"(?<![A-Za-z0-9/+])([A-Za-z0-9/+]{40})(?![A-Za-z0-9/+])")
+
+
+def _aws_pairs(text: str, taken: list[Secret]) -> Iterable[Secret]:
+    for secret in taken:
+        if secret.kind != "aws-access-key-id":
+            continue
+        lo, hi = max(0, secret.start - _AWS_PAIR_WINDOW), min(len(text), secret.end + _AWS_PAIR_WINDOW)
+        for found in _AWS_SECRET_NEAR.finditer(text, lo, hi):
+            value = found.group(1)
+            if _aws_secret_shape(value):
+                yield Secret(found.start(1), found.end(1), "aws-secret-key", value, "", False)
 
 
 def _matches(rule: _Rule, text: str) -> Iterable[Secret]:
@@ -283,6 +359,12 @@ def find_secrets(text: str) -> list[Secret]:
                 continue
             starts.insert(at, secret.start)
             taken.insert(at, secret)
+    for secret in list(_aws_pairs(text, taken)):
+        at = bisect.bisect_left(starts, secret.start)
+        if (at > 0 and taken[at - 1].end > secret.start) or (at < len(taken) and taken[at].start < secret.end):
+            continue
+        starts.insert(at, secret.start)
+        taken.insert(at, secret)
     return taken
 
 
@@ -309,3 +391,26 @@ def redact(text: str, reveal: set[str] | frozenset[str] | None = None) -> str:
 
 def has_secrets(text: str) -> bool:
     return bool(find_secrets(text))
+
+
+def display(text: str, limit: int | None = None, reveal: set[str] | frozenset[str] | None = None) -> str:
+    """What a face may show of a title, summary, header or argument: secrets
+    masked first, then one line, then cut to `limit` characters.
+
+    Masking before the cut is what keeps a secret from escaping: a value cut
+    short no longer matches its pattern, and a marker computed on the cut would
+    show the wrong characters. A cut never splits a marker either.
+    """
+    return shorten(" ".join(redact(text, reveal).split()), limit)
+
+
+def shorten(masked: str, limit: int | None) -> str:
+    """`masked` (already through redact) cut to `limit` characters with an
+    ellipsis, never inside a marker: the whole marker or none of it."""
+    if limit is None or len(masked) <= limit:
+        return masked
+    cut = masked[: max(0, limit - 1)]
+    opened = cut.rfind("[REDACTED:")
+    if opened != -1 and "]" not in cut[opened:]:
+        cut = cut[:opened].rstrip()
+    return cut + "…"

@@ -92,10 +92,10 @@ def test_good_files_are_indexed_and_each_bad_one_reported_once(folder: Path, tmp
 
 
 def test_the_cli_reports_each_bad_file_on_one_line(folder: Path, tmp_path: Path, capsys):
-    assert main(["index", str(folder), "--index-dir", str(tmp_path / "index")]) == 0
+    assert main(["index", str(folder), "--index-dir", str(tmp_path / "index")]) == 3  # done, with files skipped
     out, err = capsys.readouterr()
     lines = out.splitlines()
     assert lines[0] == f"sessions: {len(GOOD_SESSIONS)} added, 0 updated, 0 unchanged, 0 removed; {len(BAD)} file(s) skipped"
     assert sorted(lines[1 : 1 + len(BAD)]) == [f"  skipped {path}: {reason}" for path, reason in expected_skips(folder)]
     assert lines[1 + len(BAD)].startswith(f"index: {len(GOOD_SESSIONS)} sessions, ")
-    assert err == ""
+    assert err == f"convo-tui: {len(BAD)} file(s) skipped (listed above); everything else is indexed\n"

@@ -66,7 +66,12 @@ def test_vanished_file_stays_until_prune(corpus, library):
 def test_interrupted_run_leftovers_are_cleaned(corpus, library):
     library.index([corpus])
     # What a crash mid-write leaves: invisible points of an unpublished generation.
-    hidden = list(library.store.scroll(Filter(must=(Cond("session_id", value="team-lunch"),))))
+    # (Not its session point: a session whose session point is gone is re-indexed, core/health.py.)
+    hidden = [
+        p
+        for p in library.store.scroll(Filter(must=(Cond("session_id", value="team-lunch"),)))
+        if p.payload.get("level") != "session"
+    ]
     library.store.set_payload({"visible": False, "generation": 1}, Filter(must=(Cond("key", value=hidden[1].payload["key"]),)))
     assert library.index([corpus]).unchanged == 6
     assert library.store.count(Filter(must=(Cond("visible", value=False),))) == 0

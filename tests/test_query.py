@@ -17,10 +17,18 @@ def test_filters_and_phrases_are_split_from_words():
     assert Cond("role", value="ai") in must
 
 
-def test_quoted_filter_value_and_unknown_key_kept_as_words():
-    q = parse_query('project:"my app" see http://example.com note:x')
+def test_quoted_filter_value_and_urls_ports_and_quoted_unknown_keys_kept_as_words():
+    q = parse_query('project:"my app" see http://example.com localhost:8080 std::vector "note:x"')
     assert q.project == "my app"
-    assert q.text == "see http://example.com note:x"
+    assert q.text == "see http://example.com localhost:8080 std::vector note:x"
+
+
+@pytest.mark.parametrize("query", ["foo:bar", "qdrant note:x", "projct:myapp setup"])
+def test_an_unknown_filter_is_a_one_line_error_that_says_how_to_search_it(query):
+    with pytest.raises(QueryError) as caught:
+        parse_query(query)
+    message = str(caught.value)
+    assert "\n" not in message and "unknown filter" in message and "project:" in message and "in quotes" in message
 
 
 def test_dates_are_local_midnights_and_before_is_exclusive():

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 
 from convo_tui.core.model import Message, Session
+from convo_tui.core.redact import display
 from convo_tui.tui.render import args_full, format_date
 from convo_tui.tui.turns import turn_parts
 
@@ -22,7 +23,7 @@ def _message_md(message: Message, number: int | None, shown: Callable[[str], str
 
 def _header(session: Session) -> list[str]:
     """Enough to find the conversation again: the whole title, where, when, the file and the id."""
-    title = " ".join((session.title or "(untitled)").split())
+    title = " ".join((display(session.title) or "(untitled)").split())
     lines = [
         f"# {title}",
         "",

@@ -6,13 +6,14 @@ the reader and the sessions list.
 
 from __future__ import annotations
 
-from collections.abc import Iterable
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
 from convo_tui.core.highlight import match_spans
 from convo_tui.core.model import ToolCall
+from convo_tui.core.redact import shorten
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment
@@ -104,14 +105,14 @@ class IconRows:
         ).clamp(max_width=options.max_width)
 
 
-def args_summary(args: dict[str, Any], width: int = 60) -> str:
-    """One line: `key: value, key: value`, cut at `width`."""
+def args_summary(args: dict[str, Any], width: int = 60, shown: Callable[[str], str] = str) -> str:
+    """One line: `key: value, key: value`, masked by `shown` and then cut at `width`
+    (masking first: a cut secret would escape its pattern)."""
     parts = []
     for key, value in args.items():
-        shown = value if isinstance(value, str) else repr(value)
-        parts.append(f"{key}: {' '.join(str(shown).split())}")
-    line = ", ".join(parts)
-    return line if len(line) <= width else line[: width - 1] + "…"
+        text = value if isinstance(value, str) else repr(value)
+        parts.append(f"{key}: {' '.join(str(text).split())}")
+    return shorten(shown(", ".join(parts)), width)
 
 
 def args_full(args: dict[str, Any]) -> str:
@@ -126,8 +127,8 @@ def args_full(args: dict[str, Any]) -> str:
     return "\n".join(lines) or "(no arguments)"
 
 
-def tool_title(tool: ToolCall, width: int = 60) -> str:
-    summary = args_summary(tool.args, width)
+def tool_title(tool: ToolCall, width: int = 60, shown: Callable[[str], str] = str) -> str:
+    summary = args_summary(tool.args, width, shown)
     return f"🔧 {tool.name}({summary})" if summary else f"🔧 {tool.name}()"
 
 

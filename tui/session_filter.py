@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from convo_tui.core.hits import SessionSummary
+from convo_tui.core.redact import display
 from rapidfuzz import fuzz, process, utils
 
 SCORE_CUTOFF = 60
@@ -12,7 +13,7 @@ def fuzzy_filter(sessions: list[SessionSummary], text: str, limit: int = 200) ->
     """Sessions whose title or project match `text`, best first; all of them when empty."""
     if not text.strip():
         return list(sessions)
-    choices = {index: f"{s.title} {s.project}" for index, s in enumerate(sessions)}
+    choices = {index: f"{display(s.title)} {s.project}" for index, s in enumerate(sessions)}
     found = process.extract(
         text, choices, scorer=fuzz.WRatio, processor=utils.default_process, limit=limit, score_cutoff=SCORE_CUTOFF
     )

@@ -19,6 +19,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.store import space
 from convo_tui.core.store.base import (
     DENSE,
     HNSW_EF,
@@ -63,6 +64,8 @@ def _private_dir(path: Path) -> None:
         path.mkdir(parents=True, exist_ok=True, mode=0o700)
         os.chmod(path, 0o700)
     except OSError as exc:
+        if space.is_disk_full(exc):
+            raise space.disk_full(path.parent, "create the index folder") from None
         raise IndexUnavailable(f"index folder {path}: {exc.strerror or exc}") from None
 
 
@@ -72,13 +75,20 @@ def _one_line(exc: BaseException) -> str:
 
 @contextmanager
 def _edge_errors(path: Path, doing: str) -> Iterator[None]:
-    """Edge reports I/O and storage failures as bare Exception: make them one line."""
+    """Edge reports I/O and storage failures as bare Exception: make them one line.
+
+    A full disk gets its own line (DiskFull, with the free space); other read
+    failures name the way out, since a search that fails on a readable index
+    means damaged files."""
     try:
         yield
     except Exception as exc:
         if type(exc) is not Exception:
             raise  # programming errors (TypeError, ValueError, ...) stay loud
-        raise IndexUnavailable(f"index {path}: {doing} failed ({_one_line(exc)})") from None
+        if space.is_disk_full(exc):
+            raise space.disk_full(path, doing) from None
+        hint = "; if it happens again, rebuild the index with `convo-tui index --rebuild`" if doing == "searching" else ""
+        raise IndexUnavailable(f"index {path}: {doing} failed ({_one_line(exc)}){hint}") from None
 
 
 class EdgeStore(Store):
@@ -88,16 +98,21 @@ class EdgeStore(Store):
         self.path = Path(path)
         self.read_only = read_only
         self._shard: qe.EdgeShard | None = None
+        from convo_tui.core.health import check_index_path, store_missing
+
+        check_index_path(self.path)
         # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
         # nothing may be read from it; drop() and a rebuild are the way out.
         self.damaged: IndexUnavailable | None = None
         if read_only and not self._has_shard():
-            raise IndexUnavailable(f"no index at {self.path} yet; run `convo-tui index` first")
+            raise IndexUnavailable(store_missing(self.path) or f"no index at {self.path} yet; run `convo-tui index` first")
         _private_dir(self.path)
         self._lock = IndexLock(self.path)
         self._lock.acquire()
         try:
             if self._has_shard():
+                # Edge maps its files even to read them: on a full disk that is a SIGBUS.
+                space.require(self.path, space.open_reserve(self.path, self.path / SHARD_NAME), "open the index")
                 self._shard = self._load(None)
         except IndexUnavailable as exc:
             if not repair or read_only:
@@ -140,6 +155,7 @@ class EdgeStore(Store):
 
     def ensure(self, dim: int) -> None:
         self._writable()
+        space.require(self.path, space.WRITE_RESERVE, "write the index")
         if self._shard is None:
             # A shard folder without its config is a create() cut short: nothing in it is usable.
             shutil.rmtree(self.path / SHARD_NAME, ignore_errors=True)
@@ -156,6 +172,8 @@ class EdgeStore(Store):
                 self._update(qe.UpdateOperation.create_field_index(name, _INDEX_SCHEMA[kind]))
 
     def _update(self, operation: qe.UpdateOperation) -> None:
+        # Checked before every write: running out inside Edge's mapped files kills the process.
+        space.require(self.path, space.WRITE_RESERVE, "write the index")
         with _edge_errors(self.path, "writing"):
             self._need().update(operation)
 
@@ -182,6 +200,7 @@ class EdgeStore(Store):
 
     def optimize(self) -> None:
         if self._shard is not None and not self.read_only:
+            space.require(self.path, space.optimize_reserve(self.path / SHARD_NAME / "segments"), "optimize the index")
             with _edge_errors(self.path, "optimizing"):
                 self._shard.optimize()
 
@@ -287,6 +306,11 @@ class EdgeStore(Store):
                 fh.flush()
                 os.fsync(fh.fileno())
             os.replace(tmp, self.path / META_NAME)
+        except OSError as exc:
+            Path(tmp).unlink(missing_ok=True)
+            if space.is_disk_full(exc):
+                raise space.disk_full(self.path, "write the index") from None
+            raise
         except BaseException:
             Path(tmp).unlink(missing_ok=True)
             raise

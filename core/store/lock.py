@@ -90,8 +90,10 @@ class IndexLock:
         except OSError as exc:
             os.close(fd)
             raise IndexUnavailable(f"index {self.path.parent}: cannot lock ({exc.strerror})") from None
-        os.ftruncate(fd, 0)
-        os.pwrite(fd, f"{os.getpid()}\n{_command_line()}\n".encode(), 0)
+        # Who holds it is only a courtesy for the message above: a full disk must not stop a reader.
+        with contextlib.suppress(OSError):
+            os.ftruncate(fd, 0)
+            os.pwrite(fd, f"{os.getpid()}\n{_command_line()}\n".encode(), 0)
         self._fd = fd
 
     def release(self) -> None:

@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.core.redact import display
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
@@ -207,7 +208,7 @@ class ReaderScreen(CardActions, Screen):
             self.app.search_screen.refresh_search()
             self.notify("Deleted from the index (the source file is untouched)", timeout=4)
 
-        question = f"Delete “{self.session.title}” from the index?\nThe source file is not touched."
+        question = f"Delete “{display(self.session.title)}” from the index?\nThe source file is not touched."
         self.app.push_screen(ConfirmScreen(question), answered)
 
     def action_search_here(self) -> None:

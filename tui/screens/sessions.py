@@ -6,6 +6,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.hits import SessionSummary
+from convo_tui.core.redact import display
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.render import format_date, plural
 from convo_tui.tui.session_filter import fuzzy_filter, group_by_project
@@ -36,7 +37,7 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
     )
     if summary.orphaned:
         meta.append(" · source gone", style="italic")
-    title = Text(summary.title or "(untitled)", style="bold", overflow="fold")
+    title = Text(display(summary.title) or "(untitled)", style="bold", overflow="fold")
     grid.add_row(Text("★" if summary.starred else "", style="bold"), Text("\n").join([title, meta]))
     return grid
 

@@ -13,6 +13,7 @@ from collections.abc import Callable
 from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
 from convo_tui.core.snippets import snippet
+from convo_tui.core.redact import display
 from convo_tui.tui.render import IconRows, format_date, highlighted, similarity_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
@@ -26,7 +27,7 @@ SNIPPET_CELLS = 240  # wider than any card line: the line is cut on screen, the 
 
 
 def card_title(hit: Hit, compact: bool = False) -> Text:
-    title = Text(hit.session_title or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+    title = Text(display(hit.session_title) or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
     if compact:  # the one line of the compact list also says where and when
         title.append(f"  {hit.project or '—'} · {format_date(hit.timestamp)[:10]}", style="dim")
     return title

@@ -6,6 +6,7 @@ from collections.abc import Callable
 from pathlib import Path
 
 from convo_tui.core.model import Message, Session
+from convo_tui.core.redact import display
 from convo_tui.tui.render import format_date, plural
 from convo_tui.tui.turns import turn_of_message
 from convo_tui.tui.widgets.message_block import MessageBlock
@@ -34,7 +35,7 @@ def session_head(session: Session, *, starred: bool = False, masked: int = 0) ->
     head = Text()
     if starred:
         head.append("★ ", style="bold")
-    head.append(session.title or "(untitled)", style="bold")
+    head.append(display(session.title) or "(untitled)", style="bold")
     head.append(f"\n{session.project or '—'} · {session.source} · {format_date(session.started_at or session.updated_at)}")
     if session.started_at and session.updated_at and session.updated_at != session.started_at:
         head.append(f" → {format_date(session.updated_at)}")

@@ -19,7 +19,7 @@ class ToolCallView(Widget):
         self._shown = reveal or (lambda text: text)
 
     def compose(self) -> ComposeResult:
-        title = self._shown(tool_title(self.tool))
+        title = tool_title(self.tool, shown=self._shown)  # masked before it is cut
         if args_are_long(self.tool.args):
             with Collapsible(title=title, collapsed=self.collapsed):
                 yield Static(self._shown(args_full(self.tool.args)), classes="tool-args", markup=False)

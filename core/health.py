@@ -1,0 +1,167 @@
+"""Index health: notice a damaged index at open, and let `index` repair what it can.
+
+A damaged index used to go unnoticed: with its shard folder gone, `index`
+said "46 unchanged" and searches found nothing; truncated vector files only
+showed as a raw engine error at search time; a dimension changed in meta.json
+was accepted. Every open now runs cheap checks (no model, a few stats and one
+scroll of the session points):
+
+- the index path is a folder;
+- the store's vector dimension is the one meta.json records;
+- the dense vector files have their full length (Edge maps fixed-size chunks);
+- every session the manifest lists for an unchanged file is in the store.
+
+The first three need `convo-tui index --rebuild`. Lost sessions are re-indexed
+by a plain `convo-tui index`: `forget_lost` drops their files' manifest entries
+so the run parses them again instead of reporting them unchanged.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+from dataclasses import dataclass, field
+from pathlib import Path
+
+from convo_tui.core.annotations import Annotations
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.manifest import Manifest
+from convo_tui.core.store.base import DENSE, Cond, Filter, Store
+
+REBUILD = "`convo-tui index --rebuild`"
+SHARD = "shard"
+# Qdrant stores dense vectors in chunk files of this many bytes, rounded down
+# to whole vectors (32 MiB; measured: 33,553,920 bytes for 384 dimensions).
+_CHUNK_BYTES = 32 << 20
+
+
+@dataclass
+class Health:
+    problems: list[str] = field(default_factory=list)  # each needs a rebuild
+    lost: dict[str, list[str]] = field(default_factory=dict)  # manifest file key -> session ids the store lacks
+
+    @property
+    def lost_sessions(self) -> int:
+        return sum(len(ids) for ids in self.lost.values())
+
+
+def check_index_path(path: Path) -> None:
+    """IndexUnavailable when the index path exists but is not a folder."""
+    if path.exists() and not path.is_dir():
+        raise IndexUnavailable(
+            f"the index path {path} is a file, not a folder: move it away, or point --index-dir "
+            "(or CONVO_TUI_INDEX_DIR) at a folder"
+        )
+
+
+def store_missing(path: Path) -> str | None:
+    """The message for an index folder whose store vanished while its records stayed."""
+    if (path / "meta.json").is_file() or (path / "manifest.json").is_file():
+        return (
+            f"the index at {path} has lost its store ({SHARD}/ is missing or incomplete); "
+            f"run `convo-tui index` to re-index, or {REBUILD}"
+        )
+    return None
+
+
+def _stored_dim(shard: Path) -> int | None:
+    try:
+        config = json.loads((shard / "edge_config.json").read_text(encoding="utf-8"))
+        return int(config["vectors"][DENSE]["size"])
+    except (OSError, ValueError, KeyError, TypeError):
+        return None
+
+
+def _short_vector_files(shard: Path, dim: int) -> list[Path]:
+    row = dim * 4
+    expected = (_CHUNK_BYTES // row) * row
+    short = []
+    for chunk in sorted(shard.glob(f"segments/*/vector_storage-{DENSE}/vectors/chunk_*.mmap")):
+        try:
+            size = chunk.stat().st_size
+        except OSError:
+            short.append(chunk)
+            continue
+        if size < expected:
+            short.append(chunk)
+    return short
+
+
+def check_files(index_dir: Path, meta: dict) -> list[str]:
+    """Problems in the Edge folder's files that only a rebuild fixes."""
+    shard = index_dir / SHARD
+    if not (shard / "edge_config.json").is_file():
+        return []
+    problems = []
+    dim = _stored_dim(shard)
+    recorded = meta.get("dim")
+    if dim is None:
+        problems.append(f"{shard / 'edge_config.json'} is unreadable")
+    elif recorded is not None and recorded != dim:
+        problems.append(f"meta.json records {recorded}-dimension vectors but the store holds {dim}")
+    if dim is not None:
+        short = _short_vector_files(shard, dim)
+        if short:
+            problems.append(f"{len(short)} vector file(s) are cut short ({short[0]})")
+    return problems
+
+
+def _unchanged(key: str, size: int, mtime_ns: int) -> bool:
+    try:
+        stat = os.stat(key)
+    except OSError:
+        return False  # gone: prune's business, not damage
+    return stat.st_size == size and stat.st_mtime_ns == mtime_ns
+
+
+def lost_sessions(store: Store, manifest: Manifest, annotations: Annotations | None = None) -> dict[str, list[str]]:
+    """Sessions the manifest records for files that did not change, that the
+    store no longer has (deleted ones aside). Changed or vanished files are
+    left out: the next run re-indexes or prunes them anyway, and a run killed
+    between publishing and saving the manifest leaves exactly such files."""
+    deleted = {sid for sid, note in annotations.all().items() if note.deleted is not None} if annotations else set()
+    expected = {sid for entry in manifest.files.values() for sid in entry.sessions} - deleted
+    if not expected:
+        return {}
+    published = Filter(must=(Cond("visible", value=True), Cond("level", value="session")))
+    # Fast path (an exact count on indexed fields): as many sessions as the manifest
+    # lists, or more (a run killed before saving it), means nothing was lost.
+    if store.count(published) >= len(expected):
+        return {}
+    stored = {str(p.payload.get("session_id", "")) for p in store.scroll(published, fields=["session_id"], batch=4096)}
+    lost: dict[str, list[str]] = {}
+    for key, entry in manifest.files.items():
+        missing = [sid for sid in entry.sessions if sid not in stored and sid not in deleted]
+        if missing and _unchanged(key, entry.size, entry.mtime_ns):
+            lost[key] = missing
+    return lost
+
+
+def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only: bool) -> Health:
+    """Run the checks; raise IndexUnavailable (one line) for what a read cannot
+    live with: files damaged (rebuild), or, when read-only, sessions lost."""
+    health = Health()
+    if index_dir is not None:
+        health.problems = check_files(index_dir, store.read_meta())
+    if health.problems:
+        raise IndexUnavailable(f"the index at {index_dir} is damaged: {health.problems[0]}; run {REBUILD}")
+    if not read_only:
+        return health  # a writer is about to index: Library.index repairs (forget_lost)
+    manifest = Manifest.load(manifest_dir)
+    health.lost = lost_sessions(store, manifest, Annotations(manifest_dir))
+    if health.lost:
+        total = sum(len(e.sessions) for e in manifest.files.values())
+        raise IndexUnavailable(
+            f"the index at {index_dir or manifest_dir} has lost {health.lost_sessions} of {total} sessions; "
+            f"run `convo-tui index` to re-index them, or {REBUILD}"
+        )
+    return health
+
+
+def forget_lost(store: Store, manifest: Manifest, annotations: Annotations | None = None) -> int:
+    """Drop the manifest entries of files whose sessions the store lost, so the
+    coming run parses and publishes them again. Returns how many sessions."""
+    lost = lost_sessions(store, manifest, annotations)
+    for key in lost:
+        manifest.remove(key)
+    return sum(len(ids) for ids in lost.values())
