@@ -72,7 +72,10 @@ class SearchScreen(CardActions, Screen):
         if self._timer is not None:
             self._timer.stop()
         delay = self.app.settings.debounce_ms / 1000
-        self._timer = self.set_timer(delay, self._debounced)
+        if delay:
+            self._timer = self.set_timer(delay, self._debounced)
+        else:  # debounce_ms = 0: search on every key, no timer (the tests use this)
+            self._debounced()
 
     def _debounced(self) -> None:
         self._timer = None
@@ -84,6 +87,11 @@ class SearchScreen(CardActions, Screen):
             self.action_first_card()
         else:  # typed fast: go to the results as soon as they are shown
             self._focus_when_shown = True
+
+    @property
+    def generation(self) -> int:
+        """Number of the latest search started; results of an older one are dropped."""
+        return self._generation
 
     def _searching(self) -> bool:
         return any(w.group == "search" and not w.is_finished for w in self.workers)
