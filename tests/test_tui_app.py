@@ -17,9 +17,9 @@ from convo_tui.tui.widgets.message_block import MessageBlock
 from convo_tui.tui.widgets.session_view import TurnView
 from convo_tui.tui.widgets.tool_call import ToolCallView
 from convo_tui.tui.widgets.turn_detail import TurnDetail
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 
-from tests.tui_corpus import copy_demo, demo_library, utc_clock
+from tests.tui_corpus import copy_demo, utc_clock
 
 SIZE = (100, 32)
 
@@ -35,11 +35,10 @@ def run_async(test):
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
+def corpus(demo_index):
+    """The run's shared demo index (tests/conftest.py; debounce_ms = 0), dates shown in UTC."""
     with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+        yield demo_index
 
 
 def make_app(corpus, **changes):
@@ -55,7 +54,6 @@ async def settle(pilot):
 
 async def search(pilot, text: str) -> list[ResultCard]:
     pilot.app.search_screen.set_query(text)
-    await pilot.pause(0.3)  # past the debounce
     await settle(pilot)
     return pilot.app.search_screen.cards()
 
@@ -66,7 +64,6 @@ async def test_typing_a_query_shows_matching_cards(corpus):
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
         await pilot.press(*"flaky coupon test on CI")
-        await pilot.pause(0.3)
         await settle(pilot)
         cards = app.search_screen.cards()
         assert cards, "no cards"
@@ -175,10 +172,13 @@ async def test_reader_toggles_thinking_and_search_in_session(corpus):
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, SearchScreen)
-        from convo_tui.core.context import session_filter
+        from convo_tui.core.query import session_filter
 
         assert app.screen.query_one("#query", Input).value == f"{session_filter(session_id)} "
-        assert session_id in session_filter(session_id)
+        everywhere = await search(pilot, "rounding")
+        assert {c.hit.session_id for c in everywhere} - {session_id}, "the query alone reaches other sessions"
+        scoped = await search(pilot, f"{session_filter(session_id)} rounding")
+        assert scoped and {c.hit.session_id for c in scoped} == {session_id}
 
 
 @run_async
@@ -290,7 +290,8 @@ async def test_help_lists_the_keys_with_their_ids(corpus):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        rows = app.screen._rows(app.screen.under)
+        table = app.screen.query_one("#help-table", DataTable)
+        rows = [tuple(table.get_row_at(i)) for i in range(table.row_count)]
         assert ("f2", "Mode", "app.mode") in rows
         assert ("f3", "Sessions", "app.sessions") in rows
         await pilot.press("escape")
@@ -303,7 +304,7 @@ async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
         corpus = copy_demo(tmp_path)
         from convo_tui.core.settings import Settings
 
-        settings = Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False)
+        settings = Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False, debounce_ms=0)
         app = create_app(settings)
         async with app.run_test(size=SIZE) as pilot:
             await pilot.pause()
@@ -362,11 +363,13 @@ def test_card_text_is_clipped_to_a_character_budget_on_a_word():
 
 @run_async
 async def test_enter_typed_before_the_results_arrive_still_moves_to_the_first_card(corpus):
-    app = make_app(corpus)
+    app = make_app(corpus, debounce_ms=60_000)  # Enter surely lands inside the debounce
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press(*"keyset pagination", "enter")  # inside the debounce of the last key
-        await pilot.pause(0.3)
+        before = app.search_screen.generation
+        await pilot.press(*"keyset pagination", "enter")
+        assert app.search_screen.generation == before  # no search started yet
+        app.search_screen.refresh_search()  # what the debounce timer does when it ends
         await settle(pilot)
         cards = app.search_screen.cards()
         assert cards and app.focused is cards[0]
@@ -423,7 +426,7 @@ async def test_a_result_from_an_older_search_never_replaces_a_newer_one(corpus):
         screen = app.search_screen
         shown = [c.hit for c in cards]
         assert len(shown) > 1 and shown != list(reversed(shown))
-        stale = SearchOutcome("Decimal rounding", app.mode, list(reversed(shown)), generation=screen._generation - 1)
+        stale = SearchOutcome("Decimal rounding", app.mode, list(reversed(shown)), generation=screen.generation - 1)
         screen.post_message(SearchFinished(stale))
         await settle(pilot)
         assert [c.hit for c in screen.cards()] == shown
