@@ -120,7 +120,7 @@ class Annotations:
             raise ConvoError(f"{self.path}: cannot open the annotations file ({exc})") from None
         return conn
 
-    def _row_to_annotation(self, row: sqlite3.Row | tuple) -> Annotation:
+    def _row_to_annotation(self, row: sqlite3.Row | tuple[Any, ...]) -> Annotation:
         (session_id, title, description, starred, tags, settings, deleted_at, deleted_path, size, mtime_ns) = row
         deleted = None
         if deleted_at:

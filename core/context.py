@@ -34,7 +34,7 @@ DEFAULT_LLM_MODEL = "gpt-4o-mini"
 PREFERENCES_TITLE = "User Preferences: "
 RECENT_TITLE = "Conversation (recent):"
 REFERENCE_TITLE = "Relevant reference (semantic):"
-# The seed's label in front of the current question when it shares a message
+# The label in front of the current question when it shares a message
 # with the context.
 QUESTION_LABEL = "用户提问: "
 
@@ -53,7 +53,7 @@ class ChatMessage:
 
 
 def format_line(role: str, text: str) -> str:
-    """`User: ...` / `Assistant: ...` / `System: ...`, the seed's per-message form."""
+    """`User: ...` / `Assistant: ...` / `System: ...`, the per-message form of the context format."""
     label = _ROLE_LABELS.get(role)
     if label is None:
         raise ValueError(f"unknown role {role!r} (expected user, assistant or system)")
@@ -89,7 +89,8 @@ def build_messages(
 
     Without context the user message is the bare question. With context it is
     the context, a blank line and `用户提问: {question}`; `split` sends the
-    context and the bare question as two user messages instead (seed plan B).
+    context and the bare question as two user messages instead (the format's
+    alternative layout).
     """
     messages: list[ChatMessage] = []
     if system:

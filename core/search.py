@@ -1,6 +1,6 @@
 """Two-level search over the index: hybrid (default), semantic, keyword, fuzzy.
 
-Hybrid, per the seed and better: turn and message levels each fuse dense and
+Hybrid (docs/ARCHITECTURE.md, "Two-level merge"): turn and message levels each fuse dense and
 BM25 inside Qdrant (one batch of two queries); merge.py applies the turn
 bonus, folds message hits into their turn's card and collapses duplicates.
 """

@@ -1,19 +1,28 @@
-"""Typed settings read from one TOML file.
+"""Typed settings read from one TOML file, validated by msgspec against the dataclass.
 
 The file lives in the platform config dir (`convo-tui/config.toml`);
 `CONVO_TUI_CONFIG` points at another file (tests use a temp one) and
 `CONVO_TUI_INDEX_DIR` overrides where the index lives. A missing file means
-defaults; a broken one is a ConfigError naming the file and the reason.
+defaults; a broken one, an unknown key or a bad value is a ConfigError of one
+line naming the file and the key. `[keys]` ids are checked by the face that owns
+the bindings (`Settings.check_keys`), since core does not know them.
+
+msgspec rather than pydantic(-settings): it validates a plain dataclass (so
+`dataclasses.replace` and attribute assignment keep working), imports in a few
+milliseconds on the app's start-up path, and brings no further dependencies.
 """
 
 from __future__ import annotations
 
 import os
+import re
 import tomllib
+from collections.abc import Collection
 from dataclasses import dataclass, field, fields
 from pathlib import Path
-from typing import Any
+from typing import Annotated, Any, Literal, get_args
 
+import msgspec
 import platformdirs
 from convo_tui.core.errors import ConfigError
 
@@ -21,8 +30,10 @@ APP_NAME = "convo-tui"
 CONFIG_ENV = "CONVO_TUI_CONFIG"
 INDEX_DIR_ENV = "CONVO_TUI_INDEX_DIR"
 DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
+SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 # Here rather than in search.py so the faces can offer them without loading search.
-SEARCH_MODES = ("hybrid", "semantic", "keyword", "fuzzy")
+SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
+NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 
 
 def default_config_path() -> Path:
@@ -55,12 +66,12 @@ class Settings:
     qdrant_api_key: str | None = None
     # Allow a plain-http, non-loopback Qdrant URL (the API key would travel in clear).
     qdrant_allow_insecure: bool = False
-    search_limit: int = 10
-    search_mode: str = "hybrid"
+    search_limit: NonNegative = 10
+    search_mode: SearchMode = "hybrid"
     redact: bool = True
     theme: str = "textual-dark"
-    # Milliseconds between the last key and the search it starts.
-    debounce_ms: int = 150
+    # Milliseconds between the last key and the search it starts (0: search at once).
+    debounce_ms: NonNegative = 150
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
     config_path: Path | None = None
@@ -76,51 +87,61 @@ class Settings:
                 raise ConfigError(f"{config_path}: cannot read ({exc})") from None
             except tomllib.TOMLDecodeError as exc:
                 raise ConfigError(f"{config_path}: invalid TOML ({exc})") from None
-        settings = cls._from_dict(data, config_path)
+        settings = from_mapping(data, config_path)
         if os.environ.get(INDEX_DIR_ENV):
             settings.index_dir = default_index_dir()
         return settings
 
-    @classmethod
-    def _from_dict(cls, data: dict[str, Any], config_path: Path) -> Settings:
-        known = {f.name: f for f in fields(cls)}
-        kwargs: dict[str, Any] = {"config_path": config_path}
-        for key, value in data.items():
-            name = key.replace("-", "_")
-            if name not in known or name == "config_path":
-                raise ConfigError(f"{config_path}: unknown setting '{key}'")
-            kwargs[name] = _coerce(config_path, name, value)
-        return cls(**kwargs)
+    def check_keys(self, binding_ids: Collection[str]) -> None:
+        """Raise a one-line ConfigError for a `[keys]` entry that names no binding."""
+        unknown = sorted(set(self.keys) - set(binding_ids))
+        if unknown:
+            where = f"{self.config_path}: " if self.config_path else ""
+            raise ConfigError(
+                f"{where}[keys] unknown binding id {', '.join(repr(k) for k in unknown)} (F1 in the app lists the ids)"
+            )
 
 
-def _coerce(config_path: Path, name: str, value: Any) -> Any:
-    def bad(expected: str) -> ConfigError:
-        return ConfigError(f"{config_path}: '{name}' must be {expected}, got {value!r}")
+# What each setting must be, said the user's way (the type itself is on the field).
+_EXPECTED = {
+    "index_dir": "a path",
+    "sources": "a list of paths",
+    "discover_defaults": "true or false",
+    "redact": "true or false",
+    "qdrant_allow_insecure": "true or false",
+    "search_limit": "a non-negative whole number",
+    "debounce_ms": "a non-negative whole number",
+    "search_mode": f"one of {', '.join(SEARCH_MODES)}",
+    "keys": "a table of binding id = key",
+}
+_SETTABLE = frozenset(f.name for f in fields(Settings)) - {"config_path"}
 
-    if name == "index_dir":
-        if not isinstance(value, str):
-            raise bad("a path")
+
+def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
+    """Settings from a parsed TOML table; `debounce-ms` and `debounce_ms` are the same key."""
+    given = {key.replace("-", "_"): (key, value) for key, value in data.items()}
+    for name, (key, _value) in given.items():
+        if name not in _SETTABLE:
+            raise ConfigError(f"{config_path}: unknown setting '{key}'")
+    values = {name: value for name, (_key, value) in given.items()}
+    try:
+        settings = msgspec.convert(values, Settings, strict=True, dec_hook=_decode_path)
+    except msgspec.ValidationError as exc:
+        name = _failed_field(str(exc))
+        key, value = given.get(name, (name, None))
+        expected = _EXPECTED.get(name, "a string")
+        raise ConfigError(f"{config_path}: '{key}' must be {expected}, got {value!r}") from None
+    settings.config_path = config_path
+    return settings
+
+
+def _decode_path(kind: type, value: Any) -> Any:
+    if kind is Path and isinstance(value, str):
         return Path(value).expanduser()
-    if name == "sources":
-        if not isinstance(value, list) or not all(isinstance(v, str) for v in value):
-            raise bad("a list of paths")
-        return [Path(v).expanduser() for v in value]
-    if name in {"discover_defaults", "redact", "qdrant_allow_insecure"}:
-        if not isinstance(value, bool):
-            raise bad("true or false")
-        return value
-    if name in {"search_limit", "debounce_ms"}:
-        if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-            raise bad("a non-negative whole number")
-        return value
-    if name == "search_mode":
-        if value not in SEARCH_MODES:
-            raise bad(f"one of {', '.join(SEARCH_MODES)}")
-        return value
-    if name == "keys":
-        if not isinstance(value, dict) or not all(isinstance(v, str) for v in value.values()):
-            raise bad("a table of binding id = key")
-        return dict(value)
-    if not isinstance(value, str):
-        raise bad("a string")
-    return value
+    raise TypeError(f"cannot read {value!r} as {kind.__name__}")
+
+
+def _failed_field(message: str) -> str:
+    """The top-level field a msgspec error points at (`... - at `$.sources[0]``)."""
+    match = re.search(r"at `\$\.(\w+)", message)
+    return match.group(1) if match else "?"

@@ -2,10 +2,18 @@
 
 from __future__ import annotations
 
+import fcntl
 import os
+import shutil
+from collections.abc import Callable, Iterator
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 import pytest
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
+
+if TYPE_CHECKING:
+    from convo_tui.core.library import Library
 
 FIXTURES = Path(__file__).parent / "fixtures"
 XDG_DIRS = {
@@ -57,3 +65,92 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
 @pytest.fixture
 def fixtures() -> Path:
     return FIXTURES
+
+
+# -- Shared indexes (built once per run with the real model) ------------------------
+# Building an index embeds every text with the real model, the slowest part of the
+# suite. Each index below is built once per run, by whichever xdist worker asks
+# first (the others wait on a file lock), then every worker opens its own copy of
+# the folder, once per session, shared by the modules that use it. A test that
+# changes such an index must undo its change (or build its own index).
+
+RELEVANCE = FIXTURES / "relevance"
+# Cursor transcripts are dated by their file's mtime: fixed dates, at noon UTC so
+# they fall on the same day in every zone, for the after:/before: filters.
+RELEVANCE_MTIMES = {
+    "rag-chunking": 1767614400,  # 2026-01-05 12:00 UTC
+    "qdrant-setup": 1768910400,  # 2026-01-20 12:00 UTC
+}
+
+
+def _shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """A folder of this run that every xdist worker sees (each has its own basetemp)."""
+    base = tmp_path_factory.getbasetemp()
+    return base.parent if os.environ.get("PYTEST_XDIST_WORKER") else base
+
+
+def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
+    """The folder `name`, filled by `build(folder)` the first time any worker asks for it."""
+    folder = _shared_dir(tmp_path_factory) / name
+    with open(folder.with_suffix(".lock"), "w") as lock:
+        fcntl.flock(lock, fcntl.LOCK_EX)
+        if not (folder / ".built").exists():
+            shutil.rmtree(folder, ignore_errors=True)
+            folder.mkdir()
+            build(folder)
+            (folder / ".built").touch()
+    return folder
+
+
+def open_copy(tmp_path_factory: pytest.TempPathFactory, built: Path, settings: Settings) -> Library:
+    """A worker's own Library over a copy of a built index folder, model loaded."""
+    from convo_tui.core.library import Library
+
+    copy = tmp_path_factory.mktemp(built.name) / "index"
+    shutil.copytree(built / "index", copy, symlinks=True)
+    settings.index_dir = copy
+    library = Library.open(settings)
+    library.load_model()
+    return library
+
+
+def _build_demo(folder: Path) -> None:
+    from convo_tui.core.library import Library
+
+    from tests.tui_corpus import copy_demo
+
+    corpus = copy_demo(folder)
+    with Library.open(Settings(index_dir=folder / "index", sources=[corpus], discover_defaults=False, model=DEFAULT_MODEL)) as library:
+        library.load_model()
+        report = library.index()
+        assert report.sessions == 15, report.skipped
+
+
+@pytest.fixture(scope="session")
+def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Library]]:
+    """(settings, open Library) over the demo corpus (tests/tui_corpus.py: fixed mtimes)."""
+    built = built_once(tmp_path_factory, "demo-index", _build_demo)
+    settings = Settings(sources=[built / "corpus"], discover_defaults=False, debounce_ms=0, model=DEFAULT_MODEL)
+    library = open_copy(tmp_path_factory, built, settings)
+    yield settings, library
+    library.close()
+
+
+def _build_relevance(folder: Path) -> None:
+    from convo_tui.core.library import Library
+
+    shutil.copytree(RELEVANCE, folder / "src")
+    for name, stamp in RELEVANCE_MTIMES.items():
+        path = next((folder / "src").rglob(f"{name}.txt"))
+        os.utime(path, (stamp, stamp))
+    with Library.open(Settings(index_dir=folder / "index", model=DEFAULT_MODEL)) as library:
+        library.index([folder / "src"])
+
+
+@pytest.fixture(scope="session")
+def relevance_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
+    """An open Library over tests/fixtures/relevance (English and Chinese, 6 sessions)."""
+    built = built_once(tmp_path_factory, "relevance-index", _build_relevance)
+    library = open_copy(tmp_path_factory, built, Settings(model=DEFAULT_MODEL))
+    yield library
+    library.close()

@@ -1,4 +1,4 @@
-"""Context assembly per seed 004: the worked example must come out byte for byte."""
+"""Context assembly: the worked example of the context format must come out byte for byte."""
 
 from __future__ import annotations
 
@@ -19,7 +19,7 @@ SEED_SYSTEM = (
     "（如*、_、`、#等），输出纯文本，适合Telegram消息。"
 )
 
-# The request body of the seed's section 5.2, copied verbatim.
+# The request body of the context format's worked example, verbatim.
 SEED_BODY = """
 {
   "model": "gpt-3.5-turbo",

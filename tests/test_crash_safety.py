@@ -1,9 +1,10 @@
-"""SIGKILL the indexer at random moments; the index must survive every time.
+"""SIGKILL the indexer at seeded random points of its run; the index must survive every time.
 
 A small corpus exists in two versions (v2 appends turns to some sessions,
 rewrites others, adds new ones). The corpus flips between versions and an
 indexer subprocess (tests/helpers/index_worker.py, small batches) is killed
-after a seeded random delay. After each kill: the index opens; every visible
+just before a store write picked by a seeded generator (the worker pauses
+there, so the same writes are interrupted however loaded the machine is). After each kill: the index opens; every visible
 generation of every session is exactly its v1 or v2 version (same point keys,
 same record), never a mix; sessions() and session() agree; search only returns
 points that are visible. Two more kills land inside `index --rebuild`. At the
@@ -19,7 +20,6 @@ import random
 import signal
 import subprocess
 import sys
-import time
 from collections import defaultdict
 from pathlib import Path
 
@@ -125,10 +125,13 @@ def expected_sessions(root: Path) -> dict[str, tuple[frozenset[str], dict]]:
     return out
 
 
-def start_worker(index_dir: Path, source: Path, *extra: str) -> subprocess.Popen:
+def start_worker(index_dir: Path, source: Path, *extra: str, pause_at: int | None = None) -> subprocess.Popen:
+    """The indexer in its own process; with `pause_at`, it stops before that store write."""
+    env = {**os.environ, "CONVO_TUI_TEST_PAUSE_AT": str(pause_at)} if pause_at else None
     proc = subprocess.Popen(
         [sys.executable, str(WORKER), str(index_dir), "index", str(source), "8", *extra],
         cwd=ROOT,
+        env=env,
         stdin=subprocess.DEVNULL,
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -137,6 +140,18 @@ def start_worker(index_dir: Path, source: Path, *extra: str) -> subprocess.Popen
     line = proc.stdout.readline()
     assert line.strip() == "ready", f"worker did not start: {line!r} {proc.stderr.read() if proc.poll() is not None else ''}"
     return proc
+
+
+def kill_when_paused(proc: subprocess.Popen) -> str:
+    """SIGKILL the worker once it paused before a write; its last line ("paused", or "done ..." if it finished first)."""
+    last = ""
+    for line in proc.stdout:
+        last = line.strip()
+        if last == "paused":
+            break
+    proc.send_signal(signal.SIGKILL)
+    proc.communicate(timeout=60)
+    return last
 
 
 def check_consistent(index_dir: Path, versions: list[dict[str, tuple[frozenset[str], dict]]]) -> set[str]:
@@ -187,33 +202,33 @@ def test_killed_indexer_never_leaves_a_half_session(tmp_path: Path):
     versions = [expected_v1, expected_v2]
     assert any(expected_v1[s] != expected_v2[s] for s in expected_v1)
 
-    # A first complete run of v1, which also tells how long a run takes here.
+    # A first complete run of v1, which also tells how many store writes a run makes.
     write_version(source, v1, v1)
     proc = start_worker(index_dir, source)
-    started = time.monotonic()
     out, err = proc.communicate(timeout=300)
-    full_run = time.monotonic() - started
     assert proc.returncode == 0 and out.startswith("done 12 "), err
     assert check_consistent(index_dir, versions) == set(expected_v1)
 
+    # Each kill lands just before a store write picked by the seeded generator
+    # (the worker pauses there), so where the kills land does not depend on load.
+    # Every run below rewrites most sessions (the corpus flips version), so a write
+    # within the first quarter of a complete run's is always reached.
+    writes = int(out.split()[-1])  # of the complete run
     rng = random.Random(SEED)
     interrupted = 0
     for kill in range(KILLS):
         write_version(source, v2 if kill % 2 == 0 else v1, v1)
-        proc = start_worker(index_dir, source)
-        time.sleep(rng.uniform(0.0, full_run * 0.9))
-        proc.send_signal(signal.SIGKILL)
-        out, _err = proc.communicate(timeout=60)
-        interrupted += "done" not in out
+        last = kill_when_paused(start_worker(index_dir, source, pause_at=rng.randint(1, writes // 4)))
+        # A run either was killed mid-write or had nothing to write (a kill before
+        # any change, then the corpus flipped back: every file is unchanged).
+        assert last == "paused" or last.startswith("done 0 0 "), last
+        interrupted += last == "paused"
         check_consistent(index_dir, versions)
-    assert interrupted >= 2, f"only {interrupted} of {KILLS} kills landed while the indexer was writing"
+    assert interrupted >= KILLS // 2, f"only {interrupted} of {KILLS} kills landed while the indexer was writing"
 
     # `index --rebuild` drops everything first: killed midway, sessions are absent or whole.
     for _ in range(REBUILD_KILLS):
-        proc = start_worker(index_dir, source, "rebuild")
-        time.sleep(rng.uniform(0.0, full_run * 0.9))
-        proc.send_signal(signal.SIGKILL)
-        proc.communicate(timeout=60)
+        assert kill_when_paused(start_worker(index_dir, source, "rebuild", pause_at=rng.randint(2, writes - 1))) == "paused"
         check_consistent(index_dir, versions)
 
     # The next run completes the work: the same index as a clean build of the final corpus.

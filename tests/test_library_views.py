@@ -1,34 +1,23 @@
 """What the library hands the faces: UTC times, fuzzy matched messages, one
 session per id while a new generation is being published, retrieve by key."""
 
-import os
-import shutil
 import time
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
 from convo_tui.core.index import _GenerationPoint
-from convo_tui.core.library import Library
 from convo_tui.core.merge import merge
 from convo_tui.core.points import turn_key
-from convo_tui.core.settings import Settings
 from convo_tui.core.store.base import Cond, Filter, Scored
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
-QDRANT_SETUP_MTIME = 1767960000  # 2026-01-09 12:00:00 UTC
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    root = tmp_path_factory.mktemp("views")
-    shutil.copytree(RELEVANCE, root / "src")
-    path = next((root / "src").rglob("qdrant-setup.txt"))
-    os.utime(path, (QDRANT_SETUP_MTIME, QDRANT_SETUP_MTIME))
-    library = Library.open(Settings(index_dir=root / "index"))
-    library.index([root / "src"])
-    yield library
-    library.close()
+@pytest.fixture
+def lib(relevance_index):
+    """The run's shared relevance index (tests/conftest.py: qdrant-setup dated QDRANT_SETUP_MTIME)."""
+    return relevance_index
 
 
 @pytest.fixture
@@ -41,14 +30,14 @@ def far_east_zone(monkeypatch):
 
 
 def test_hit_and_summary_times_are_utc_whatever_the_local_zone(lib, far_east_zone):
-    expected = datetime(2026, 1, 9, 12, 0, tzinfo=UTC)
+    expected = datetime(2026, 1, 20, 12, 0, tzinfo=UTC)
     hit = lib.search("QDRANT_SNAPSHOT_TTL", mode="keyword", limit=1)[0]
     assert hit.session_id == "qdrant-setup"
     assert (hit.timestamp, hit.timestamp.utcoffset()) == (expected, timedelta(0))
-    assert hit.to_json()["timestamp"] == "2026-01-09T12:00:00+00:00"
+    assert hit.to_json()["timestamp"] == "2026-01-20T12:00:00+00:00"
     summary = lib.session_summary("qdrant-setup")
     assert (summary.updated_at, summary.updated_at.utcoffset()) == (expected, timedelta(0))
-    assert summary.to_json()["updated_at"] == "2026-01-09T12:00:00+00:00"
+    assert summary.to_json()["updated_at"] == "2026-01-20T12:00:00+00:00"
 
 
 def test_fuzzy_turn_card_marks_the_messages_that_match(lib):

@@ -1,4 +1,4 @@
-"""Pairing rules, with every example of seed 000/001 and its exact output."""
+"""Pairing rules, with every worked example of the rules (docs/ARCHITECTURE.md) and its exact output."""
 
 from __future__ import annotations
 

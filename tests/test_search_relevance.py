@@ -1,31 +1,16 @@
 """Relevance on the small English + Chinese corpus in fixtures/relevance (one index per module)."""
 
-import shutil
-from datetime import datetime
 from pathlib import Path
 
 import pytest
-from convo_tui.core.library import Library
-from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
 
 
-@pytest.fixture(scope="module")
-def lib(tmp_path_factory):
-    root = tmp_path_factory.mktemp("relevance")
-    shutil.copytree(RELEVANCE, root / "src")
-    import os
-
-    # Dates for the after:/before: filters (the Cursor format takes the file's mtime).
-    for name, day in (("rag-chunking", 5), ("qdrant-setup", 20)):
-        path = next((root / "src").rglob(f"{name}.txt"))
-        stamp = datetime(2026, 1, day, 12).astimezone().timestamp()
-        os.utime(path, (stamp, stamp))
-    library = Library.open(Settings(index_dir=root / "index", model=DEFAULT_MODEL))
-    library.index([root / "src"])
-    yield library
-    library.close()
+@pytest.fixture
+def lib(relevance_index):
+    """The run's shared relevance index (tests/conftest.py; dated by RELEVANCE_MTIMES)."""
+    return relevance_index
 
 
 def top(lib, query, mode="hybrid", limit=3):
@@ -65,7 +50,11 @@ def test_turn_bonus_and_message_folding(lib):
 
 
 def test_filters(lib):
-    assert {h.session_id for h in lib.search("token project:vectordb", limit=10)} <= {"qdrant-setup", "auth-middleware"}
+    # Unfiltered, "token" reaches all three projects; the filter keeps exactly the vectordb sessions.
+    assert {h.project for h in lib.search("token", limit=10)} == {"vectordb", "ragdocs", "webapp"}
+    scoped = lib.search("token project:vectordb", limit=10)
+    assert {h.session_id for h in scoped} == {"qdrant-setup", "auth-middleware"}
+    assert {h.project for h in scoped} == {"vectordb"}
     assert top(lib, "has:tools", limit=10) == [("auth-middleware", "turn", 0), ("qdrant-setup", "turn", 1)] or top(
         lib, "has:tools", limit=10
     ) == [("qdrant-setup", "turn", 1), ("auth-middleware", "turn", 0)]

@@ -53,6 +53,11 @@ def test_explicit_path_argument(tmp_path):
         ("search_mode = 'magic'\n", "'search_mode' must be one of hybrid, semantic, keyword, fuzzy"),
         ("redact = 'yes'\n", "'redact' must be true or false"),
         ("sources = 'a'\n", "'sources' must be a list of paths"),
+        ("sources = ['a', 3]\n", "'sources' must be a list of paths"),
+        ("debounce-ms = 1.5\n", "'debounce-ms' must be a non-negative whole number"),
+        ("model = 3\n", "'model' must be a string"),
+        ("[keys]\n'card.open' = 1\n", "'keys' must be a table of binding id = key"),
+        ("config_path = '/x'\n", "unknown setting 'config_path'"),
     ],
 )
 def test_bad_file_gives_one_line_error_naming_file(isolated_dirs, content, message):
@@ -62,3 +67,37 @@ def test_bad_file_gives_one_line_error_naming_file(isolated_dirs, content, messa
     text = str(info.value)
     assert "\n" not in text.strip()
     assert str(isolated_dirs / "config.toml") in text and message in text
+
+
+def test_settings_stay_a_plain_dataclass_with_the_same_constructor(tmp_path):
+    import dataclasses
+
+    settings = Settings(index_dir=tmp_path / "index", search_limit=3)
+    assert dataclasses.replace(settings, search_mode="keyword").search_limit == 3
+    settings.index_dir = tmp_path / "other"  # the CLI's --index-dir assigns
+    assert settings.index_dir == tmp_path / "other"
+
+
+def test_keys_checked_against_the_ids_given(isolated_dirs):
+    (isolated_dirs / "config.toml").write_text("[keys]\n'reader.next_hit' = 'j'\n'reader.nxt_hit' = 'k'\n", encoding="utf-8")
+    settings = Settings.load()
+    settings.check_keys({"reader.next_hit", "reader.nxt_hit"})  # both known: fine
+    with pytest.raises(ConfigError) as info:
+        settings.check_keys({"reader.next_hit"})
+    text = str(info.value)
+    assert "\n" not in text and str(isolated_dirs / "config.toml") in text and "'reader.nxt_hit'" in text
+    assert "'reader.next_hit'" not in text
+
+
+def test_app_refuses_a_keys_typo_with_one_line_naming_the_id(isolated_dirs):
+    from convo_tui.tui.app import create_app
+    from convo_tui.tui.keymap import binding_ids
+
+    ids = binding_ids()
+    # The ids come from the app's real bindings (README documents these two).
+    assert {"reader.next_hit", "card.open", "app.help"} <= ids
+    (isolated_dirs / "config.toml").write_text("[keys]\n'reader.next_hit' = 'j'\n", encoding="utf-8")
+    create_app(Settings.load(), index_on_start=False)  # a known id: accepted
+    (isolated_dirs / "config.toml").write_text("[keys]\n'reader.nexthit' = 'j'\n", encoding="utf-8")
+    with pytest.raises(ConfigError, match=r"\[keys\] unknown binding id 'reader.nexthit'"):
+        create_app(Settings.load(), index_on_start=False)

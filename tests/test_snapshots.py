@@ -13,17 +13,16 @@ import pytest
 from convo_tui.tui.app import create_app
 from textual.widgets import Input
 
-from tests.tui_corpus import demo_library, utc_clock
+from tests.tui_corpus import utc_clock
 
 SIZE = (100, 32)
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
+def corpus(demo_index):
+    """The run's shared demo index (tests/conftest.py; debounce_ms = 0), dates shown in UTC."""
     with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+        yield demo_index
 
 
 @pytest.fixture

@@ -1,4 +1,4 @@
-""" "My Assistant" chat threads (seed 003): folder, index and single-thread entry points."""
+""" "My Assistant" chat threads: folder, index and single-thread entry points."""
 
 from __future__ import annotations
 

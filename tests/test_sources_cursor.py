@@ -1,4 +1,4 @@
-"""Cursor agent transcripts: the seed examples exactly, and what real Cursor writes."""
+"""Cursor agent transcripts: the documented examples exactly, and what real Cursor writes."""
 
 from __future__ import annotations
 

@@ -17,9 +17,9 @@ from convo_tui.tui.widgets.message_block import MessageBlock
 from convo_tui.tui.widgets.session_view import TurnView
 from convo_tui.tui.widgets.tool_call import ToolCallView
 from convo_tui.tui.widgets.turn_detail import TurnDetail
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import DataTable, Input, OptionList, Static
 
-from tests.tui_corpus import copy_demo, demo_library, utc_clock
+from tests.tui_corpus import copy_demo, utc_clock
 
 SIZE = (100, 32)
 
@@ -41,11 +41,10 @@ def clipboard_to_file(monkeypatch):
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
+def corpus(demo_index):
+    """The run's shared demo index (tests/conftest.py; debounce_ms = 0), dates shown in UTC."""
     with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+        yield demo_index
 
 
 def make_app(corpus, **changes):
@@ -180,10 +179,13 @@ async def test_reader_toggles_thinking_and_search_in_session(corpus):
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, SearchScreen)
-        from convo_tui.core.context import session_filter
+        from convo_tui.core.query import session_filter
 
         assert app.screen.query_one("#query", Input).value == f"{session_filter(session_id)} "
-        assert session_id in session_filter(session_id)
+        everywhere = await search(pilot, "rounding")
+        assert {c.hit.session_id for c in everywhere} - {session_id}, "the query alone reaches other sessions"
+        scoped = await search(pilot, f"{session_filter(session_id)} rounding")
+        assert scoped and {c.hit.session_id for c in scoped} == {session_id}
 
 
 @run_async
@@ -295,7 +297,8 @@ async def test_help_lists_the_keys_with_their_ids(corpus):
         await pilot.press("f1")
         await pilot.pause()
         assert isinstance(app.screen, HelpScreen)
-        rows = app.screen._rows(app.screen.under)
+        table = app.screen.query_one("#help-table", DataTable)
+        rows = [tuple(table.get_row_at(i)) for i in range(table.row_count)]
         assert ("f2", "Mode", "app.mode") in rows
         assert ("f3", "Sessions", "app.sessions") in rows
         await pilot.press("escape")
@@ -367,14 +370,13 @@ def test_card_text_is_clipped_to_a_character_budget_on_a_word():
 
 @run_async
 async def test_enter_typed_before_the_results_arrive_still_moves_to_the_first_card(corpus):
-    app = make_app(corpus, debounce_ms=60_000)  # the search waits on its timer until the test fires it
+    app = make_app(corpus, debounce_ms=60_000)  # Enter surely lands inside the debounce
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        await pilot.press(*"keyset pagination", "enter")  # inside the debounce of the last key
-        screen = app.search_screen
-        assert not screen.cards() and screen._timer is not None
-        screen._timer.stop()
-        screen._debounced()  # what the timer does when it fires
+        before = app.search_screen.generation
+        await pilot.press(*"keyset pagination", "enter")
+        assert app.search_screen.generation == before  # no search started yet
+        app.search_screen.refresh_search()  # what the debounce timer does when it ends
         await settle(pilot)
         cards = app.search_screen.cards()
         assert cards and app.focused is cards[0]
@@ -431,7 +433,7 @@ async def test_a_result_from_an_older_search_never_replaces_a_newer_one(corpus):
         screen = app.search_screen
         shown = [c.hit for c in cards]
         assert len(shown) > 1 and shown != list(reversed(shown))
-        stale = SearchOutcome("Decimal rounding", app.mode, list(reversed(shown)), generation=screen._generation - 1)
+        stale = SearchOutcome("Decimal rounding", app.mode, list(reversed(shown)), generation=screen.generation - 1)
         screen.post_message(SearchFinished(stale))
         await settle(pilot)
         assert [c.hit for c in screen.cards()] == shown

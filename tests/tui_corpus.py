@@ -1,4 +1,4 @@
-"""The demo corpus copied into a temp folder with fixed mtimes, indexed once per module.
+"""The demo corpus copied into a temp folder with fixed mtimes (conftest's `demo_index` indexes it once per run).
 
 Cursor transcripts carry no timestamps (their date is the file's mtime), so
 the copies get a fixed mtime and the clock zone is UTC: the app then shows the
@@ -28,7 +28,10 @@ def copy_demo(target: Path) -> Path:
 
 
 def demo_library(tmp_path_factory: pytest.TempPathFactory):
-    """(settings, open Library with the demo corpus indexed)."""
+    """(settings, open Library with the demo corpus indexed): a fresh index of one's own.
+
+    Tests that only read should use the session fixture `demo_index` (conftest),
+    which builds the index once per run."""
     from convo_tui.core.library import Library
 
     root = tmp_path_factory.mktemp("tui-corpus")

@@ -245,6 +245,9 @@ def create_app(
     settings: Settings, *, library: Library | None = None, demo: bool = False, index_on_start: bool = True
 ) -> ConvoApp:
     """The app over `settings`; `library` lets a caller (tests) hand in an open index."""
+    from convo_tui.tui.keymap import check_keys
+
+    check_keys(settings)  # a [keys] typo is a one-line ConfigError, before the screen opens
     if demo:
         from convo_tui.tui.demo import demo_settings
 

@@ -1,4 +1,4 @@
-"""Cursor agent transcripts (`agent-transcripts/*.txt`): the seed form and the real one.
+"""Cursor agent transcripts (`agent-transcripts/*.txt`): the documented form and the real one.
 
 A line `user:` or `assistant:` alone starts a message. Inside assistant
 messages, `[Tool call] NAME` starts a call whose `key: value` lines follow,

@@ -19,7 +19,7 @@ Semantics both backends share (the contract tests pin them):
   with a one-line message; a Cond with no value/any/range is a ValueError.
 - Fused scores are RRF with k=RRF_K on both backends; `Scored.dense` is the
   stored vector when `with_dense` (cosine = dot product, vectors normalised).
-- Added after the first draft: PAYLOAD_INDEXES, RRF_K, `optimize()` (call it
+- Also (docs/ARCHITECTURE.md, "The store contract"): PAYLOAD_INDEXES, RRF_K, `optimize()` (call it
   once after a bulk write: on Edge it builds the HNSW graphs synchronously,
   minutes for 100k points; a no-op on the server) and `drop()` (start afresh,
   e.g. when the model changes). Open stores with core.store.open_store().

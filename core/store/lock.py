@@ -103,7 +103,3 @@ class IndexLock:
             os.ftruncate(self._fd, 0)
         os.close(self._fd)  # closing drops the flock
         self._fd = None
-
-    @property
-    def held(self) -> bool:
-        return self._fd is not None

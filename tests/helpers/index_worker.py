@@ -8,12 +8,20 @@ BATCH_TEXTS makes the run publish in many small batches, so a kill lands
 between batches, inside one, or between a session's flip and its cleanup.
 `hold` opens the index, prints "ready" and keeps it open until killed or until
 stdin closes: a deterministic holder for the two-process tests.
+
+With CONVO_TUI_TEST_PAUSE_AT=N in the environment, `index` stops just before its
+N-th write to the store (upsert, delete, payload, vectors, meta, drop, flush),
+prints "paused" and waits to be killed: a kill lands at the same point of the
+run however loaded the machine is. "done" ends with the number of writes made.
 """
 
 from __future__ import annotations
 
+import os
 import sys
+import threading
 from pathlib import Path
+from typing import Any
 
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
@@ -21,6 +29,27 @@ sys.path.insert(0, str(ROOT))
 import convo_tui.core.index  # noqa: E402
 from convo_tui.core.library import Library  # noqa: E402
 from convo_tui.core.settings import Settings  # noqa: E402
+
+WRITES = ("upsert", "delete", "set_payload", "update_vectors", "write_meta", "drop", "flush")
+
+
+def count_writes(store: Any, pause_at: int | None) -> list[int]:
+    """Wrap the store's write methods to count calls (and stop before call `pause_at`)."""
+    made = [0]
+    for name in WRITES:
+        method = getattr(store, name, None)
+        if method is None:
+            continue
+
+        def wrapped(*args: Any, _method: Any = method, **kwargs: Any) -> Any:
+            made[0] += 1
+            if made[0] == pause_at:
+                print("paused", flush=True)
+                threading.Event().wait()  # until SIGKILL
+            return _method(*args, **kwargs)
+
+        setattr(store, name, wrapped)
+    return made
 
 
 def main(argv: list[str]) -> int:
@@ -33,9 +62,11 @@ def main(argv: list[str]) -> int:
         if len(argv) > 3:
             convo_tui.core.index.BATCH_TEXTS = int(argv[3])
         library.load_model()
+        pause_at = os.environ.get("CONVO_TUI_TEST_PAUSE_AT")
+        writes = count_writes(library.store, int(pause_at) if pause_at else None)
         print("ready", flush=True)
         report = library.index([Path(argv[2])], rebuild=argv[4:5] == ["rebuild"])
-        print(f"done {report.added} {report.updated} {report.unchanged}", flush=True)
+        print(f"done {report.added} {report.updated} {report.unchanged} {writes[0]}", flush=True)
     return 0
 
 

@@ -120,6 +120,11 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         else:  # typed fast: go to the results as soon as they are shown
             self._focus_when_shown = True
 
+    @property
+    def generation(self) -> int:
+        """Number of the latest search started; results of an older one are dropped."""
+        return self._generation
+
     def _searching(self) -> bool:
         return any(w.group == "search" and not w.is_finished for w in self.workers)
 
