@@ -28,6 +28,8 @@ DEFAULT_WINDOW = 256
 # Texts per ONNX run: large enough to amortise the call, small enough that
 # length-sorted batches stay tight.
 BATCH_SIZE = 64
+# onnxruntime's CPU memory arena (see DenseEmbedder).
+ARENA = False
 
 _BERT_CONFIG = {
     "architectures": ["BertModel"],
@@ -223,7 +225,9 @@ class DenseEmbedder:
     longest text.
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, threads: int | None = None, batch_size: int = BATCH_SIZE):
+    def __init__(
+        self, model: str = DEFAULT_MODEL, *, threads: int | None = None, batch_size: int = BATCH_SIZE, arena: bool = ARENA
+    ):
         from fastembed import TextEmbedding
 
         self.name = model
@@ -231,7 +235,7 @@ class DenseEmbedder:
         # Without onnxruntime's CPU arena, the memory of a large batch goes back
         # when the batch is done instead of staying reserved for the process'
         # life (a search embeds one short text; an index run, batches of 64).
-        options = {"threads": threads, "enable_cpu_mem_arena": False}
+        options = {"threads": threads, "enable_cpu_mem_arena": arena}
         try:
             if model == DEFAULT_MODEL:
                 _register_default()

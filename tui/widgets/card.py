@@ -98,7 +98,13 @@ class ResultCard(Vertical, can_focus=True):
             self._header.show(card_title(hit), card_score(hit), scored)
         if (hit.project, hit.source, hit.timestamp) != (old.project, old.source, old.timestamp):
             parts["meta"].update(card_meta(hit), layout=False)
-        if (hit.user_text, hit.ai_text, hit.tools, terms) != (old.user_text, old.ai_text, old.tools, old_terms):
+        if (hit.user_text, hit.ai_text, hit.tools, hit.part_text, terms) != (
+            old.user_text,
+            old.ai_text,
+            old.tools,
+            old.part_text,
+            old_terms,
+        ):
             parts["summary"].update(self._summary())
 
     def _summary(self) -> IconRows:
@@ -113,6 +119,9 @@ class ResultCard(Vertical, can_focus=True):
             rows.append(("🤖", folded(highlighted(ai, self.terms))))
         if hit.tools:
             rows.append(("🔧", Text(", ".join(dict.fromkeys(hit.tools)), style="dim")))
+        if hit.part:  # matched only in thinking / a tool input / a tool output (keyword-indexed)
+            part = clip_chars(self._shown(hit.part_text), 2, AI_CHARS)
+            rows.append(("🔎", Text(f"{hit.part}: ", style="bold dim") + folded(highlighted(part, self.terms))))
         return IconRows(tuple(rows))
 
     def expand(self, session: Session) -> None:
