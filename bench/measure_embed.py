@@ -20,7 +20,7 @@ import time
 from pathlib import Path
 
 CONFIGS = {
-    "raw fastembed (defaults, batch 256)": {"raw": True},
+    "raw fastembed (defaults, batch 32)": {"raw": True, "batch": 32},
     "ours before: arena off, batch 64, sorted": {"arena": False, "batch": 64},
     "arena on, batch 64, sorted": {"arena": True, "batch": 64},
     "arena off, batch 16, sorted": {"arena": False, "batch": 16},
@@ -54,7 +54,7 @@ def run_one(config: dict, texts_file: str) -> dict:
         _register_default()
         model = TextEmbedding(DEFAULT_MODEL, specific_model_path=str(bundled_model_dir()))
         started = time.perf_counter()
-        count = sum(1 for _ in model.embed(texts))
+        count = sum(1 for _ in model.embed(texts, batch_size=config["batch"]))
     else:
         from convo_tui.core.dense_phase import token_batches
 

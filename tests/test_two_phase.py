@@ -301,3 +301,68 @@ def test_token_batches_sort_by_length_and_respect_the_budget():
     assert flat == sorted(set(texts), key=len)
     assert all(len(b) <= 3 for b in batches)
     assert all(len(b) * min(256, 2 + len(b[-1]) // 4) <= 600 or len(b) == 1 for b in batches)
+
+
+def _export(conversations: int) -> list[dict]:
+    """A ChatGPT conversations.json with many small conversations."""
+    out = []
+    for i in range(conversations):
+        t = 1_717_000_000.0 + i * 3600
+        node = lambda mid, role, text, parent, children, at: {  # noqa: E731
+            "id": mid,
+            "message": {
+                "id": mid,
+                "author": {"role": role, "name": None, "metadata": {}},
+                "create_time": at,
+                "content": {"content_type": "text", "parts": [text]},
+                "status": "finished_successfully",
+                "metadata": {},
+                "recipient": "all",
+            },
+            "parent": parent,
+            "children": children,
+        }
+        mapping = {
+            "root": {"id": "root", "message": None, "parent": None, "children": [f"u{i}"]},
+            f"u{i}": node(f"u{i}", "user", f"Question {i}: how do I tune the {TOPICS[i % 6]}?", "root", [f"a{i}"], t),
+            f"a{i}": node(f"a{i}", "assistant", f"Answer {i}: tune it step by step.", f"u{i}", [], t + 60),
+        }
+        out.append(
+            {
+                "title": f"Conversation {i}",
+                "create_time": t,
+                "update_time": t + 60,
+                "mapping": mapping,
+                "id": f"conv-{i:03d}",
+                "conversation_id": f"conv-{i:03d}",
+            }
+        )
+    return out
+
+
+def test_a_large_export_stopped_midway_keeps_what_was_published(tmp_path, monkeypatch):
+    """Ctrl-C (or the app quitting) in the middle of a one-file export with many
+    conversations: the sessions published so far stay; the next run finishes."""
+    import convo_tui.core.index as index_module
+
+    monkeypatch.setattr(index_module, "BATCH_TEXTS", 30)  # publish every few conversations
+    src = tmp_path / "export"
+    src.mkdir()
+    (src / "conversations.json").write_text(json.dumps(_export(60)), encoding="utf-8")
+    events = []
+    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
+
+        def progress(p):
+            events.append((p.phase, p.sessions))
+
+        stop = lambda: any(phase == "index" and sessions >= 20 for phase, sessions in events)  # noqa: E731
+        report = library.index([src], progress=progress, cancel=stop, semantic=False)
+        kept = {s.id for s in library.sessions()}
+        assert report.cancelled and 20 <= len(kept) < 60
+        searchable = [sessions for phase, sessions in events if phase == "index"]
+        assert searchable == sorted(searchable) and len(set(searchable)) > 2  # progress per batch of conversations
+        assert library.search("Question 3", mode="keyword", limit=1)[0].session_id in kept
+
+        report = library.index([src])
+        assert len({s.id for s in library.sessions()}) == 60 and not report.cancelled
+        assert report.semantic_ready == report.semantic_total
