@@ -120,9 +120,10 @@ class _HistoryWriter(_Writer):
             messages += 1
             for step in range(rng.choice([1, 2, 2, 3])):
                 content: list[dict] = []
-                if rng.random() < 0.7:
+                plant_thinking = exchange == 0 and step == 0 and "thinking" in plant
+                if rng.random() < 0.7 or plant_thinking:
                     thinking = self._fill(rng.choice(vocab.THINKING), topic, False)
-                    if exchange == 0 and step == 0 and "thinking" in plant:
+                    if plant_thinking:
                         thinking += f" The {plant['thinking']} path looks suspicious."
                     content.append({"type": "thinking", "thinking": thinking, "signature": "c2ln"})
                 content.append({"type": "text", "text": self.ai_text(topic, False)})

@@ -30,14 +30,14 @@ from pathlib import Path
 
 from bench.history import NEEDLES, append_exchange, as_dict, write_history
 
-RAW_SAMPLE = 600
+RAW_SAMPLE = 100
 PEER_QUERIES = 3
 
 
 # -- the indexing process ------------------------------------------------------
 
 
-def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str]) -> int:
+def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], budget: float | None) -> int:
     """Runs in its own process: prints one JSON line per measurement."""
     started = time.perf_counter()
     from convo_tui.core.library import Library
@@ -63,7 +63,11 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str]) -> 
             marks["keyword_found"] = time.perf_counter() - started
             say(event="keyword_ready", sessions=p.sessions, texts_pending=p.total, found=found)
 
-    report = library.index([projects], progress=progress)
+    def over_budget() -> bool:
+        """Phase 2 stopped after `budget` seconds (a loaded machine): the rate is measured, the rest projected."""
+        return budget is not None and "keyword_found" in marks and time.perf_counter() - started - marks["keyword_found"] > budget
+
+    report = library.index([projects], progress=progress, cancel=over_budget)
     rss_mb = resource.getrusage(resource.RUSAGE_SELF).ru_maxrss / 1024
     total = time.perf_counter() - started
     phase2 = total - marks.get("keyword_found", total)
@@ -79,18 +83,25 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str]) -> 
         texts_per_second=round(report.embedded / phase2, 2) if phase2 else None,
         points_per_second=round(report.vectors_added / phase2, 2) if phase2 else None,
         peak_rss_mb=round(rss_mb),
+        semantic_ready=report.semantic_ready,
+        semantic_total=report.semantic_total,
+        stopped_by_budget=report.cancelled,
+        projected_semantic_seconds=round(report.semantic_total / (report.vectors_added / phase2), 1)
+        if phase2 and report.vectors_added
+        else None,
     )
+    semantic = not report.cancelled  # with a budget cut, the runs below measure phase 1 only
     found = {part: [h.session_id for h in library.search(needle, mode="hybrid", limit=3)] for part, needle in NEEDLES.items()}
     say(event="hybrid_found", found={part: needle_sessions[part] in ids for part, ids in found.items()})
 
     t = time.perf_counter()
-    noop = library.index([projects])
+    noop = library.index([projects], semantic=semantic)
     noop_seconds = time.perf_counter() - t
     files = sorted(projects.rglob("*.jsonl"))
     for number, path in enumerate(random.Random(7).sample(files, 3)):
         append_exchange(path, number)
     t = time.perf_counter()
-    appended = library.index([projects])
+    appended = library.index([projects], semantic=semantic)
     append_seconds = time.perf_counter() - t
     say(
         event="append",
@@ -100,6 +111,8 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str]) -> 
         updated=appended.updated,
         embedded=appended.embedded,
         noop_unchanged=noop.unchanged,
+        phase_one_only=not semantic,
+        new_texts_pending=appended.semantic_total - appended.semantic_ready - (noop.semantic_total - noop.semantic_ready),
     )
 
     # Raw fastembed vs our phase-2 path on the same sample of texts.
@@ -211,10 +224,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sessions", type=int, default=300)
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--out", type=Path, default=Path("bench/results-history.json"))
-    parser.add_argument("--worker", nargs=3, metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON"), help=argparse.SUPPRESS)
+    parser.add_argument("--semantic-budget", type=float, help="stop phase 2 after this many seconds and project the rest")
+    parser.add_argument("--worker", nargs=4, metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON", "BUDGET"), help=argparse.SUPPRESS)
     args = parser.parse_args(argv)
     if args.worker:
-        return worker(Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]))
+        budget = float(args.worker[3]) if args.worker[3] != "none" else None
+        return worker(Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]), budget)
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="convo-history-"))
     try:
         history = write_history(workdir / "history", args.sessions)
@@ -231,6 +246,7 @@ def main(argv: list[str] | None = None) -> int:
                 str(index_dir),
                 str(history.root),
                 json.dumps(history.needle_sessions),
+                str(args.semantic_budget or "none"),
             ],
             stdout=subprocess.PIPE,
             text=True,

@@ -12,7 +12,7 @@ from dataclasses import dataclass
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
-from convo_tui.core.merge import TURN_BONUS, cosine, merge
+from convo_tui.core.merge import cosine, merge
 from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
 from convo_tui.core.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.settings import SEARCH_MODES
@@ -102,7 +102,8 @@ def around_match(hit: Hit, text: str) -> Hit:
 def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]) -> list[Scored]:
     """The turns of part hits (thinking, tool input or output: keyword-only
     points) that the query did not return itself, so that merge folds each
-    part into its turn's card; a turn takes its best part's score."""
+    part into its turn's card; a turn takes its best part's score (and, like
+    any turn hit, the turn bonus)."""
     have = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
     wanted: dict[str, float] = {}
     for m in messages:
@@ -115,7 +116,7 @@ def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]
     found = store.scroll(Filter(must=(Cond("key", any=tuple(wanted)), Cond("visible", value=True))), fields=_TEXT_FIELDS)
     out = []
     for point in found:
-        point.score = wanted[point.payload.get("key", "")] / TURN_BONUS
+        point.score = wanted[point.payload.get("key", "")]
         out.append(point)
     return out
 
