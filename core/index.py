@@ -40,6 +40,10 @@ from convo_tui.core.vector_cache import VectorCache
 BATCH_TEXTS = 2048
 PUBLISH_SECONDS = 2.0
 UPSERT_POINTS = 512
+# Rebuild the search graphs only after this many points were written or given
+# vectors: a few appended sessions are searched by brute force in Edge's
+# appendable segment (fast at that size), and an append costs no rebuild.
+OPTIMIZE_MIN_POINTS = 2000
 
 
 @dataclass
@@ -173,6 +177,7 @@ class Indexer:
         # session id -> (source key, path) of the file that produced it in this run
         self._claimed: dict[str, tuple[str, str]] = {}
         self._published_sessions = 0
+        self._written = 0
         self.embedded = 0
 
     def run(
@@ -188,7 +193,8 @@ class Indexer:
         notify = progress or (lambda _p: None)
         self.store.ensure(self.dense.dim)
         self._clean_leftovers()
-        wrote = self._keyword_phase(files, report, notify, cancel)
+        self._written = 0
+        self._keyword_phase(files, report, notify, cancel)
         report.keyword_seconds = time.perf_counter() - started
         if semantic and not report.cancelled:
             phase = DensePhase(self.store, self.dense, self.cache)
@@ -198,8 +204,7 @@ class Indexer:
 
             report.vectors_added, report.cancelled = phase.run(semantic_progress, _CancelView(cancel))
             report.embedded = self.embedded = phase.embedded
-            wrote = wrote or report.vectors_added > 0
-        if wrote and not report.cancelled:
+        if self._written + report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
             notify(IndexProgress("optimize", 0, 0, None, self._published_sessions))
             self.store.optimize()
         self.manifest.save()
@@ -389,6 +394,7 @@ class Indexer:
         """Write a batch's points (keyword vectors, and dense ones the cache
         already has), then publish its sessions one by one."""
         pending = [p for unit in batch for p in unit.points]
+        self._written += len(pending)
         cached = self.cache.get_many(p.text for p in pending if p.text) if self.cache is not None else {}
         out: list[Point] = []
         for item in pending:
