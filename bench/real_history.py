@@ -195,6 +195,25 @@ def peers(workdir: Path, projects: Path, needle_sessions: dict[str, str]) -> lis
     return results
 
 
+def cli_append(index_dir: Path, projects: Path) -> dict:
+    """What a user sees: `convo-tui index` as a command, a no-op run vs one after
+    appending an exchange to 3 sessions (process start and model load included)."""
+    exe = str(Path(sys.executable).with_name("convo-tui"))
+    argv = [exe, "index", str(projects), "--index-dir", str(index_dir)]
+    noop, _ = _timed(argv, dict(os.environ))
+    files = sorted(projects.rglob("*.jsonl"))
+    for number, path in enumerate(random.Random(8).sample(files, 3)):
+        append_exchange(path, 100 + number)
+    appended, out = _timed(argv, dict(os.environ))
+    line = next((x for x in out.splitlines() if x.startswith("semantic:")), "")
+    return {
+        "noop_seconds": round(noop, 2),
+        "append_seconds": round(appended, 2),
+        "ratio": round(appended / noop, 2),
+        "report": line,
+    }
+
+
 # -- the run -----------------------------------------------------------------------
 
 
@@ -271,6 +290,10 @@ def main(argv: list[str] | None = None) -> int:
         stop.set()
         poller.join(timeout=60)
         results["second_process"] = second
+        indexed = next((e for e in results["events"] if e.get("event") == "indexed"), {})
+        if indexed and not indexed.get("stopped_by_budget"):
+            results["cli_append"] = cli_append(index_dir, history.root)
+            print(results["cli_append"], flush=True)
         results["peers"] = peers(workdir, history.root, history.needle_sessions)
         for peer in results["peers"]:
             print(peer, flush=True)
