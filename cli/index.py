@@ -53,22 +53,36 @@ def _run_with_progress(library, paths, rebuild):
         except KeyboardInterrupt:
             cancel.set()
             raise
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn
+    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
 
     with Progress(
-        TextColumn("[bold]{task.description:<9}"),
+        TextColumn("[bold]{task.description:<10}"),
         BarColumn(),
         MofNCompleteColumn(),
+        TextColumn("{task.fields[unit]}"),
         TimeElapsedColumn(),
+        TimeRemainingColumn(),
         TextColumn("{task.fields[name]}", style="dim"),
         transient=True,
     ) as bar:
-        task = bar.add_task("loading", total=None, name="embedding model")
+        loading = bar.add_task("loading", total=None, unit="", name="embedding model")
         library.load_model()
+        bar.remove_task(loading)
+        keyword = bar.add_task("searchable", total=None, unit="files", name="")
+        semantic = bar.add_task("semantic", total=None, unit="texts", name="waiting for the files", start=False)
 
         def progress(p) -> None:
-            name = p.path.rsplit("/", 1)[-1] if p.path else ""
-            bar.update(task, description=p.phase, completed=p.done, total=p.total or None, name=name[:40])
+            if p.phase in ("scan", "index"):
+                name = p.path.rsplit("/", 1)[-1][:40] if p.path else ""
+                unit = "files checked" if p.phase == "scan" else f"files · {p.sessions} sessions searchable"
+                bar.update(keyword, completed=p.done, total=p.total or None, unit=unit, name=name)
+            elif p.phase == "semantic":
+                bar.update(keyword, completed=1, total=1, unit=f"· {p.sessions} sessions searchable", name="")
+                if not bar.tasks[semantic].started:
+                    bar.start_task(semantic)
+                bar.update(semantic, completed=p.done, total=p.total or 1, name="")
+            elif p.phase == "optimize":
+                bar.update(semantic, name="building the search graph")
 
         return library.index(paths, progress=progress, cancel=cancel, rebuild=rebuild)
 
@@ -82,5 +96,11 @@ def _print_report(report) -> None:
     for path, reason in report.skipped:
         out.write(f"  skipped {path}: {reason}\n")
     out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s)\n")
+    if report.semantic_total:
+        share = report.semantic_ready / report.semantic_total
+        out.write(
+            f"semantic: {report.semantic_ready}/{report.semantic_total} texts with vectors ({share:.0%}); "
+            f"{report.embedded} embedded this run, keyword-searchable after {report.keyword_seconds:.1f} s\n"
+        )
     if report.cancelled:
-        out.write("cancelled: run `convo-tui index` again to finish\n")
+        out.write("cancelled: what was published stays searchable; run `convo-tui index` again to finish\n")

@@ -24,6 +24,10 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for report in reports:
         print(describe(report))
+    from convo_tui.core.library import Library
+
+    if readiness := Library.readiness(settings):  # how much of the index is searchable (indexing helper)
+        print(readiness)
     if not any(report.files for report in reports):
         print("No transcripts found. Looked in:")
         for place in places_looked(settings):

@@ -29,6 +29,8 @@ DEFAULT_WINDOW = 256
 # Texts per ONNX run: large enough to amortise the call, small enough that
 # length-sorted batches stay tight.
 BATCH_SIZE = 64
+# onnxruntime's CPU memory arena (see DenseEmbedder).
+ARENA = False
 
 _BERT_CONFIG = {
     "architectures": ["BertModel"],
@@ -183,7 +185,7 @@ def _optimized_graph_path(source: Path, model: str) -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME)) / "onnx" / safe / f"model.opt-{key}.onnx"
 
 
-def _session_options(threads: int | None) -> object:
+def _session_options(threads: int | None, arena: bool = ARENA) -> object:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -192,7 +194,7 @@ def _session_options(threads: int | None) -> object:
         options.inter_op_num_threads = threads
     # Without onnxruntime's CPU arena, the memory of a large batch goes back
     # when the batch is done instead of staying reserved for the process' life.
-    options.enable_cpu_mem_arena = False
+    options.enable_cpu_mem_arena = arena
     # After each inference onnxruntime keeps its worker threads spinning for a
     # while; on a 2-core laptop they then compete with Qdrant's search for the
     # CPU and a search right after its query embedding takes several times
@@ -202,7 +204,7 @@ def _session_options(threads: int | None) -> object:
     return options
 
 
-def build_session(source: Path, model: str, threads: int | None = None) -> object:
+def build_session(source: Path, model: str, threads: int | None = None, arena: bool = ARENA) -> object:
     """The model's ONNX session, built once, from a cached optimised graph when there is one.
 
     Optimising the int8 graph (fusions, constant folding) briefly needs ~80 MB
@@ -217,13 +219,13 @@ def build_session(source: Path, model: str, threads: int | None = None) -> objec
     providers = ["CPUExecutionProvider"]
     cached = _optimized_graph_path(source, model)
     if cached.is_file():
-        options = _session_options(threads)
+        options = _session_options(threads, arena)
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
         try:
             return ort.InferenceSession(str(cached), sess_options=options, providers=providers)
         except Exception:  # a truncated or foreign cache file: build it again below
             cached.unlink(missing_ok=True)
-    options = _session_options(threads)
+    options = _session_options(threads, arena)
     tmp: Path | None = None
     try:
         cached.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
@@ -244,7 +246,7 @@ def build_session(source: Path, model: str, threads: int | None = None) -> objec
     return session
 
 
-def _attach_session(inner: object, model: str, threads: int | None) -> None:
+def _attach_session(inner: object, model: str, threads: int | None, arena: bool = ARENA) -> None:
     """Give fastembed's lazily loaded model our session (it then never builds its own).
 
     fastembed builds its session without a way to turn spinning off or reuse
@@ -254,7 +256,7 @@ def _attach_session(inner: object, model: str, threads: int | None) -> None:
     """
     model_dir = Path(inner._model_dir)
     description = inner.model_description
-    inner.model = build_session(model_dir / description.model_file, model, threads)  # type: ignore[attr-defined]
+    inner.model = build_session(model_dir / description.model_file, model, threads, arena)  # type: ignore[attr-defined]
     ensure = getattr(inner, "_ensure_tokenizer", None)
     if ensure is not None:
         ensure()
@@ -289,7 +291,9 @@ class DenseEmbedder:
     longest text.
     """
 
-    def __init__(self, model: str = DEFAULT_MODEL, *, threads: int | None = None, batch_size: int = BATCH_SIZE):
+    def __init__(
+        self, model: str = DEFAULT_MODEL, *, threads: int | None = None, batch_size: int = BATCH_SIZE, arena: bool = ARENA
+    ):
         from fastembed import TextEmbedding
 
         self.name = model
@@ -304,7 +308,7 @@ class DenseEmbedder:
             else:
                 self._model = TextEmbedding(model, **options)
             inner = getattr(self._model, "model", None)
-            _attach_session(inner, model, threads)
+            _attach_session(inner, model, threads, arena)
         except (ValueError, OSError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise IndexUnavailable(f"cannot load embedding model '{model}': {first}") from None

@@ -36,6 +36,10 @@ class Hit:
     user_text: str
     ai_text: str
     tools: list[str] = field(default_factory=list)
+    # Set when the words matched only a keyword-indexed part of the turn:
+    # "thinking", "tool input" or "tool output", and that part's matching text.
+    part: str = ""
+    part_text: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

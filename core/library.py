@@ -18,12 +18,22 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
+from convo_tui.core.dense_phase import SemanticStatus, semantic_status
 from convo_tui.core.errors import ConvoError, IndexUnavailable
 from convo_tui.core.health import check as check_health
 from convo_tui.core.health import forget_lost
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.holder.guard import GuardedStore
-from convo_tui.core.index import Indexer, IndexProgress, IndexReport, ProgressFn, prune, source_key, visible_filter
+from convo_tui.core.index import (
+    CancelLike,
+    Indexer,
+    IndexProgress,
+    IndexReport,
+    ProgressFn,
+    prune,
+    source_key,
+    visible_filter,
+)
 from convo_tui.core.manifest import Manifest
 from convo_tui.core.model import Session
 from convo_tui.core.model_choice import AUTO, ModelChoice, choose_model, sample_texts
@@ -208,28 +218,36 @@ class Library:
         paths: list[Path] | None = None,
         *,
         progress: ProgressFn | None = None,
-        cancel: threading.Event | None = None,
+        cancel: CancelLike = None,
         rebuild: bool = False,
+        semantic: bool = True,
     ) -> IndexReport:
+        """Bring the index up to date: phase 1 publishes new and changed sessions
+        for keyword search in batches, phase 2 adds their dense vectors (skipped
+        when `semantic` is False; the next run continues it). `cancel` (an Event
+        or a callable) is checked between publish batches and inside embedding
+        batches: set it to stop within about a second; what was published stays."""
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
         with self._index_lock:  # the app, a watcher and clients may all ask at once: one run at a time
-            return self._index(paths, progress=progress, cancel=cancel, rebuild=rebuild)
+            return self._index(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
 
     def _index(
         self,
         paths: list[Path] | None,
         *,
         progress: ProgressFn | None,
-        cancel: threading.Event | None,
+        cancel: CancelLike,
         rebuild: bool,
+        semantic: bool,
     ) -> IndexReport:
         from convo_tui.core.discover import iter_source_files
+        from convo_tui.core.vector_cache import VectorCache
 
         manifest = Manifest.load(self._manifest_dir())
         if rebuild:
             self.store.drop()
-            manifest.clear()
+            manifest.clear()  # the vector cache stays: same model, same texts, same vectors
             manifest.save(force=True)
             self._meta_error = None
         roots = list(paths) if paths is not None else self.default_paths()
@@ -249,15 +267,43 @@ class Library:
                     "sparse": self._sparse.NAME,
                 }
             )
-        indexer = Indexer(self.store, manifest, self._dense, self._sparse, suppressed=self.annotations.suppressor())
+        cache = VectorCache(self._manifest_dir(), self._dense.name, self._dense.dim)
         unreadable: list[tuple[str, str]] = []  # folders we may not open, links to nothing: told once each
-        report = indexer.run(
-            iter_source_files(roots, lambda path, reason: unreadable.append((str(path), reason))),
-            progress=progress,
-            cancel=cancel,
-        )
+        try:
+            indexer = Indexer(
+                self.store, manifest, self._dense, self._sparse, suppressed=self.annotations.suppressor(), cache=cache
+            )
+            report = indexer.run(
+                iter_source_files(roots, lambda path, reason: unreadable.append((str(path), reason))),
+                progress=progress,
+                cancel=cancel,
+                semantic=semantic,
+            )
+        finally:
+            cache.close()
         report.skipped.extend(unreadable)
         return report
+
+    @classmethod
+    def readiness(cls, settings: Settings) -> str | None:
+        """One line for `convo-tui sources`: how much of the index is searchable,
+        by keyword and by meaning (None when there is no index yet)."""
+        if not settings.qdrant_url and not (Path(settings.index_dir) / "shard").is_dir():
+            return None
+        try:
+            with cls.open(settings, read_only=True, serve=False) as library:
+                status = library.semantic_status()
+                sessions = library.store.count(visible_filter(Cond("level", value=LEVEL_SESSION)))
+        except ConvoError as exc:
+            return f"index: {exc}"
+        return (
+            f"index: {sessions} sessions searchable by keyword; {status.ready}/{status.total} texts "
+            f"({status.fraction:.0%}) searchable by meaning"
+        )
+
+    def semantic_status(self) -> SemanticStatus:
+        """How many of the index's text points have their dense vector (found by meaning)."""
+        return semantic_status(self.store)
 
     def _manifest_dir(self) -> Path:
         if self.settings.qdrant_url:

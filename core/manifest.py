@@ -90,7 +90,8 @@ class Manifest:
         tmp = self.path.with_name(f".{self.path.name}.{os.getpid()}.tmp")
         fd = os.open(tmp, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
         with os.fdopen(fd, "w", encoding="utf-8") as handle:
-            json.dump(data, handle, ensure_ascii=False, separators=(",", ":"))
+            # ASCII escapes: a path that is not valid UTF-8 (surrogate escapes) round-trips.
+            json.dump(data, handle, ensure_ascii=True, separators=(",", ":"))
             handle.flush()
             os.fsync(handle.fileno())
         os.replace(tmp, self.path)

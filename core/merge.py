@@ -51,6 +51,8 @@ def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
         user_text=user_text,
         ai_text=ai_text,
         tools=list(p.get("tools", [])),
+        part=str(p.get("part", "") or "") if kind == "message" else "",
+        part_text=str(p.get("text", "") or "") if kind == "message" and p.get("part") else "",
     )
 
 
@@ -60,6 +62,8 @@ def _fold(card: Hit, other: Hit) -> None:
             card.matched_message_ids.append(mid)
     card.similarity = max(card.similarity, other.similarity)
     card.score = max(card.score, other.score)
+    if other.part and not card.part:  # the best-ranked part a card matched through
+        card.part, card.part_text = other.part, other.part_text
 
 
 def merge(

@@ -4,24 +4,51 @@ Three levels: one `session` point (the whole session record, what `sessions`
 lists and `show SESSION_ID` reads), one point per turn, and one per message
 chunk. Every point carries the generation it belongs to and starts invisible;
 indexing flips `visible` once the whole session is written.
+
+Keyword-only points (BM25, no dense vector) make the rest of a session
+searchable by words: a message's thinking, each tool call's input and output
+(message-level points with a `part` label), and the tail of a message longer
+than the dense chunks cover. Caps (characters): see KEYWORD_CAPS; what lies
+beyond them stays in the session record (shown by `show`), not in the index.
 """
 
 from __future__ import annotations
 
+import json
+import re
 from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from convo_tui.core.model import USER, Message, Session, Turn
+from convo_tui.core.model import USER, Message, Session, ToolCall, Turn
+from convo_tui.core.pairing import combined_text
 from convo_tui.core.serialize import session_to_record
 
 LEVEL_SESSION = "session"
 LEVEL_TURN = "turn"
 LEVEL_MESSAGE = "message"
 
+_SPACE = re.compile(r"\s")
 # Word pieces per chunk (the default model reads 256, minus special tokens and slack).
 CHUNK_TOKENS = 200
 CHUNK_OVERLAP = 32
+# Dense chunks per message (about 3,200 word pieces); the rest is keyword-only.
+MAX_DENSE_CHUNKS = 16
+# Characters per keyword-only point, and how many characters of each kind are indexed.
+KEYWORD_CHUNK_CHARS = 4000
+PART_THINKING = "thinking"
+PART_TOOL_INPUT = "tool input"
+PART_TOOL_OUTPUT = "tool output"
+PART_MESSAGE = ""  # the tail of a long message, past its dense chunks
+KEYWORD_CAPS = {
+    PART_THINKING: 32_000,
+    PART_TOOL_INPUT: 8_000,  # per tool call
+    PART_TOOL_OUTPUT: 16_000,  # per tool call
+    PART_MESSAGE: 200_000,
+}
+# The turn text is embedded (the model reads its first 256 word pieces) and
+# BM25-indexed up to this many characters; its messages' points cover the rest.
+TURN_TEXT_CHARS = 16_000
 
 
 class TokenizerLike(Protocol):
@@ -30,11 +57,39 @@ class TokenizerLike(Protocol):
 
 @dataclass
 class PendingPoint:
-    """A point before its vectors: `text` is what gets embedded ("" = no vectors)."""
+    """A point before its vectors: `text` is what gets embedded ("" = no dense
+    vector); `keyword` is what BM25 indexes (by default the same text)."""
 
     key: str
     text: str
     payload: dict[str, Any] = field(default_factory=dict)
+    keyword: str | None = None
+
+    @property
+    def keyword_text(self) -> str:
+        return self.text if self.keyword is None else self.keyword
+
+
+def turn_text(user_text: str, ai_text: str) -> str:
+    """What a turn point embeds and BM25-indexes (phase 2 rebuilds it from the payload)."""
+    if not (user_text or ai_text):
+        return ""
+    return combined_text(user_text, ai_text)[:TURN_TEXT_CHARS]
+
+
+def clean_text(value: str) -> str:
+    """A string the store can hold: a lone surrogate (a file name that is not
+    valid UTF-8, decoded by os.fsdecode) becomes a visible \\xNN escape."""
+    if value.isascii():
+        return value
+    try:
+        value.encode("utf-8")
+        return value
+    except UnicodeEncodeError:
+        try:
+            return value.encode("utf-8", "surrogateescape").decode("utf-8", "backslashreplace")
+        except UnicodeEncodeError:
+            return value.encode("utf-8", "backslashreplace").decode("utf-8")
 
 
 def role_name(role: str) -> str:
@@ -68,44 +123,62 @@ def message_key(session_id: str, message_index: int, chunk: int = 0) -> str:
 def chunk_text(
     text: str, tokenizer: TokenizerLike | None, max_tokens: int = CHUNK_TOKENS, overlap: int = CHUNK_OVERLAP
 ) -> list[str]:
-    """Split text into pieces of at most `max_tokens` word pieces, overlapping a little.
+    """Split text into pieces of at most `max_tokens` word pieces, overlapping a little."""
+    text = text.strip()
+    return [text[a:b].strip() for a, b in chunk_spans(text, tokenizer, max_tokens, overlap)]
+
+
+def chunk_spans(
+    text: str,
+    tokenizer: TokenizerLike | None,
+    max_tokens: int = CHUNK_TOKENS,
+    overlap: int = CHUNK_OVERLAP,
+    max_chunks: int | None = None,
+) -> list[tuple[int, int]]:
+    """(start, end) of each chunk of an already stripped text, at most `max_chunks`.
 
     A word piece never spans fewer than one character, so text no longer than
-    `max_tokens` characters needs no tokenizer at all (the common case).
+    `max_tokens` characters needs no tokenizer at all (the common case). With
+    `max_chunks`, only a prefix long enough for them is tokenized, so a huge
+    message costs no more than its first chunks.
     """
-    text = text.strip()
     if not text:
         return []
     if len(text) <= max_tokens:
-        return [text]
+        return [(0, len(text))]
     if tokenizer is None:
-        return _chunk_words(text, max_tokens, overlap)
-    offsets = [span for span in tokenizer.encode(text, add_special_tokens=False).offsets if span[1] > span[0]]
-    if len(offsets) <= max_tokens:
-        return [text]
-    chunks: list[str] = []
+        return _chunk_words(text, max_tokens, overlap, max_chunks)
+    head = text if max_chunks is None else text[: max_chunks * max_tokens * 12]
+    offsets = [span for span in tokenizer.encode(head, add_special_tokens=False).offsets if span[1] > span[0]]
+    if len(offsets) <= max_tokens and len(head) == len(text):
+        return [(0, len(text))]
+    spans: list[tuple[int, int]] = []
     step = max(1, max_tokens - overlap)
     start = 0
-    while start < len(offsets):
+    while start < len(offsets) and (max_chunks is None or len(spans) < max_chunks):
         end = min(start + max_tokens, len(offsets))
-        piece = text[offsets[start][0] : offsets[end - 1][1]].strip()
-        if piece:
-            chunks.append(piece)
+        if text[offsets[start][0] : offsets[end - 1][1]].strip():
+            spans.append((offsets[start][0], offsets[end - 1][1]))
         if end == len(offsets):
             break
         start += step
-    return chunks
+    return spans
 
 
-def _chunk_words(text: str, max_tokens: int, overlap: int) -> list[str]:
+def _chunk_words(text: str, max_tokens: int, overlap: int, max_chunks: int | None) -> list[tuple[int, int]]:
     """Fallback without a tokenizer: about 1.3 word pieces per word."""
-    words = text.split()
+    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     size = max(1, int(max_tokens / 1.3))
     step = max(1, size - int(overlap / 1.3))
-    chunks = [" ".join(words[i : i + size]) for i in range(0, len(words), step)]
-    while len(chunks) > 1 and len(words) - (len(chunks) - 1) * step <= 0:
-        chunks.pop()
-    return chunks
+    spans = []
+    for i in range(0, len(words), step):
+        if max_chunks is not None and len(spans) >= max_chunks:
+            break
+        piece = words[i : i + size]
+        spans.append((piece[0][0], piece[-1][1]))
+        if i + size >= len(words):
+            break
+    return spans
 
 
 def tool_names(tools: list[Any]) -> list[str]:
@@ -177,8 +250,7 @@ def _turn_point(session_id: str, turn: Turn, common: dict[str, Any], fallback_ti
         "user_text": turn.user_text,
         "ai_text": turn.ai_text,
     }
-    text = turn.combined_text if (turn.user_text or turn.ai_text) else ""
-    return PendingPoint(payload["key"], text, payload)
+    return PendingPoint(payload["key"], turn_text(turn.user_text, turn.ai_text), payload)
 
 
 def _message_points(
@@ -205,7 +277,56 @@ def _message_points(
         "tool_keys": [name.lower() for name in names],
     }
     points = []
-    for chunk, piece in enumerate(chunk_text(message.text, tokenizer)):
+    text = message.text.strip()
+    spans = chunk_spans(text, tokenizer, max_chunks=MAX_DENSE_CHUNKS)
+    for chunk, (start, end) in enumerate(spans):
         key = message_key(session_id, index, chunk)
+        piece = text[start:end].strip()
         points.append(PendingPoint(key, piece, {**base, "key": key, "chunk": chunk, "text": piece}))
+    rest = text[_word_end(text, spans[-1][1]) :] if spans else ""
+    points += _keyword_points(f"{message_key(session_id, index)}:rest", PART_MESSAGE, rest, base)
+    points += _keyword_points(f"{message_key(session_id, index)}:thinking", PART_THINKING, message.thinking, base)
+    for number, tool in enumerate(message.tools):
+        prefix = f"{message_key(session_id, index)}:tool-{number}"
+        points += _keyword_points(f"{prefix}-in", PART_TOOL_INPUT, tool_input_text(tool), base)
+        points += _keyword_points(f"{prefix}-out", PART_TOOL_OUTPUT, tool.result, base)
     return points
+
+
+def _word_end(text: str, cut: int) -> int:
+    """Move a cut made between word pieces to the end of that word (a few characters at most)."""
+    space = _SPACE.search(text, cut, cut + 100)
+    return space.start() if space else cut
+
+
+def _keyword_points(key: str, part: str, text: str, base: dict[str, Any]) -> list[PendingPoint]:
+    """BM25-only points for one part of a message, cut at KEYWORD_CAPS[part]."""
+    text = (text or "").strip()[: KEYWORD_CAPS[part]]
+    points = []
+    for chunk, start in enumerate(range(0, len(text), KEYWORD_CHUNK_CHARS)):
+        piece = text[start : start + KEYWORD_CHUNK_CHARS].strip()
+        if piece:
+            point_key = f"{key}#{chunk}" if chunk else key
+            payload = {**base, "key": point_key, "chunk": chunk, "text": piece, "part": part}
+            points.append(PendingPoint(point_key, "", payload, keyword=piece))
+    return points
+
+
+def tool_input_text(tool: ToolCall) -> str:
+    """A tool call's input as words: its name and argument values (commands, paths, patterns)."""
+    values: list[str] = [tool.name]
+
+    def walk(value: Any) -> None:
+        if isinstance(value, str):
+            values.append(value)
+        elif isinstance(value, dict):
+            for item in value.values():
+                walk(item)
+        elif isinstance(value, (list, tuple)):
+            for item in value:
+                walk(item)
+        elif value is not None:
+            values.append(json.dumps(value))
+
+    walk(tool.args)
+    return "\n".join(values)

@@ -16,7 +16,7 @@ from convo_tui.core.errors import QueryError
 from convo_tui.core.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.hits import Hit
 from convo_tui.core.merge import cosine, merge
-from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN
+from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
 from convo_tui.core.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
@@ -46,6 +46,7 @@ _TEXT_FIELDS = [
     "tools",
     "role",
     "text",
+    "part",
 ]
 
 
@@ -93,8 +94,48 @@ def search(
     turns, messages = _two_levels(store, embedders, parsed, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
+    turns += part_turns(store, turns, messages)
     floor = RELEVANCE_FLOOR if fusion.METHOD == "weighted" else 0.0
-    return merge(turns, messages, query_dense, window, floor=floor)[offset:]
+    return [around_match(hit, parsed.text) for hit in merge(turns, messages, query_dense, window, floor=floor)[offset:]]
+
+
+PART_WINDOW = 240
+
+
+def around_match(hit: Hit, text: str) -> Hit:
+    """A part's text cut to the window around its first matching word (a tool
+    output can be thousands of characters; the card shows a line or two)."""
+    if not hit.part_text or len(hit.part_text) <= PART_WINDOW:
+        return hit
+    lowered = hit.part_text.casefold()
+    spots = [lowered.find(word) for word in text.casefold().split() if word]
+    at = min((spot for spot in spots if spot >= 0), default=0)
+    start = max(0, at - PART_WINDOW // 4)
+    piece = hit.part_text[start : start + PART_WINDOW]
+    hit.part_text = ("…" if start else "") + piece + ("…" if start + PART_WINDOW < len(hit.part_text) else "")
+    return hit
+
+
+def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]) -> list[Scored]:
+    """The turns of part hits (thinking, tool input or output: keyword-only
+    points) that the query did not return itself, so that merge folds each
+    part into its turn's card; a turn takes its best part's score (and, like
+    any turn hit, the turn bonus)."""
+    have = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
+    wanted: dict[str, float] = {}
+    for m in messages:
+        p = m.payload
+        if p.get("part") and (p.get("session_id"), p.get("turn_index")) not in have and p.get("turn_index", -1) >= 0:
+            key = turn_key(p.get("session_id", ""), p.get("turn_index", -1))
+            wanted[key] = max(wanted.get(key, 0.0), m.score)
+    if not wanted:
+        return []
+    found = store.scroll(Filter(must=(Cond("key", any=tuple(wanted)), Cond("visible", value=True))), fields=_TEXT_FIELDS)
+    out = []
+    for point in found:
+        point.score = wanted[point.payload.get("key", "")]
+        out.append(point)
+    return out
 
 
 def _two_levels(

@@ -120,7 +120,9 @@ def _build_demo(folder: Path) -> None:
     from tests.tui_corpus import copy_demo
 
     corpus = copy_demo(folder)
-    with Library.open(Settings(index_dir=folder / "index", sources=[corpus], discover_defaults=False, model=DEFAULT_MODEL)) as library:
+    with Library.open(
+        Settings(index_dir=folder / "index", sources=[corpus], discover_defaults=False, model=DEFAULT_MODEL)
+    ) as library:
         library.load_model()
         report = library.index()
         assert report.sessions == 15, report.skipped

@@ -26,7 +26,15 @@ def _session() -> Session:
 def test_session_turn_and_message_points_with_payload():
     points = session_points(_session(), generation=7)
     keys = [p.key for p in points]
-    assert keys == ["s1:session", "s1:turn-0", "s1:turn-1", "s1:msg-0", "s1:msg-1"]
+    assert keys == ["s1:session", "s1:turn-0", "s1:turn-1", "s1:msg-0", "s1:msg-1", "s1:msg-1:tool-0-in", "s1:msg-1:tool-1-in"]
+    # Tool inputs are keyword-only points labelled with their part, on the message's turn.
+    tool_in = points[5]
+    assert (tool_in.text, tool_in.keyword_text, tool_in.payload["part"], tool_in.payload["turn_index"]) == (
+        "",
+        "Shell\nls",
+        "tool input",
+        0,
+    )
     session, turn0 = points[0], points[1]
     assert session.text == "" and session.payload["record"]["id"] == "s1"
     assert session.payload["message_count"] == 4 and session.payload["turn_count"] == 2
@@ -65,3 +73,39 @@ def test_long_message_is_chunked_with_overlap_and_keys_map_back():
 def test_short_text_needs_no_tokenizer():
     assert chunk_text("  short  ", None) == ["short"]
     assert chunk_text("", None) == []
+
+
+def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
+    from convo_tui.core.points import KEYWORD_CAPS, KEYWORD_CHUNK_CHARS, MAX_DENSE_CHUNKS
+
+    tokenizer = Tokenizer.from_file(str(bundled_model_files()[1]))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    huge = " ".join(f"w{i}" for i in range(200_000))  # far past the dense chunks
+    message = Message(
+        "m",
+        "assistant",
+        huge,
+        thinking="ponder " * 20_000,
+        tools=[ToolCall("Bash", {"command": "pytest -x", "cwd": "/repo"}, result="E AssertionError: boom")],
+    )
+    session = Session(id="s", title="", project="", source="", path="", messages=[Message("u", "user", "go"), message])
+    points = [
+        p for p in session_points(session, 1, tokenizer) if p.payload["level"] == "message" and p.payload["message_ids"] == ["m"]
+    ]
+    dense = [p for p in points if p.text]
+    assert len(dense) == MAX_DENSE_CHUNKS
+    by_part: dict[str, list] = {}
+    for p in points:
+        if not p.text:
+            by_part.setdefault(p.payload["part"], []).append(p)
+    assert sum(len(p.keyword_text) for p in by_part["thinking"]) <= KEYWORD_CAPS["thinking"]
+    assert all(len(p.keyword_text) <= KEYWORD_CHUNK_CHARS for ps in by_part.values() for p in ps)
+    assert [p.keyword_text for p in by_part["tool output"]] == ["E AssertionError: boom"]
+    assert by_part["tool input"][0].keyword_text == "Bash\npytest -x\n/repo"
+    # The tail past the dense chunks starts where they stop and is capped.
+    tail = by_part[""]
+    assert tail[0].key == "s:msg-1:rest" and len(tail) == KEYWORD_CAPS[""] // KEYWORD_CHUNK_CHARS
+    last = dense[-1].text.split()[-1]  # may stop inside a word: the tail starts at the next one
+    number = int(tail[0].keyword_text.split()[0][1:])
+    assert f"w{number - 1}".startswith(last)

@@ -11,6 +11,7 @@ from __future__ import annotations
 import hashlib
 import json
 import math
+import os
 import re
 
 import pytest
@@ -518,3 +519,29 @@ def test_edge_opens_and_searches_an_index_made_with_the_earlier_all_in_ram_confi
         assert keys(got) == ["s2:msg-0", "s2:turn-0"]
     config = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
     assert "quantization_config" not in config["vectors"]["dense"]
+
+
+def test_update_vectors_adds_dense_and_keeps_sparse_and_payload(store):
+    """Phase 2 of indexing: points published with BM25 only get their dense vector."""
+    e0 = [1.0 if i == 0 else 0.0 for i in range(DIM)]
+    store.upsert([Point("late", None, SparseVec([7], [1.0]), {"session_id": "s", "dense_ready": False})])
+    assert store.query([Query(dense=e0, limit=5)]) == [[]]
+    store.update_vectors([(point_id("late"), e0)])
+    [dense] = store.query([Query(dense=e0, limit=5, with_dense=True)])
+    assert keys(dense) == ["late"] and dense[0].dense == pytest.approx(e0)
+    [sparse] = store.query([Query(sparse=SparseVec([7], [1.0]), limit=5)])
+    assert keys(sparse) == ["late"]
+    assert sparse[0].payload == {"session_id": "s", "dense_ready": False, "key": "late"}
+    store.update_vectors([])
+
+
+def test_point_ids_come_from_the_keys_bytes():
+    """A key made from a Latin-1 file name (surrogate escapes) has an id; others keep uuid5's."""
+    import uuid
+
+    from convo_tui.core.store.base import _ID_NAMESPACE
+
+    assert point_id("s1:turn-0") == str(uuid.uuid5(_ID_NAMESPACE, "s1:turn-0"))
+    assert point_id("héllo:turn-0") == str(uuid.uuid5(_ID_NAMESPACE, "héllo:turn-0"))
+    latin1 = os.fsdecode(b"\xe9t\xe9-notes:turn-0")
+    assert point_id(latin1) != point_id("été-notes:turn-0")

@@ -23,10 +23,14 @@ Semantics both backends share (the contract tests pin them):
   once after a bulk write: on Edge it builds the HNSW graphs synchronously,
   minutes for 100k points; a no-op on the server) and `drop()` (start afresh,
   e.g. when the model changes). Open stores with core.store.open_store().
+- Added for two-phase indexing: `update_vectors` sets the dense vector of
+  points that exist (found by id), keeping their sparse vector and payload;
+  ids of points that do not exist are ignored.
 """
 
 from __future__ import annotations
 
+import hashlib
 import uuid
 from abc import ABC, abstractmethod
 from collections.abc import Iterator, Sequence
@@ -61,6 +65,8 @@ PAYLOAD_INDEXES: dict[str, str] = {
     "has_tools": "bool",
     "visible": "bool",
     "starred": "bool",
+    # On points that get a dense vector: False until phase 2 of indexing has set it.
+    "dense_ready": "bool",
     "timestamp": "float",
 }
 
@@ -69,7 +75,13 @@ _ID_NAMESPACE = uuid.UUID("6f1c2a52-3e0b-4b8e-9a57-2f6d0f3c7a10")
 
 
 def point_id(key: str) -> str:
-    return str(uuid.uuid5(_ID_NAMESPACE, key))
+    """uuid5 of the key's bytes. A key made from a file name that is not valid
+    UTF-8 holds surrogate escapes: it is encoded back to the name's own bytes
+    (as os.fsencode does) instead of failing; for any other key this is
+    exactly uuid.uuid5(_ID_NAMESPACE, key)."""
+    data = key.encode("utf-8", "surrogateescape") if not key.isascii() else key.encode("ascii")
+    digest = hashlib.sha1(_ID_NAMESPACE.bytes + data, usedforsecurity=False).digest()
+    return str(uuid.UUID(bytes=digest[:16], version=5))
 
 
 @dataclass
@@ -145,6 +157,13 @@ class Store(ABC):
 
     @abstractmethod
     def upsert(self, points: Sequence[Point]) -> None: ...
+
+    @abstractmethod
+    def update_vectors(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
+        """Set the dense vector of existing points, given as (point id, vector).
+
+        The sparse vector and the payload stay as they are; phase 2 of indexing
+        uses it to add dense vectors to points already published with BM25 only."""
 
     @abstractmethod
     def delete(self, flt: Filter) -> None: ...

@@ -237,6 +237,14 @@ class EdgeStore(Store):
             out.append(qe.Point(p.id, vector, payload))
         self._update(qe.UpdateOperation.upsert_points(out))
 
+    def update_vectors(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
+        self._writable()
+        if not vectors:
+            return
+        self._need()
+        out = [qe.PointVectors(pid, {DENSE: [float(x) for x in dense]}) for pid, dense in vectors]
+        self._update(qe.UpdateOperation.update_vectors(out))
+
     def delete(self, flt: Filter) -> None:
         self._writable()
         if self._shard is not None:

@@ -177,6 +177,18 @@ class ServerStore(Store):
             with _reaching(self._where):
                 self.client.upsert(self.collection, structs[start : start + _UPSERT_BATCH], wait=True)
 
+    def update_vectors(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
+        from qdrant_client import models as m
+
+        self._writable()
+        self._need()
+        if not vectors:
+            return
+        structs = [m.PointVectors(id=pid, vector={DENSE: [float(x) for x in dense]}) for pid, dense in vectors]
+        for start in range(0, len(structs), _UPSERT_BATCH):
+            with _reaching(self._where):
+                self.client.update_vectors(self.collection, structs[start : start + _UPSERT_BATCH], wait=True)
+
     def delete(self, flt: Filter) -> None:
         from qdrant_client import models as m
 

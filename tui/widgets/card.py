@@ -12,8 +12,8 @@ from collections.abc import Callable
 
 from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
-from convo_tui.core.snippets import snippet
 from convo_tui.core.redact import display
+from convo_tui.core.snippets import snippet
 from convo_tui.tui.render import IconRows, format_date, highlighted, similarity_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
@@ -109,7 +109,13 @@ class ResultCard(Vertical, can_focus=True):
             self._header.show(card_title(hit, self.compact), card_score(hit, self.compact), scored)
         if (hit.project, hit.source, hit.timestamp, hit.tools) != (old.project, old.source, old.timestamp, old.tools):
             parts["meta"].update(card_meta(hit), layout=False)
-        if (hit.user_text, hit.ai_text, terms) != (old.user_text, old.ai_text, old_terms):
+        if (hit.user_text, hit.ai_text, hit.tools, hit.part_text, terms) != (
+            old.user_text,
+            old.ai_text,
+            old.tools,
+            old.part_text,
+            old_terms,
+        ):
             parts["summary"].update(self._summary())
 
     def set_compact(self, compact: bool) -> None:
@@ -120,12 +126,15 @@ class ResultCard(Vertical, can_focus=True):
                 self._header.show(card_title(self.hit, compact), card_score(self.hit, compact), self.scored)
 
     def _summary(self) -> IconRows:
-        """A line for the question and one for the answer, each centred on what matched."""
+        """A line for the question and one for the answer, each centred on what matched;
+        a third, labelled, when the match was only in thinking, a tool input or a tool output."""
         hit = self.hit
         rows: list[tuple[str, Text]] = []
         for icon, text in (("👤", hit.user_text), ("🤖", hit.ai_text)):
             if text.strip():
                 rows.append((icon, snippet_line(self._shown(text), self.terms)))
+        if hit.part and hit.part_text.strip():
+            rows.append(("🔎", Text(f"{hit.part}: ", style="bold") + snippet_line(self._shown(hit.part_text), self.terms)))
         return IconRows(tuple(rows))
 
     def expand(self, session: Session) -> None:

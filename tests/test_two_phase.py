@@ -1,0 +1,371 @@
+"""Two-phase indexing: keyword-searchable first, dense vectors after, by content, resumable.
+
+Real Edge store, real bundled model. The embedder is wrapped only to COUNT the
+texts it is given (the vectors are the model's own).
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import threading
+from pathlib import Path
+
+import pytest
+from convo_tui.core.dense_phase import DensePhase, point_text, token_batches
+from convo_tui.core.embed import SparseEmbedder, shared_dense
+from convo_tui.core.index import Indexer, visible_filter
+from convo_tui.core.library import Library
+from convo_tui.core.manifest import Manifest
+from convo_tui.core.model import Message, Session, ToolCall
+from convo_tui.core.points import session_points
+from convo_tui.core.search import Embedders, search
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.store.base import Cond, Point, SparseVec
+from convo_tui.core.store.edge import EdgeStore
+from convo_tui.core.vector_cache import VectorCache
+
+TOPICS = [
+    "the login form loses its session cookie after a redirect",
+    "pytest fixtures leak database connections between tests",
+    "the docker image is too large because of build caches",
+    "a race between the cache warmer and the migration job",
+    "why the CSV export drops rows with unicode names",
+    "rate limiting the public API without a shared store",
+]
+
+
+class CountingEmbedder:
+    """The real dense model; remembers every text it was asked to embed."""
+
+    def __init__(self) -> None:
+        self.inner = shared_dense(DEFAULT_MODEL)
+        self.name, self.dim = self.inner.name, self.inner.dim
+        self.texts: list[str] = []
+        self.fail_after: int | None = None
+        self.on_embed = None
+
+    @property
+    def tokenizer(self) -> object | None:
+        return self.inner.tokenizer
+
+    def embed_documents(self, texts):
+        if self.fail_after is not None and len(self.texts) + len(texts) > self.fail_after:
+            raise KeyboardInterrupt("killed")  # what a kill mid-phase-2 leaves behind
+        self.texts += list(texts)
+        vectors = self.inner.embed_documents(texts)
+        if self.on_embed is not None:
+            self.on_embed()
+        return vectors
+
+    def embed_query(self, text):
+        return self.inner.embed_query(text)
+
+
+def write_cursor(folder: Path, name: str, turns: list[tuple[str, str]]) -> Path:
+    path = folder / "Users-alice-code-shop" / "agent-transcripts" / f"{name}.txt"
+    path.parent.mkdir(parents=True, exist_ok=True)
+    path.write_text("".join(f"user:\n{q}\n\nassistant:\n{a}\n\n" for q, a in turns), encoding="utf-8")
+    return path
+
+
+def corpus(folder: Path) -> list[Path]:
+    return [
+        write_cursor(
+            folder, f"s{i}", [(f"Question {j} about {topic}?", f"Answer {j}: {topic} is fixed by step {j}.") for j in range(3)]
+        )
+        for i, topic in enumerate(TOPICS)
+    ]
+
+
+def run(store, folder: Path, dense, *, semantic: bool = True, cancel=None):
+    manifest = Manifest.load(store.path)
+    cache = VectorCache(store.path, dense.name, dense.dim)
+    try:
+        indexer = Indexer(store, manifest, dense, SparseEmbedder(), cache=cache)
+        return indexer.run(sorted(folder.rglob("*.txt")), semantic=semantic, cancel=cancel)
+    finally:
+        cache.close()
+
+
+def test_sessions_are_keyword_searchable_before_any_dense_vector(tmp_path):
+    src = tmp_path / "src"
+    corpus(src)
+    (src / "Users-alice-code-shop" / "agent-transcripts" / "s0.txt").write_text(
+        "user:\nWhere did the zanzibarite needle go?\n\nassistant:\nInto the haystack.\n", encoding="utf-8"
+    )
+    dense = CountingEmbedder()
+    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
+        report = library.index([src], semantic=False)
+        assert report.sessions == 6 and report.embedded == 0 and dense.texts == []
+        status = library.semantic_status()
+        assert status.total > 0 and status.ready == 0
+        for mode in ("keyword", "hybrid", "fuzzy"):
+            hits = library.search("zanzibarite", mode=mode, limit=3)
+            assert hits and hits[0].session_id == "s0", mode
+        assert library.search("zanzibarite needle", mode="semantic", limit=3) == []
+
+        report = library.index([src])
+        assert report.unchanged == 6 and report.vectors_added == status.total
+        assert library.semantic_status().ready == status.total
+        assert library.search("where is the needle hidden", mode="semantic", limit=1)[0].session_id == "s0"
+    line = Library.readiness(Settings(index_dir=tmp_path / "index"))
+    assert line == f"index: 6 sessions searchable by keyword; {status.total}/{status.total} texts (100%) searchable by meaning"
+    assert Library.readiness(Settings(index_dir=tmp_path / "nothing")) is None
+
+
+def test_appending_embeds_only_the_new_texts(tmp_path):
+    src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
+    try:
+        paths = corpus(src)
+        dense = CountingEmbedder()
+        first = run(store, src, dense)
+        assert first.added == 6 and first.semantic_ready == first.semantic_total > 0
+        before = store.count(visible_filter())
+        dense.texts.clear()
+
+        # A no-op run embeds nothing.
+        assert run(store, src, dense).unchanged == 6 and dense.texts == []
+
+        # One more exchange in three sessions: only the new message texts and the new turns.
+        for path in paths[:3]:
+            with open(path, "a", encoding="utf-8") as handle:
+                handle.write(
+                    f"user:\nOne more thing about {path.stem}: the flaky retry?\n\nassistant:\nRetry twice for {path.stem}.\n\n"
+                )
+        again = run(store, src, dense)
+        assert (again.updated, again.unchanged) == (3, 3)
+        assert len(dense.texts) == 9, dense.texts  # per session: 1 turn + 2 messages
+        assert all("flaky retry" in t or "Retry twice" in t for t in dense.texts)
+        assert store.count(visible_filter()) == before + 9
+        assert again.semantic_ready == again.semantic_total
+    finally:
+        store.close()
+
+
+def test_a_killed_phase_two_resumes_without_embedding_again(tmp_path):
+    src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
+    try:
+        corpus(src)
+        dense = CountingEmbedder()
+        dense.fail_after = 40
+        with pytest.raises(KeyboardInterrupt):
+            run(store, src, dense)
+        done = list(dense.texts)
+        assert 0 < len(done) <= 40
+        ready_before = store.count(visible_filter(Cond("dense_ready", value=True)))
+        assert store.count(visible_filter(Cond("level", value="session"))) == 6  # phase 1 was complete
+        store.close()
+
+        store = EdgeStore(tmp_path / "index")
+        dense.fail_after = None
+        dense.texts.clear()
+        report = run(store, src, dense)
+        assert report.unchanged == 6 and report.semantic_ready == report.semantic_total
+        assert not set(done) & set(dense.texts), "a text embedded before the kill was embedded again"
+        every = {point_text(p.payload) for p in store.scroll(visible_filter(Cond("dense_ready", value=True)))}
+        assert set(done) | set(dense.texts) == every and len(set(dense.texts)) == len(dense.texts)
+        assert ready_before < report.semantic_total
+    finally:
+        store.close()
+
+
+def test_cancel_stops_phase_two_between_batches_and_the_next_run_finishes(tmp_path):
+    src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
+    try:
+        corpus(src)
+        dense = CountingEmbedder()
+        cancel = threading.Event()
+        phase = DensePhase(store, dense, None)
+        first = run(store, src, dense, semantic=False)
+        assert first.semantic_ready == 0
+
+        dense.on_embed = cancel.set  # the app quits while the first model batch runs
+        added, cancelled = phase.run(None, cancel)
+        assert cancelled and 0 < added < first.semantic_total and len(dense.texts) == added
+        dense.on_embed = None
+        report = run(store, src, dense)
+        assert report.semantic_ready == report.semantic_total and not report.cancelled
+    finally:
+        store.close()
+
+
+def test_thinking_tool_input_and_tool_output_are_found_by_keyword_and_labelled(tmp_path):
+    session = Session(
+        id="parts",
+        title="parts",
+        project="shop",
+        source="claude-code",
+        path=str(tmp_path / "parts.jsonl"),
+        messages=[
+            Message("u1", "user", "Please make the tests pass."),
+            Message(
+                "a1",
+                "assistant",
+                "Running the suite now.",
+                thinking="Maybe the quokkafrobnicator is misconfigured.",
+                tools=[
+                    ToolCall(
+                        "Bash",
+                        {"command": "pytest tests/test_wombatizer.py -x"},
+                        result="E   KeyError: 'platypusgrammar'\n" + "ok\n" * 3000,
+                    )
+                ],
+            ),
+            Message("a2", "assistant", "Fixed it."),
+        ],
+    )
+    store, sparse = EdgeStore(tmp_path / "index"), SparseEmbedder()
+    try:
+        store.ensure(384)
+        points = session_points(session, 1)
+        store.upsert(
+            [
+                Point(
+                    p.key,
+                    None,
+                    sparse.embed_document(p.keyword_text) if p.keyword_text else SparseVec([], []),
+                    {**p.payload, "visible": True},
+                )
+                for p in points
+            ]
+        )
+        for needle, part in (("quokkafrobnicator", "thinking"), ("wombatizer", "tool input"), ("platypusgrammar", "tool output")):
+            [hit] = search(store, Embedders(None, sparse), needle, mode="keyword", limit=5)
+            assert (hit.kind, hit.session_id, hit.turn_index, hit.part) == ("turn", "parts", 0, part), needle
+            assert needle in hit.part_text and len(hit.part_text) < 400
+            assert hit.user_text == "Please make the tests pass."
+    finally:
+        store.close()
+
+
+def test_claude_code_thinking_and_tool_input_through_the_indexer(tmp_path):
+    folder = tmp_path / "projects" / "-home-alice-shop"
+    folder.mkdir(parents=True)
+    sid = "0b5f1c7e-2a3d-4c5b-8e9f-a1b2c3d4e5f6"
+    base = {"sessionId": sid, "cwd": "/home/alice/shop", "version": "2.0.1", "isSidechain": False, "userType": "external"}
+    lines = [
+        {
+            **base,
+            "type": "user",
+            "uuid": "u1",
+            "parentUuid": None,
+            "timestamp": "2026-03-01T10:00:00Z",
+            "message": {"role": "user", "content": "Why is the build slow?"},
+        },
+        {
+            **base,
+            "type": "assistant",
+            "uuid": "a1",
+            "parentUuid": "u1",
+            "timestamp": "2026-03-01T10:00:05Z",
+            "message": {
+                "id": "msg_1",
+                "role": "assistant",
+                "model": "claude-sonnet-4-5",
+                "content": [
+                    {"type": "thinking", "thinking": "Probably the snorkelwhistle step.", "signature": "x"},
+                    {"type": "tool_use", "id": "toolu_1", "name": "Grep", "input": {"pattern": "gribblefast", "path": "src/"}},
+                ],
+            },
+        },
+    ]
+    (folder / f"{sid}.jsonl").write_text("".join(json.dumps(line) + "\n" for line in lines), encoding="utf-8")
+    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
+        library.index([tmp_path / "projects"], semantic=False)
+        for needle, part in (("snorkelwhistle", "thinking"), ("gribblefast", "tool input")):
+            hits = library.search(needle, mode="keyword", limit=3)
+            assert [(h.session_id, h.part) for h in hits] == [(sid, part)], needle
+            hits = library.search(needle, mode="hybrid", limit=3)
+            assert hits and hits[0].part == part
+
+
+def test_a_file_name_that_is_not_utf8_does_not_cost_the_others(tmp_path):
+    src = tmp_path / "src"
+    corpus(src)
+    folder = src / "Users-alice-code-shop" / "agent-transcripts"
+    latin1 = os.path.join(os.fsencode(folder), b"\xe9t\xe9-notes.txt")
+    with open(latin1, "wb") as handle:
+        handle.write(b"user:\nSummer plans for the beach?\n\nassistant:\nPack the sunscreen.\n")
+    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
+        report = library.index([src], semantic=False)
+        ids = {s.id for s in library.sessions()}
+        assert {f"s{i}" for i in range(6)} <= ids
+        assert report.added == 7 and report.skipped == []
+        assert [h.session_id for h in library.search("sunscreen", mode="keyword")] == ["\\xe9t\\xe9-notes"]
+        again = library.index([src], semantic=False)
+        assert again.unchanged == 7
+
+
+def test_token_batches_sort_by_length_and_respect_the_budget():
+    texts = ["a" * n for n in (5, 4000, 30, 900, 12, 2000)] + ["a" * 5]
+    batches = token_batches(texts, budget=600, max_batch=3)
+    flat = [t for b in batches for t in b]
+    assert flat == sorted(set(texts), key=len)
+    assert all(len(b) <= 3 for b in batches)
+    assert all(len(b) * min(256, 2 + len(b[-1]) // 4) <= 600 or len(b) == 1 for b in batches)
+
+
+def _export(conversations: int) -> list[dict]:
+    """A ChatGPT conversations.json with many small conversations."""
+    out = []
+    for i in range(conversations):
+        t = 1_717_000_000.0 + i * 3600
+        node = lambda mid, role, text, parent, children, at: {  # noqa: E731
+            "id": mid,
+            "message": {
+                "id": mid,
+                "author": {"role": role, "name": None, "metadata": {}},
+                "create_time": at,
+                "content": {"content_type": "text", "parts": [text]},
+                "status": "finished_successfully",
+                "metadata": {},
+                "recipient": "all",
+            },
+            "parent": parent,
+            "children": children,
+        }
+        mapping = {
+            "root": {"id": "root", "message": None, "parent": None, "children": [f"u{i}"]},
+            f"u{i}": node(f"u{i}", "user", f"Question {i}: how do I tune the {TOPICS[i % 6]}?", "root", [f"a{i}"], t),
+            f"a{i}": node(f"a{i}", "assistant", f"Answer {i}: tune it step by step.", f"u{i}", [], t + 60),
+        }
+        out.append(
+            {
+                "title": f"Conversation {i}",
+                "create_time": t,
+                "update_time": t + 60,
+                "mapping": mapping,
+                "id": f"conv-{i:03d}",
+                "conversation_id": f"conv-{i:03d}",
+            }
+        )
+    return out
+
+
+def test_a_large_export_stopped_midway_keeps_what_was_published(tmp_path, monkeypatch):
+    """Ctrl-C (or the app quitting) in the middle of a one-file export with many
+    conversations: the sessions published so far stay; the next run finishes."""
+    import convo_tui.core.index as index_module
+
+    monkeypatch.setattr(index_module, "BATCH_TEXTS", 30)  # publish every few conversations
+    src = tmp_path / "export"
+    src.mkdir()
+    (src / "conversations.json").write_text(json.dumps(_export(60)), encoding="utf-8")
+    events = []
+    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
+
+        def progress(p):
+            events.append((p.phase, p.sessions))
+
+        stop = lambda: any(phase == "index" and sessions >= 20 for phase, sessions in events)  # noqa: E731
+        report = library.index([src], progress=progress, cancel=stop, semantic=False)
+        kept = {s.id for s in library.sessions()}
+        assert report.cancelled and 20 <= len(kept) < 60
+        searchable = [sessions for phase, sessions in events if phase == "index"]
+        assert searchable == sorted(searchable) and len(set(searchable)) > 2  # progress per batch of conversations
+        assert library.search("Question 3", mode="keyword", limit=1)[0].session_id in kept
+
+        report = library.index([src])
+        assert len({s.id for s in library.sessions()}) == 60 and not report.cancelled
+        assert report.semantic_ready == report.semantic_total
