@@ -80,6 +80,10 @@ class GuardedStore(Store):
         with self._lock.shared():
             self.inner.upsert(points)
 
+    def update_vectors(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
+        with self._lock.shared():
+            self.inner.update_vectors(vectors)
+
     def delete(self, flt: Filter) -> None:
         with self._lock.shared():
             self.inner.delete(flt)
