@@ -22,10 +22,6 @@ GOOD_SESSIONS = {
     "th-42",
     "cut-session",  # a Claude Code log whose last line was cut: still readable, with a warning
     "latin1",  # a Latin-1 byte is replaced (with a warning); the session is kept
-    "0199aaaa-bbbb-7ccc-8ddd-eeeeffff0001",  # Codex rollout
-    "c1a1b1c1-0000-4000-8000-000000000001",  # Claude.ai export
-    "c-1",  # Cursor IDE database
-    "ses_1",  # OpenCode database
 }
 UNKNOWN = "unknown format (not a transcript convo-tui can read)"
 BAD = {

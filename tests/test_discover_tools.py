@@ -90,7 +90,7 @@ def test_aider_and_claude_ai_are_found_where_the_user_points(tmp_path: Path):
     repo = tmp_path / "habit-tracker"
     _copy(FIXTURES / "aider/habit-tracker", repo)
     export = tmp_path / "claude-export"
-    _copy(FIXTURES / "claude_ai", export)
+    _copy(FIXTURES / "claude_ai/conversations.json", export / "conversations.json")
     settings = Settings(sources=[repo, export], discover_defaults=False)
     (aider, claude) = survey(default_locations(settings))
     assert (aider.location.name, aider.formats, aider.sessions) == ("Aider chat history", {"aider": 1}, 2)
@@ -127,7 +127,7 @@ def test_index_reports_a_dangling_link_as_skipped(tmp_path: Path):
     from convo_tui.core.library import Library
 
     root = tmp_path / "root"
-    _copy(FIXTURES / "reliability/samples/codex", root / "codex")
+    _copy(FIXTURES / "codex/sample", root / "codex")
     (root / "old.jsonl").symlink_to(tmp_path / "nowhere.jsonl")
     with Library.open(Settings(index_dir=tmp_path / "index")) as library:
         report = library.index([root])

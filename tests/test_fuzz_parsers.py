@@ -95,9 +95,21 @@ def _foreign_sample(fmt: SourceFormat) -> Sample | None:
     )
     for path in candidates:
         found = detect(path)
-        if found is not None and found.name == fmt.name and _parses(path):
+        if found is not None and found.name == fmt.name and _parses(path) and _parses_alone(path):
             return Sample(fmt, path, Path(*path.parts[-3:]))
     return None
+
+
+def _parses_alone(path: Path) -> bool:
+    """Fuzzing places a foreign sample alone: one that needs its siblings (OpenCode's
+    message and part records) is no sample."""
+    import tempfile
+
+    with tempfile.TemporaryDirectory() as scratch:
+        alone = Path(scratch, *path.parts[-3:])
+        alone.parent.mkdir(parents=True)
+        shutil.copyfile(path, alone)
+        return _parses(alone)
 
 
 def _samples() -> list[Sample]:
