@@ -8,8 +8,11 @@ shows. Chosen by bench/relevance.py (see NOTES-search.md for the table):
   which a match means nothing) to its `ceiling` (a near-paraphrase), clamped;
 - BM25: the score over the best BM25 score of the level, so the strongest
   keyword match is 1.0 and partial matches fall off with their weight;
-- fused: `DENSE_WEIGHT * dense + (1 - DENSE_WEIGHT) * bm25`, plus a small
-  `AGREEMENT` bonus when both retrievers found the point.
+- BM25 is also multiplied by the share of the query's terms the text holds;
+- fused: `w * dense + (1 - w) * bm25`, w per model (DenseScale.weight; 0 for a
+  CJK query on a model that cannot read CJK), plus an `AGREEMENT` bonus (0 now)
+  when both retrievers found the point; dense-only points under the model's
+  `noise` cosine are dropped (the relevance floor).
 
 A point only the dense model found keeps its calibrated cosine instead of a
 rank-based 1/(k+r), so a strong paraphrase match is not pushed under weak

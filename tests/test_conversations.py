@@ -104,8 +104,8 @@ def test_context_for_a_session_uses_its_recent_messages_and_its_own_references(l
                 "Assistant: Cooked fish is safer for a cat; raw fish can carry parasites.\n\n"
                 "Relevant reference (semantic):\n"
                 "User: 我家的猫喜欢鱼\nAssistant: 可以适量喂鱼，注意去刺。\n"
-                "User: 狗吃什么\nAssistant: 狗可以吃狗粮、肉类和部分蔬菜。\n"
-                "User: 猫吃什么\nAssistant: 猫是肉食动物，适合吃猫粮、鱼肉和煮熟的鸡肉。\n\n"
+                "User: 猫吃什么\nAssistant: 猫是肉食动物，适合吃猫粮、鱼肉和煮熟的鸡肉。\n"
+                "User: 狗吃什么\nAssistant: 狗可以吃狗粮、肉类和部分蔬菜。\n\n"
                 "用户提问: 猫吃鱼要注意什么？",
             },
         ],
