@@ -213,9 +213,11 @@ def test_a_session_file_changed_by_its_tool_is_read_again_not_written(sources: P
     assert snapshot(sources) == before
 
 
-def test_browsing_in_the_app_leaves_sources_untouched(sources: Path, tmp_path: Path):
+def test_browsing_in_the_app_leaves_sources_untouched(sources: Path, tmp_path: Path, monkeypatch):
     """Search, open a session in the reader, copy a card: the app reads only."""
     import asyncio
+
+    monkeypatch.setenv("CONVO_TUI_CLIPBOARD", "file")  # never the clipboard of the person running the tests
 
     from convo_tui.tui.app import create_app
     from convo_tui.tui.screens.reader import ReaderScreen
@@ -237,8 +239,8 @@ def test_browsing_in_the_app_leaves_sources_untouched(sources: Path, tmp_path: P
                 cards = app.search_screen.cards()
                 assert cards
                 cards[0].focus()
-                await pilot.press("c")
-                await pilot.press("o")
+                await pilot.press("ctrl+y")  # copy (the search screen's keys never type)
+                await pilot.press("ctrl+o")
                 await app.workers.wait_for_complete()
                 await pilot.pause()
                 assert isinstance(app.screen, ReaderScreen)
