@@ -57,7 +57,7 @@ class ConvoApp(App):
         self._owns_library = library is None
         self.demo = demo
         self.index_on_start = index_on_start
-        self.mode = settings.search_mode if settings.search_mode in MODES else "hybrid"
+        self.mode: str = settings.search_mode if settings.search_mode in MODES else "hybrid"
         self.model_ready = bool(library is not None and library.model_ready)
         self.indexing = False
         self.cancel_indexing = threading.Event()
