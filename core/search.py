@@ -94,9 +94,14 @@ def search(
     turns, messages = _two_levels(store, embedders, parsed, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
+    matched_turns = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
     turns += part_turns(store, turns, messages)
     floor = RELEVANCE_FLOOR if fusion.METHOD == "weighted" else 0.0
-    return [around_match(hit, parsed.text) for hit in merge(turns, messages, query_dense, window, floor=floor)[offset:]]
+    hits = merge(turns, messages, query_dense, window, floor=floor)[offset:]
+    for hit in hits:
+        if hit.part and (hit.session_id, hit.turn_index) in matched_turns:
+            hit.part = hit.part_text = ""  # the turn matched by what was said: no part label
+    return [around_match(hit, parsed.text) for hit in hits]
 
 
 PART_WINDOW = 240
