@@ -11,13 +11,12 @@ from convo_tui.tui.app import create_app
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.reader import ReaderScreen
 from convo_tui.tui.screens.search import SearchScreen
-from convo_tui.tui.screens.sessions import SessionsScreen
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.message_block import MessageBlock
 from convo_tui.tui.widgets.session_view import TurnView
 from convo_tui.tui.widgets.tool_call import ToolCallView
 from convo_tui.tui.widgets.turn_detail import TurnDetail
-from textual.widgets import Input, OptionList, Static
+from textual.widgets import Input, Static
 
 from tests.tui_corpus import copy_demo, demo_library, utc_clock
 
@@ -213,37 +212,6 @@ async def test_copy_puts_the_turn_as_markdown_on_the_clipboard(corpus):
         assert clip.startswith("# Postgres index for order search\n")
         assert f"## Turn {card.hit.turn_index}" in clip
         assert "**User [0]**" in clip and "**AI [0]**" in clip
-
-
-@run_async
-async def test_sessions_browser_groups_filters_and_opens(corpus):
-    app = make_app(corpus)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await pilot.press("f3")
-        await pilot.pause()
-        screen = app.screen
-        assert isinstance(screen, SessionsScreen)
-        listing = screen.query_one(OptionList)
-        headers = [
-            str(listing.get_option_at_index(i).prompt)
-            for i in range(listing.option_count)
-            if listing.get_option_at_index(i).disabled
-        ]
-        assert sorted(h.split("  ")[0] for h in headers) == ["ChatGPT", "recall", "shopfront", "support-bot"]
-        assert listing.option_count == 15 + 4
-        await pilot.press(*"docker")
-        await pilot.pause()
-        first = listing.get_option_at_index(0)
-        titles = {summary.id: summary.title for summary in screen.summaries}
-        assert titles[first.id] == "Docker image size"
-        await pilot.press("enter", "enter")
-        await settle(pilot)
-        assert isinstance(app.screen, ReaderScreen)
-        assert app.screen.session.title == "Docker image size"
-        await pilot.press("escape", "escape")
-        await pilot.pause()
-        assert isinstance(app.screen, SearchScreen)
 
 
 @run_async

@@ -32,17 +32,12 @@ class ConvoCommands(Provider):
             commands.append(("Copy as Markdown", target.action_copy, "The focused card or the session"))
         if hasattr(target, "action_export"):
             commands.append(("Export LLM context", target.action_export, "Chat Completions JSON to the clipboard and a file"))
-        library = app.library
-        if library is not None:
-            try:
-                projects = library.projects()
-            except Exception:  # the index may be busy; the palette still works
-                projects = []
-            for name, count in projects:
-                query = f'project:"{name}" ' if " " in name else f"project:{name} "
-                commands.append(
-                    (f"Filter by project: {name} ({count})", partial(app.set_query, query), "Search in this project only")
-                )
+        commands.append(("Stats: sessions, messages, tokens", app.action_stats, "Per project, source and week"))
+        for name, count in app.projects:  # read in a worker by the app: no store call on a keystroke
+            query = f'project:"{name}" ' if " " in name else f"project:{name} "
+            commands.append(
+                (f"Filter by project: {name} ({count})", partial(app.set_query, query), "Search in this project only")
+            )
         return commands
 
     async def discover(self) -> Hits:

@@ -9,6 +9,7 @@ from convo_tui.core.model import Session
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
+from convo_tui.tui.session_messages import SessionEdited
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
 from textual import work
 from textual.app import ComposeResult
@@ -180,6 +181,7 @@ class ReaderScreen(CardActions, Screen):
                 return
             self.session.title = summary.title
             self._show_head()
+            self.app.post_message(SessionEdited(self.session.id))
             self.notify(f"Renamed to {summary.title}", timeout=2)
 
         self.app.push_screen(PromptScreen("New title (empty restores the source's):", self.session.title), renamed)
@@ -192,6 +194,7 @@ class ReaderScreen(CardActions, Screen):
             self.notify(str(exc), severity="error")
             return
         self._show_head()
+        self.app.post_message(SessionEdited(self.session.id))
         self.notify("Starred" if starred else "Unstarred", timeout=2)
 
     def action_delete(self) -> None:
@@ -204,7 +207,7 @@ class ReaderScreen(CardActions, Screen):
                 self.notify(str(exc), severity="error")
                 return
             self.app.pop_screen()
-            self.app.search_screen.refresh_search()
+            self.app.post_message(SessionEdited(self.session.id, deleted=True))
             self.notify("Deleted from the index (the source file is untouched)", timeout=4)
 
         question = f"Delete “{self.session.title}” from the index?\nThe source file is not touched."
