@@ -57,8 +57,9 @@ class ConvoApp(App):
         Binding("question_mark", "help", "Help", show=False, id="app.help_alt"),
         Binding("f2", "cycle_mode", "Mode", id="app.mode"),
         Binding("f3", "sessions", "Sessions", id="app.sessions"),
-        Binding("f4", "stats", "Stats", id="app.stats"),
-        Binding("f5", "reindex", "Re-index", id="app.reindex"),
+        Binding("f4", "stats", "Stats", show=False, id="app.stats"),  # in F1 and the palette
+        Binding("f5", "reindex", "Re-index", show=False, id="app.reindex"),  # in F1 and the palette
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),  # the footer fits 80 columns with it
     ]
 
     def __init__(

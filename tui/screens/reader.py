@@ -23,15 +23,16 @@ if TYPE_CHECKING:
 
 
 class ReaderScreen(CardActions, Screen):
+    # Shown in the footer: what fits 80 columns beside the app's keys and Quit; F1 lists them all.
     BINDINGS = [
         Binding("escape", "back", "Back", id="reader.back"),
         Binding("n", "next_hit", "Next hit", id="reader.next_hit"),
-        Binding("N", "previous_hit", "Prev hit", id="reader.previous_hit"),
-        Binding("t", "toggle_thinking", "Thinking", id="reader.thinking"),
-        Binding("w", "toggle_tools", "Tools", id="reader.tools"),
+        Binding("N", "previous_hit", "Prev hit", show=False, id="reader.previous_hit"),
+        Binding("t", "toggle_thinking", "Thinking", show=False, id="reader.thinking"),
+        Binding("w", "toggle_tools", "Tools", show=False, id="reader.tools"),
         Binding("s", "search_here", "Search here", id="reader.search_here"),
-        Binding("c", "copy", "Copy", id="reader.copy"),
-        Binding("x", "export", "Export", id="reader.export"),
+        Binding("c", "copy", "Copy", show=False, id="reader.copy"),
+        Binding("x", "export", "Export", show=False, id="reader.export"),
         Binding("e", "edit", "Editor", show=False, id="reader.edit"),
         Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
         Binding("r", "rename", "Rename", show=False, id="reader.rename"),

@@ -51,7 +51,7 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
 class SessionsScreen(Screen):
     BINDINGS = [
         Binding("escape", "back", "Back", id="sessions.back"),
-        Binding("slash", "focus_filter", "Filter", id="sessions.filter"),
+        Binding("slash", "focus_filter", "Filter", show=False, id="sessions.filter"),
         Binding("s", "cycle_sort", "Sort", id="sessions.sort"),
         Binding("f", "toggle_starred", "Starred", id="sessions.starred"),
         Binding("asterisk", "star", "Star", show=False, id="sessions.star"),
