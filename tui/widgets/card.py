@@ -6,6 +6,7 @@ from collections.abc import Callable
 
 from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
+from convo_tui.tui.card_messages import CardCopy, CardEdit, CardExpand, CardExport, CardMove, CardOpen
 from convo_tui.tui.render import IconRows, clip_chars, format_date, highlighted, similarity_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
@@ -44,7 +45,7 @@ def card_score(hit: Hit) -> Text:
 class ResultCard(Vertical, can_focus=True):
     """Collapsed: header and clipped texts. Expanded: the per-message view.
 
-    The actions ask the screen (search or reader) to do the work.
+    The actions post messages (tui/card_messages.py); the screen does the work.
     """
 
     BINDINGS = [
@@ -143,26 +144,23 @@ class ResultCard(Vertical, can_focus=True):
     def action_toggle(self) -> None:
         if self.expanded:
             self.collapse()
-            return
-        session = self.screen.load_session(self.hit.session_id)
-        if session is not None:
-            self.expand(session)
-            self.scroll_visible(animate=False)
+        else:
+            self.post_message(CardExpand(self))  # the screen reads the session, then calls expand()
 
     def action_open(self) -> None:
-        self.screen.open_reader(self.hit.session_id, self.hit.turn_index, self.screen.current_query())
+        self.post_message(CardOpen(self))
 
     def action_copy(self) -> None:
-        self.screen.copy_turn(self.hit)
+        self.post_message(CardCopy(self))
 
     def action_edit(self) -> None:
-        self.screen.edit_source(self.hit.path)
+        self.post_message(CardEdit(self))
 
     def action_export(self) -> None:
-        self.screen.export_context(self.hit.session_id, self.screen.current_query())
+        self.post_message(CardExport(self))
 
     def action_next(self) -> None:
-        self.screen.move_focus(self, 1)
+        self.post_message(CardMove(self, 1))
 
     def action_previous(self) -> None:
-        self.screen.move_focus(self, -1)
+        self.post_message(CardMove(self, -1))
