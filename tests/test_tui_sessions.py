@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import dataclasses
+import io
 import threading
 
 import pytest
@@ -230,3 +231,36 @@ async def test_palette_projects_come_from_the_apps_cache(corpus):
         names = [name for name, _, _ in provider._commands()]
         assert any(name.startswith("Filter by project: shopfront (") for name in names)
         assert "Stats: sessions, messages, tokens" in names
+
+
+def table_text(screen, selector: str) -> str:
+    from rich.console import Console
+
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(screen.query_one(selector, Static).content)
+    return console.export_text()
+
+
+@run_async
+async def test_f4_counts_the_index_per_project_source_and_week(corpus):
+    from convo_tui.tui.screens.stats import StatsScreen
+
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f4")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StatsScreen)
+        summary = str(screen.query_one("#stats-summary", Static).render())
+        assert summary.startswith("15 sessions · ") and "4 projects" in summary
+        assert "no source recorded token usage" in summary  # the demo's sources keep no usage
+        projects = table_text(screen, "#stats-projects")
+        for name, count in library.projects():
+            assert any(line.split()[:2] == [name, str(count)] for line in projects.splitlines()), (name, projects)
+        assert "Tokens" not in projects
+        assert "cursor" in table_text(screen, "#stats-sources")
+        assert "2026-W01" in table_text(screen, "#stats-weeks")  # the corpus copies are dated 2026-01-01
+        await pilot.press("escape")
+        assert isinstance(app.screen, SearchScreen)

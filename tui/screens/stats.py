@@ -48,20 +48,23 @@ def bar(value: int, most: int, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
-def group_table(title: str, column: str, rows: list[tuple[str, Count]], *, with_bar: bool = False) -> Table:
+def group_table(title: str, column: str, rows: list[tuple[str, Count]], *, with_bar: bool = False, tokens: bool = True) -> Table:
+    """One row per group; the Tokens column only when some source recorded usage."""
     table = Table(title=title, title_justify="left", title_style="bold", expand=True, box=None, padding=(0, 1))
     table.add_column(column, ratio=3, overflow="ellipsis", no_wrap=True)
     table.add_column("Sessions", justify="right")
     table.add_column("Messages", justify="right")
     if with_bar:
         table.add_column("", width=BAR_WIDTH, no_wrap=True)
-    table.add_column("Tokens", justify="right", no_wrap=True)
+    if tokens:
+        table.add_column("Tokens", justify="right", no_wrap=True)
     most = max((count.messages for _, count in rows), default=0)
     for name, count in rows:
         cells: list[str | Text] = [name, str(count.sessions), str(count.messages)]
         if with_bar:
             cells.append(Text(bar(count.messages, most), style="bold"))
-        cells.append(tokens_cell(count))
+        if tokens:
+            cells.append(tokens_cell(count))
         table.add_row(*cells)
     return table
 
@@ -150,9 +153,12 @@ class StatsScreen(Screen):
         self.query_one("#stats-summary", Static).update(summary)
         weeks = stats.weeks()[:WEEKS_SHOWN]
         shown = f"last {len(weeks)} weeks with activity" if len(stats.by_week) > WEEKS_SHOWN else "per week"
-        self.query_one("#stats-projects", Static).update(group_table("Per project", "Project", stats.projects()))
-        self.query_one("#stats-sources", Static).update(group_table("Per source", "Source", stats.sources()))
-        self.query_one("#stats-weeks", Static).update(group_table(f"Messages {shown}", "Week", weeks, with_bar=True))
+        tokens = stats.total.has_tokens
+        self.query_one("#stats-projects", Static).update(group_table("Per project", "Project", stats.projects(), tokens=tokens))
+        self.query_one("#stats-sources", Static).update(group_table("Per source", "Source", stats.sources(), tokens=tokens))
+        self.query_one("#stats-weeks", Static).update(
+            group_table(f"Messages {shown}", "Week", weeks, with_bar=True, tokens=tokens)
+        )
 
     def action_back(self) -> None:
         self.app.pop_screen()
