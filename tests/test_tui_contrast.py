@@ -42,12 +42,12 @@ def contrast(a: Color, b: Color) -> float:
 
 
 def drawn_contrasts(widget: Widget) -> list[tuple[str, float]]:
-    """(text, contrast) for every segment of visible text the widget draws."""
+    """(text, contrast) for every segment of text the widget draws (borders and bars left out)."""
     found = []
     for strip in widget.render_lines(Region(0, 0, widget.size.width, widget.size.height)):
         for segment in strip:
             style = segment.style
-            if segment.text.strip() and style is not None and style.color and style.bgcolor:
+            if any(ch.isalnum() for ch in segment.text) and style is not None and style.color and style.bgcolor:
                 fg, bg = Color.from_rich_color(style.color), Color.from_rich_color(style.bgcolor)
                 found.append((segment.text.strip(), contrast(fg, bg)))
     return found
@@ -106,6 +106,8 @@ async def test_section_titles_turn_headings_and_a_focused_tool_call_are_readable
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen)
         assert_readable(app.screen.query_one("#sessions-count"), f"{theme} sessions count")
+        await pilot.press("down", "s", "s")  # by project: headers, then rows, one highlighted
+        assert_readable(app.screen.query_one("#session-list"), f"{theme} sessions list")
         await pilot.press("f4")
         await settle(pilot)
         assert isinstance(app.screen, StatsScreen)

@@ -89,7 +89,7 @@ async def test_s_cycles_the_sort_and_f_keeps_only_starred_sessions(corpus):
         assert titles == sorted(titles) and "by title" in count_line(screen)
         await pilot.press("s")
         headers = [
-            str(listing.get_option_at_index(i).prompt).split("  ")[0]
+            str(listing.get_option_at_index(i).prompt).split("  ")[0].lstrip("▍")
             for i in range(listing.option_count)
             if listing.get_option_at_index(i).disabled
         ]
