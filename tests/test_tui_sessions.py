@@ -264,3 +264,23 @@ async def test_f4_counts_the_index_per_project_source_and_week(corpus):
         assert "2026-W01" in table_text(screen, "#stats-weeks")  # the corpus copies are dated 2026-01-01
         await pilot.press("escape")
         assert isinstance(app.screen, SearchScreen)
+
+
+@run_async
+async def test_help_names_quit_stats_and_the_browser_keys(corpus):
+    from convo_tui.tui.screens.help import HelpScreen
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        rows = app.screen._rows(app.screen.under)
+        assert ("^q", "Quit", "app.quit") in rows and ("f4", "Stats", "app.stats") in rows
+        assert [row for row in rows if row[1] == "Quit"] == [("^q", "Quit", "app.quit")]
+        await pilot.press("escape")
+        await open_browser(pilot)
+        await pilot.press("down", "f1")
+        assert isinstance(app.screen, HelpScreen)
+        rows = app.screen._rows(app.screen.under)
+        for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("*", "Star", "sessions.star")]:
+            assert row[1:] in [r[1:] for r in rows], row

@@ -186,10 +186,11 @@ class SessionsScreen(Screen):
         line.append(f" · by {prefs.sort}" if not self.filter_text.strip() else " · best match first")
         if prefs.starred_only:
             line.append(" · ★ starred only")
-        if self.app.indexing:
+        coming = self.app.indexing or (self.app.index_on_start and not self.app.model_ready)
+        if coming:
             line.append(" · indexing, more may appear")
-        if not total:
-            line.append("  (F5 indexes)" if not self.app.indexing else "")
+        elif not total:
+            line.append("  (F5 indexes)")
         elif not shown and prefs.starred_only and not self.filter_text.strip():
             line.append("  (* stars the highlighted session)")
         return line
