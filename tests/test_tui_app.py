@@ -300,11 +300,13 @@ async def test_reader_renames_stars_remembers_settings_and_asks_before_delete(co
         await settle(pilot)
         try:
             await pilot.press("r", "ctrl+u", *"Email index", "enter")
-            await pilot.pause()
+            await settle(pilot)  # the reader writes to the index in a worker
             assert library.session_summary(session_id).title == "Email index"
             await pilot.press("asterisk")
+            await settle(pilot)
             assert library.session_summary(session_id).starred is True
             await pilot.press("w")
+            await settle(pilot)
             assert library.session_settings(session_id)["hide_tools"] is True
             await pilot.press("d")
             await pilot.pause()

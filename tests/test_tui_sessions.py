@@ -284,3 +284,52 @@ async def test_help_names_quit_stats_and_the_browser_keys(corpus):
         rows = app.screen._rows(app.screen.under)
         for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("*", "Star", "sessions.star")]:
             assert row[1:] in [r[1:] for r in rows], row
+
+
+@run_async
+async def test_the_reader_reads_and_writes_the_index_off_the_ui_thread(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    on_ui: list[str] = []
+    names = ["session_summary", "session_settings", "set_session_settings", "star_session", "rename_session", "sessions"]
+
+    def watched(name):
+        original = getattr(library, name)
+
+        def call(*args, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                on_ui.append(name)
+            return original(*args, **kwargs)
+
+        return call
+
+    for name in names:
+        setattr(library, name, watched(name))
+    session_id = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_browser(pilot)
+            await pilot.press("down", "enter")
+            await settle(pilot)
+            reader = app.screen
+            assert isinstance(reader, ReaderScreen)
+            session_id = reader.session.id
+            await pilot.press("asterisk")
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+            await pilot.press("r", "ctrl+u", *"Off the UI thread", "enter")
+            await settle(pilot)
+            assert "★" in str(reader.query_one("#reader-head", Static).render())
+            await pilot.press("escape")
+            await settle(pilot)
+            row = next(s for s in screen.shown() if s.id == session_id)
+            assert row.starred and row.title == "Off the UI thread"
+        assert on_ui == []
+    finally:
+        for name in names:
+            delattr(library, name)
+        if session_id:
+            library.rename_session(session_id, "")
+            library.star_session(session_id, False)
+            library.set_session_settings(session_id, hide_thinking=False)
