@@ -6,6 +6,7 @@ again when the app says sessions changed (indexing, delete).
 
 from __future__ import annotations
 
+from datetime import date
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
@@ -43,6 +44,15 @@ def short_number(value: int) -> str:
     return str(value)
 
 
+def week_label(week: str) -> str:
+    """ "2026-W10" -> "2026-W10  Mar 02" (its Monday): a week number alone says little."""
+    try:
+        year, number = week.split("-W")
+        return f"{week}  {date.fromisocalendar(int(year), int(number), 1):%b %d}"
+    except ValueError:
+        return week
+
+
 def bar(value: int, most: int, width: int = BAR_WIDTH) -> str:
     filled = round(width * value / most) if most else 0
     return "█" * filled + "·" * (width - filled)
@@ -50,8 +60,8 @@ def bar(value: int, most: int, width: int = BAR_WIDTH) -> str:
 
 def group_table(title: str, column: str, rows: list[tuple[str, Count]], *, with_bar: bool = False, tokens: bool = True) -> Table:
     """One row per group; the Tokens column only when some source recorded usage."""
-    table = Table(title=title, title_justify="left", title_style="bold", expand=True, box=None, padding=(0, 1))
-    table.add_column(column, ratio=3, overflow="ellipsis", no_wrap=True)
+    table = Table(title=title, title_justify="left", title_style="bold", box=None, padding=(0, 1))
+    table.add_column(column, max_width=40, overflow="ellipsis", no_wrap=True)
     table.add_column("Sessions", justify="right")
     table.add_column("Messages", justify="right")
     if with_bar:
@@ -60,7 +70,7 @@ def group_table(title: str, column: str, rows: list[tuple[str, Count]], *, with_
         table.add_column("Tokens", justify="right", no_wrap=True)
     most = max((count.messages for _, count in rows), default=0)
     for name, count in rows:
-        cells: list[str | Text] = [name, str(count.sessions), str(count.messages)]
+        cells: list[str | Text] = [week_label(name) if with_bar else name, str(count.sessions), str(count.messages)]
         if with_bar:
             cells.append(Text(bar(count.messages, most), style="bold"))
         if tokens:
