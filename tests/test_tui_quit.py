@@ -42,7 +42,7 @@ async def test_quitting_while_indexing_stops_the_indexer_before_the_index_closes
             app.exit()
         assert closed_while_busy == [False], "the index was closed while a worker thread still used it"
         assert app.cancel_indexing.is_set()
-        assert not [t for t in threading.enumerate() if t.name.startswith("index")]
+        assert not app.background.busy  # every index and startup thread has returned
         Library.open(settings).close()  # the lock was released
 
 

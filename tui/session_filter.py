@@ -32,8 +32,8 @@ def group_by_project(sessions: list[SessionSummary]) -> list[tuple[str, list[Ses
         return stamp.timestamp() if stamp else 0.0
 
     for members in groups.values():
-        members.sort(key=newest, reverse=True)
-    return sorted(groups.items(), key=lambda item: max(newest(s) for s in item[1]), reverse=True)
+        members.sort(key=lambda s: (-newest(s), (s.title or "").casefold(), s.id))  # ties in a fixed order
+    return sorted(groups.items(), key=lambda item: (-max(newest(s) for s in item[1]), item[0].casefold()))
 
 
 SORTS = ("date", "title", "project")
@@ -47,8 +47,8 @@ def _newest(summary: SessionSummary) -> float:
 def sort_sessions(sessions: list[SessionSummary], sort: str) -> list[SessionSummary]:
     """Newest first ("date"), A to Z by title ("title"); "project" is grouping, see group_by_project."""
     if sort == "title":
-        return sorted(sessions, key=lambda s: ((s.title or "").casefold(), -_newest(s)))
-    return sorted(sessions, key=_newest, reverse=True)
+        return sorted(sessions, key=lambda s: ((s.title or "").casefold(), -_newest(s), s.id))
+    return sorted(sessions, key=lambda s: (-_newest(s), (s.title or "").casefold(), s.id))  # ties in a fixed order
 
 
 def only_starred(sessions: list[SessionSummary], starred: bool) -> list[SessionSummary]:
