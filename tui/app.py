@@ -232,10 +232,11 @@ class ConvoApp(App):
         library = self.library
         if library is None:
             return
-        try:
-            projects = library.projects()
-        except ConvoError:
-            return  # the palette keeps the last list
+        with self.background.running():  # the index stays open until this returns
+            try:
+                projects = library.projects()
+            except ConvoError:
+                return  # the palette keeps the last list
         self.post_message(ProjectsLoaded(projects))
 
     def on_projects_loaded(self, event: ProjectsLoaded) -> None:

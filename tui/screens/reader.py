@@ -96,13 +96,14 @@ class ReaderScreen(CardActions, Screen):
 
     @work(thread=True, exclusive=True, group="reader-notes")
     def _read_notes(self) -> None:
-        library = self.app.library
-        assert library is not None
-        try:
-            notes = SessionNotes(library.session_summary(self.session.id).starred, library.session_settings(self.session.id))
-        except ConvoError:
-            return  # shown without star and with the default settings
-        self.post_message(notes)
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            assert library is not None
+            try:
+                notes = SessionNotes(library.session_summary(self.session.id).starred, library.session_settings(self.session.id))
+            except ConvoError:
+                return  # shown without star and with the default settings
+            self.post_message(notes)
 
     def on_session_notes(self, event: SessionNotes) -> None:
         self.starred = event.starred
@@ -187,28 +188,29 @@ class ReaderScreen(CardActions, Screen):
     @work(thread=True, group="reader-store")
     def _store(self, what: str, value: object) -> None:
         """Write a change of the session to the index, off the UI thread."""
-        library = self.app.library
-        if library is None:
-            return
-        sid = self.session.id
-        title = None
-        try:
-            if what == "settings":
-                library.set_session_settings(sid, **dict(value))  # type: ignore[call-overload]
-                done = ""
-            elif what == "star":
-                library.star_session(sid, bool(value))
-                done = "Starred" if value else "Unstarred"
-            elif what == "rename":
-                title = library.rename_session(sid, str(value)).title
-                done = f"Renamed to {title}"
-            else:
-                library.delete_session(sid)
-                done = "Deleted from the index (the source file is untouched)"
-        except ConvoError as exc:
-            self.post_message(SessionStored(what, "", error=str(exc)))
-            return
-        self.post_message(SessionStored(what, done, title=title))
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            if library is None:
+                return
+            sid = self.session.id
+            title = None
+            try:
+                if what == "settings":
+                    library.set_session_settings(sid, **dict(value))  # type: ignore[call-overload]
+                    done = ""
+                elif what == "star":
+                    library.star_session(sid, bool(value))
+                    done = "Starred" if value else "Unstarred"
+                elif what == "rename":
+                    title = library.rename_session(sid, str(value)).title
+                    done = f"Renamed to {title}"
+                else:
+                    library.delete_session(sid)
+                    done = "Deleted from the index (the source file is untouched)"
+            except ConvoError as exc:
+                self.post_message(SessionStored(what, "", error=str(exc)))
+                return
+            self.post_message(SessionStored(what, done, title=title))
 
     def on_session_stored(self, event: SessionStored) -> None:
         if event.error is not None:

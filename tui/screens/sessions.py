@@ -100,14 +100,15 @@ class SessionsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="sessions-load")
     def _load(self) -> None:
-        library = self.app.library
-        assert library is not None
-        try:
-            message = SessionsLoaded(library.sessions())
-        except ConvoError as exc:
-            message = SessionsLoaded(None, str(exc))
-        if not get_current_worker().is_cancelled:
-            self.post_message(message)
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            assert library is not None
+            try:
+                message = SessionsLoaded(library.sessions())
+            except ConvoError as exc:
+                message = SessionsLoaded(None, str(exc))
+            if not get_current_worker().is_cancelled:
+                self.post_message(message)
 
     def on_sessions_loaded(self, event: SessionsLoaded) -> None:
         self._loading = False
@@ -214,13 +215,14 @@ class SessionsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="sessions-open")
     def _read_session(self, session_id: str) -> None:
-        library = self.app.library
-        assert library is not None
-        try:
-            message = SessionLoaded(library.session(session_id))
-        except ConvoError as exc:
-            message = SessionLoaded(None, str(exc))
-        self.post_message(message)
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            assert library is not None
+            try:
+                message = SessionLoaded(library.session(session_id))
+            except ConvoError as exc:
+                message = SessionLoaded(None, str(exc))
+            self.post_message(message)
 
     def on_session_loaded(self, event: SessionLoaded) -> None:
         from convo_tui.tui.screens.reader import ReaderScreen
@@ -305,19 +307,20 @@ class SessionsScreen(Screen):
     @work(thread=True, group="sessions-edit")
     def _edit(self, session_id: str, what: str, value: object) -> None:
         """Store writes run here; the app then tells every screen (this one reloads)."""
-        library = self.app.library
-        assert library is not None
-        try:
-            if what == "star":
-                library.star_session(session_id, bool(value))
-                done = "Starred" if value else "Unstarred"
-            elif what == "rename":
-                done = f"Renamed to {library.rename_session(session_id, str(value)).title}"
-            else:
-                library.delete_session(session_id)
-                done = "Deleted from the index (the source file is untouched)"
-        except ConvoError as exc:
-            self.app.call_from_thread(self.notify, str(exc), severity="error")
-            return
-        self.app.post_message(SessionEdited(session_id, deleted=what == "delete"))
-        self.app.call_from_thread(self.notify, done, timeout=2)
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            assert library is not None
+            try:
+                if what == "star":
+                    library.star_session(session_id, bool(value))
+                    done = "Starred" if value else "Unstarred"
+                elif what == "rename":
+                    done = f"Renamed to {library.rename_session(session_id, str(value)).title}"
+                else:
+                    library.delete_session(session_id)
+                    done = "Deleted from the index (the source file is untouched)"
+            except ConvoError as exc:
+                self.app.call_from_thread(self.notify, str(exc), severity="error")
+                return
+            self.app.post_message(SessionEdited(session_id, deleted=what == "delete"))
+            self.app.call_from_thread(self.notify, done, timeout=2)

@@ -134,14 +134,15 @@ class StatsScreen(Screen):
 
     @work(thread=True, exclusive=True, group="stats")
     def _count(self) -> None:
-        library = self.app.library
-        assert library is not None
-        try:
-            message = StatsLoaded(count_sessions(library.iter_sessions()))
-        except ConvoError as exc:
-            message = StatsLoaded(None, str(exc))
-        if not get_current_worker().is_cancelled:
-            self.post_message(message)
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            assert library is not None
+            try:
+                message = StatsLoaded(count_sessions(library.iter_sessions()))
+            except ConvoError as exc:
+                message = StatsLoaded(None, str(exc))
+            if not get_current_worker().is_cancelled:
+                self.post_message(message)
 
     def on_stats_loaded(self, event: StatsLoaded) -> None:
         self._loading = False
