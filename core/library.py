@@ -368,6 +368,17 @@ class Library:
                 return overlay_session(session_from_record(record), self.annotations.get(session_id))
         raise ConvoError(f"no session '{session_id}' in the index")
 
+    def iter_sessions(self) -> Iterable[Session]:
+        """Every indexed session, whole (for counting: stats), in no particular order."""
+        notes = self.annotations.all()
+        points = self.store.scroll(
+            visible_filter(Cond("level", value=LEVEL_SESSION)), fields=["session_id", "record", "generation"]
+        )
+        for point in _newest_generation(points):
+            record = point.payload.get("record")
+            if isinstance(record, dict):
+                yield overlay_session(session_from_record(record), notes.get(point.payload.get("session_id", "")))
+
     def session_summary(self, session_id: str) -> SessionSummary:
         flt = visible_filter(Cond("level", value=LEVEL_SESSION), Cond("session_id", value=session_id))
         for point in _newest_generation(self.store.scroll(flt, fields=_SUMMARY_FIELDS)):

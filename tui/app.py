@@ -6,13 +6,16 @@ library module (Qdrant, fastembed, onnx) is imported inside a worker thread.
 
 from __future__ import annotations
 
+import asyncio
 import gc
 import threading
+import time
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.settings import SEARCH_MODES, Settings
+from convo_tui.tui.background import BackgroundThreads
 from convo_tui.tui.commands import ConvoCommands
 from convo_tui.tui.messages import (
     BackgroundFailed,
@@ -24,6 +27,8 @@ from convo_tui.tui.messages import (
 from convo_tui.tui.reveal import Redactor
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.search import SearchScreen
+from convo_tui.tui.session_filter import BrowserPrefs
+from convo_tui.tui.session_messages import ProjectsLoaded, SessionEdited, SessionsChanged
 from textual import work
 from textual.app import App
 from textual.binding import Binding
@@ -33,19 +38,28 @@ if TYPE_CHECKING:
     from convo_tui.core.library import Library
 
 MODES = SEARCH_MODES
+SESSIONS_TOLD_EVERY = 2.0  # seconds between list reloads while indexing adds sessions
 STYLES = Path(__file__).parent / "styles"
 
 
 class ConvoApp(App):
     TITLE = "convo-tui"
-    CSS_PATH = [STYLES / "app.tcss", STYLES / "card.tcss", STYLES / "reader.tcss", STYLES / "sessions.tcss"]
+    CSS_PATH = [
+        STYLES / "app.tcss",
+        STYLES / "card.tcss",
+        STYLES / "reader.tcss",
+        STYLES / "sessions.tcss",
+        STYLES / "stats.tcss",
+    ]
     COMMANDS = App.COMMANDS | {ConvoCommands}
     BINDINGS = [
         Binding("f1", "help", "Help", id="app.help"),
         Binding("question_mark", "help", "Help", show=False, id="app.help_alt"),
         Binding("f2", "cycle_mode", "Mode", id="app.mode"),
         Binding("f3", "sessions", "Sessions", id="app.sessions"),
-        Binding("f5", "reindex", "Re-index", id="app.reindex"),
+        Binding("f7", "stats", "Stats", show=False, id="app.stats"),  # in F1 and the palette
+        Binding("f5", "reindex", "Re-index", show=False, id="app.reindex"),  # in F1 and the palette
+        Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),  # the footer fits 80 columns with it
     ]
 
     def __init__(
@@ -60,7 +74,11 @@ class ConvoApp(App):
         self.mode: str = settings.search_mode if settings.search_mode in MODES else "hybrid"
         self.model_ready = bool(library is not None and library.model_ready)
         self.indexing = False
-        self.cancel_indexing = threading.Event()
+        self.cancel_indexing = threading.Event()  # set when the app exits: every worker stops early
+        self.background = BackgroundThreads()  # the threads the index must outlive
+        self.browser = BrowserPrefs()
+        self.projects: list[tuple[str, int]] = []  # for the palette, read in a worker, never on a keystroke
+        self._sessions_told = 0.0  # when screens were last told that indexing added sessions
         self.redactor = Redactor(enabled=settings.redact)
         if demo:
             self.sub_title = "demo corpus"
@@ -88,20 +106,26 @@ class ConvoApp(App):
 
     @work(thread=True, group="startup", name="open index")
     def _open_library(self) -> None:
-        try:
-            from convo_tui.core.holder.access import attach
+        with self.background.running():
+            try:
+                from convo_tui.core.holder.access import attach
 
-            # The holder's library when another convo-tui has the index open; else ours (and we serve).
-            self.library = attach(self.settings)
-        except ConvoError as exc:
-            self.post_message(BackgroundFailed("open the index", str(exc)))
-            return
-        self.post_message(LibraryOpened())
-        self._load_model_now()
+                # The holder's library when another convo-tui has the index open; else ours (and we serve).
+                library = attach(self.settings)
+            except ConvoError as exc:
+                self.post_message(BackgroundFailed("open the index", str(exc)))
+                return
+            if self.cancel_indexing.is_set():  # quit while it opened: the app will not close it
+                library.close()
+                return
+            self.library = library
+            self.post_message(LibraryOpened())
+            self._load_model_now()
 
     @work(thread=True, group="startup", name="load model")
     def _load_model(self) -> None:
-        self._load_model_now()
+        with self.background.running():
+            self._load_model_now()
 
     def _load_model_now(self) -> None:
         assert self.library is not None
@@ -124,6 +148,7 @@ class ConvoApp(App):
         else:
             self.search_screen.status.say("Loading the model… keyword search works meanwhile")
         self.search_screen.refresh_search()
+        self.tell_screens(SessionsChanged())
 
     def on_model_loaded(self, _: ModelLoaded) -> None:
         keep_out_of_collections()
@@ -153,6 +178,10 @@ class ConvoApp(App):
 
     @work(thread=True, group="index", exclusive=True, name="index")
     def _index(self, rebuild: bool) -> None:
+        with self.background.running():
+            self._index_now(rebuild)
+
+    def _index_now(self, rebuild: bool) -> None:
         assert self.library is not None
         worker = get_current_worker()
 
@@ -170,6 +199,10 @@ class ConvoApp(App):
 
     def on_indexing_progress(self, event: IndexingProgress) -> None:
         self.search_screen.status.progress(event.phase, event.done, event.total, event.path)
+        now = time.monotonic()
+        if now - self._sessions_told >= SESSIONS_TOLD_EVERY:  # lists show sessions as they are indexed
+            self._sessions_told = now
+            self.tell_screens(SessionsChanged())
 
     def on_indexing_finished(self, event: IndexingFinished) -> None:
         self.indexing = False
@@ -185,12 +218,49 @@ class ConvoApp(App):
             for path, reason in report.skipped[:3]:
                 self.notify(f"{path}: {reason}", severity="warning", timeout=8)
         self.search_screen.refresh_search()
+        self.tell_screens(SessionsChanged())
+
+    # -- sessions changed ----------------------------------------------------------------
+
+    def tell_screens(self, message: SessionsChanged) -> None:
+        """Every screen reloads what it shows of the sessions; the palette's projects too."""
+        for screen in self.screen_stack:
+            screen.post_message(SessionsChanged(message.session_id, deleted=message.deleted))
+        if self.library is not None:
+            self._read_projects()
+
+    def on_session_edited(self, event: SessionEdited) -> None:
+        self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted))
+        self.search_screen.refresh_search()
+
+    @work(thread=True, exclusive=True, group="projects", name="projects")
+    def _read_projects(self) -> None:
+        library = self.library
+        if library is None:
+            return
+        with self.background.running():  # the index stays open until this returns
+            try:
+                projects = library.projects()
+            except ConvoError:
+                return  # the palette keeps the last list
+        self.post_message(ProjectsLoaded(projects))
+
+    def on_projects_loaded(self, event: ProjectsLoaded) -> None:
+        self.projects = event.projects
+
+    # -- quitting ------------------------------------------------------------------------
+
+    def exit(self, *args: Any, **kwargs: Any) -> None:
+        """Tell the workers to stop as soon as the user quits, not when the screens are gone."""
+        self.cancel_indexing.set()
+        super().exit(*args, **kwargs)
 
     async def on_unmount(self) -> None:
         self.cancel_indexing.set()
-        for worker in list(self.workers):
-            if worker.group in ("index", "startup"):
-                await worker.wait()
+        self.workers.cancel_all()
+        # Cancelled thread workers run on until they check: the index (and its lock)
+        # is closed only once the threads that write to it have returned.
+        await asyncio.to_thread(self.background.wait_idle)
         if self._owns_library and self.library is not None:
             self.library.close()
         gc.unfreeze()  # what the app kept alive may now be collected (tests run many apps in one process)
@@ -220,6 +290,12 @@ class ConvoApp(App):
 
         if not isinstance(self.screen, SessionsScreen):
             self.push_screen(SessionsScreen())
+
+    def action_stats(self) -> None:
+        from convo_tui.tui.screens.stats import StatsScreen
+
+        if not isinstance(self.screen, StatsScreen):
+            self.push_screen(StatsScreen())
 
     def action_reindex(self) -> None:
         self.start_indexing()

@@ -11,6 +11,17 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.tui.card_messages import (
+    CardCopy,
+    CardCopyId,
+    CardCopyResume,
+    CardEdit,
+    CardExpand,
+    CardExport,
+    CardMove,
+    CardOpen,
+    CardResume,
+)
 from convo_tui.tui.clipboard import copies_dir, copy_text
 from convo_tui.tui.markdown import session_markdown, turn_markdown
 from textual import work
@@ -21,9 +32,62 @@ if TYPE_CHECKING:
 
 
 class CardActions:
-    """Mixed into a Screen; every method reports problems with notify(), never raises."""
+    """Mixed into a Screen; every method reports problems with notify(), never raises.
+
+    Result cards post their requests (tui/card_messages.py); the handlers below
+    answer them with the screen's own query. (Named handlers, not @on: Textual
+    registers @on only on MessagePump classes, and this is a plain mixin.)
+    """
 
     app: ConvoApp
+
+    def current_query(self) -> str:
+        """The query the screen's results answer (the search screen overrides it)."""
+        return ""
+
+    def move_focus(self, card: object, step: int) -> None:
+        """Focus the card `step` away (screens that list cards override it)."""
+
+    def on_card_expand(self, event: CardExpand) -> None:
+        event.stop()
+        session = self.load_session(event.hit.session_id)
+        if session is not None:
+            event.card.expand(session)
+            event.card.scroll_visible(animate=False)
+
+    def on_card_open(self, event: CardOpen) -> None:
+        event.stop()
+        self.open_reader(event.hit.session_id, event.hit.turn_index, self.current_query())
+
+    def on_card_copy(self, event: CardCopy) -> None:
+        event.stop()
+        self.copy_turn(event.hit)
+
+    def on_card_edit(self, event: CardEdit) -> None:
+        event.stop()
+        self.edit_source(event.hit.path)
+
+    def on_card_export(self, event: CardExport) -> None:
+        event.stop()
+        self.export_context(event.hit.session_id, self.current_query())
+
+    def on_card_resume(self, event: CardResume) -> None:
+        event.stop()
+        self.resume_session(event.hit.session_id)
+
+    def on_card_copy_resume(self, event: CardCopyResume) -> None:
+        event.stop()
+        session = self.load_session(event.hit.session_id)
+        if session is not None:
+            self.copy_resume(session)
+
+    def on_card_copy_id(self, event: CardCopyId) -> None:
+        event.stop()
+        self.copy_text(event.hit.session_id, "the session id")
+
+    def on_card_move(self, event: CardMove) -> None:
+        event.stop()
+        self.move_focus(event.card, event.step)
 
     def load_session(self, session_id: str) -> Session | None:
         library = self.app.library

@@ -60,7 +60,8 @@ class ConvoCommands(Provider):
             method = getattr(screen, action, None)
             if callable(method):
                 commands.append((title, method, help_text))
-        for name, count in getattr(self, "_projects", []):
+        commands.append(("Stats: sessions, messages, tokens", app.action_stats, "Per project, source and week"))
+        for name, count in app.projects:  # read in a worker by the app: no store call on a keystroke
             query = f'project:"{name}" ' if " " in name else f"project:{name} "
             commands.append(
                 (f"Filter by project: {name} ({count})", partial(app.set_query, query), "Search in this project only")

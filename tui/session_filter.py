@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+from dataclasses import dataclass
+
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.redact import display
 from rapidfuzz import fuzz, process, utils
@@ -31,5 +33,32 @@ def group_by_project(sessions: list[SessionSummary]) -> list[tuple[str, list[Ses
         return stamp.timestamp() if stamp else 0.0
 
     for members in groups.values():
-        members.sort(key=newest, reverse=True)
-    return sorted(groups.items(), key=lambda item: max(newest(s) for s in item[1]), reverse=True)
+        members.sort(key=lambda s: (-newest(s), (s.title or "").casefold(), s.id))  # ties in a fixed order
+    return sorted(groups.items(), key=lambda item: (-max(newest(s) for s in item[1]), item[0].casefold()))
+
+
+SORTS = ("date", "title", "project")
+
+
+def _newest(summary: SessionSummary) -> float:
+    stamp = summary.updated_at or summary.started_at
+    return stamp.timestamp() if stamp else 0.0
+
+
+def sort_sessions(sessions: list[SessionSummary], sort: str) -> list[SessionSummary]:
+    """Newest first ("date"), A to Z by title ("title"); "project" is grouping, see group_by_project."""
+    if sort == "title":
+        return sorted(sessions, key=lambda s: ((s.title or "").casefold(), -_newest(s), s.id))
+    return sorted(sessions, key=lambda s: (-_newest(s), (s.title or "").casefold(), s.id))  # ties in a fixed order
+
+
+def only_starred(sessions: list[SessionSummary], starred: bool) -> list[SessionSummary]:
+    return [s for s in sessions if s.starred] if starred else list(sessions)
+
+
+@dataclass
+class BrowserPrefs:
+    """How the sessions browser was last left: kept by the app while it runs."""
+
+    sort: str = "date"
+    starred_only: bool = False

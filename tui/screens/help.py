@@ -27,8 +27,8 @@ class HelpScreen(ModalScreen[None]):
             keys, _, ident = rows.get(name, ("", "", binding.id or ""))
             keys = f"{keys} {display}".strip() if display not in keys.split() else keys
             rows[name] = (keys, name, ident)
-        rows["Command palette"] = ("ctrl+p", "Command palette", "")
-        rows["Quit"] = ("ctrl+q", "Quit", "")
+        rows.setdefault("Command palette", ("ctrl+p", "Command palette", ""))
+        rows.setdefault("Quit", ("ctrl+q", "Quit", ""))
         return sorted(rows.values(), key=lambda row: row[1].lower())
 
     def compose(self) -> ComposeResult:

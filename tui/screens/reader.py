@@ -1,4 +1,9 @@
-"""The whole session, turn by turn, scrolled to the hit; n/N walk the query's hits."""
+"""The whole session, turn by turn, scrolled to the hit; n/N walk the query's hits.
+
+The index is read and written in workers (star, display settings, rename,
+delete); they report back with messages, and a change is announced to the app
+(SessionEdited) so that every list showing the session reloads.
+"""
 
 from __future__ import annotations
 
@@ -10,11 +15,13 @@ from convo_tui.core.redact import display
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
+from convo_tui.tui.session_messages import SessionEdited
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
 from textual import work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import VerticalScroll
+from textual.message import Message
 from textual.screen import Screen
 from textual.widgets import Footer, Header, Static
 
@@ -22,16 +29,37 @@ if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
 
 
+class SessionNotes(Message):
+    """What the index keeps about the session beside its text: the star and display settings."""
+
+    def __init__(self, starred: bool, settings: dict[str, bool]) -> None:
+        super().__init__()
+        self.starred = starred
+        self.settings = settings
+
+
+class SessionStored(Message):
+    """A worker wrote a change of the session to the index (or could not: `error`)."""
+
+    def __init__(self, what: str, done: str, *, title: str | None = None, error: str | None = None) -> None:
+        super().__init__()
+        self.what = what
+        self.done = done
+        self.title = title
+        self.error = error
+
+
 class ReaderScreen(CardActions, Screen):
+    # Shown in the footer: what fits 80 columns beside the app's keys and Quit; F1 lists them all.
     BINDINGS = [
         Binding("escape", "back", "Back", id="reader.back"),
         Binding("n", "next_hit", "Next hit", id="reader.next_hit"),
-        Binding("N", "previous_hit", "Prev hit", id="reader.previous_hit"),
-        Binding("t", "toggle_thinking", "Thinking", id="reader.thinking"),
-        Binding("w", "toggle_tools", "Tools", id="reader.tools"),
+        Binding("N", "previous_hit", "Prev hit", show=False, id="reader.previous_hit"),
+        Binding("t", "toggle_thinking", "Thinking", show=False, id="reader.thinking"),
+        Binding("w", "toggle_tools", "Tools", show=False, id="reader.tools"),
         Binding("s", "search_here", "Search here", id="reader.search_here"),
-        Binding("c", "copy", "Copy", id="reader.copy"),
-        Binding("x", "export", "Export", id="reader.export"),
+        Binding("c", "copy", "Copy", show=False, id="reader.copy"),
+        Binding("x", "export", "Export", show=False, id="reader.export"),
         Binding("e", "edit", "Editor", show=False, id="reader.edit"),
         Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
         Binding("r", "rename", "Rename", show=False, id="reader.rename"),
@@ -51,6 +79,7 @@ class ReaderScreen(CardActions, Screen):
         self.current_turn = turn_index
         self.query_text = query
         self.hit_turns: list[int] = [turn_index] if turn_index is not None else []
+        self.starred = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -60,10 +89,28 @@ class ReaderScreen(CardActions, Screen):
 
     async def on_mount(self) -> None:
         self._show_head()
-        self._apply_session_settings()
         await self._fill_body()
-        if self.query_text.strip() and self.app.library is not None:
-            self._find_hits(self.query_text, self.app.mode)
+        if self.app.library is not None:
+            self._read_notes()
+            if self.query_text.strip():
+                self._find_hits(self.query_text, self.app.mode)
+
+    @work(thread=True, exclusive=True, group="reader-notes")
+    def _read_notes(self) -> None:
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            assert library is not None
+            try:
+                notes = SessionNotes(library.session_summary(self.session.id).starred, library.session_settings(self.session.id))
+            except ConvoError:
+                return  # shown without star and with the default settings
+            self.post_message(notes)
+
+    def on_session_notes(self, event: SessionNotes) -> None:
+        self.starred = event.starred
+        self.set_class(bool(event.settings.get("hide_thinking")), "-hide-thinking")
+        self.set_class(bool(event.settings.get("hide_tools")), "-hide-tools")
+        self._show_head()
 
     async def _fill_body(self) -> None:
         body = self.query_one("#reader-body", VerticalScroll)
@@ -82,12 +129,8 @@ class ReaderScreen(CardActions, Screen):
         ]
 
     def _show_head(self) -> None:
-        try:
-            starred = bool(self.app.library and self.app.library.session_summary(self.session.id).starred)
-        except ConvoError:
-            starred = False
         masked = self.app.redactor.masked_count(self._session_texts())
-        self.query_one("#reader-head", Static).update(session_head(self.session, starred=starred, masked=masked))
+        self.query_one("#reader-head", Static).update(session_head(self.session, starred=self.starred, masked=masked))
 
     def turn_view(self, index: int) -> TurnView | None:
         found = self.query(f"#turn-{index}")
@@ -143,20 +186,53 @@ class ReaderScreen(CardActions, Screen):
     def action_previous_hit(self) -> None:
         self._jump(-1)
 
-    def _apply_session_settings(self) -> None:
-        try:
-            settings = self.app.library.session_settings(self.session.id) if self.app.library else {}
-        except ConvoError:
-            settings = {}
-        self.set_class(bool(settings.get("hide_thinking")), "-hide-thinking")
-        self.set_class(bool(settings.get("hide_tools")), "-hide-tools")
+    @work(thread=True, group="reader-store")
+    def _store(self, what: str, value: object) -> None:
+        """Write a change of the session to the index, off the UI thread."""
+        with self.app.background.running():  # the index stays open until this returns
+            library = self.app.library
+            if library is None:
+                return
+            sid = self.session.id
+            title = None
+            try:
+                if what == "settings":
+                    library.set_session_settings(sid, **dict(value))  # type: ignore[call-overload]
+                    done = ""
+                elif what == "star":
+                    library.star_session(sid, bool(value))
+                    done = "Starred" if value else "Unstarred"
+                elif what == "rename":
+                    title = library.rename_session(sid, str(value)).title
+                    done = f"Renamed to {title}"
+                else:
+                    library.delete_session(sid)
+                    done = "Deleted from the index (the source file is untouched)"
+            except ConvoError as exc:
+                self.post_message(SessionStored(what, "", error=str(exc)))
+                return
+            self.post_message(SessionStored(what, done, title=title))
+
+    def on_session_stored(self, event: SessionStored) -> None:
+        if event.error is not None:
+            self.notify(event.error, severity="warning" if event.what == "settings" else "error")
+            if event.what == "star":
+                self.starred = not self.starred
+                self._show_head()
+            return
+        if event.what == "settings":
+            return
+        if event.title is not None:
+            self.session.title = event.title
+            self._show_head()
+        self.app.post_message(SessionEdited(self.session.id, deleted=event.what == "delete"))
+        if event.what == "delete" and self.is_current:
+            self.app.pop_screen()
+        self.notify(event.done, timeout=4 if event.what == "delete" else 2)
 
     def _remember(self, **values: bool) -> None:
         """Per-session display settings live in the index's annotations."""
-        try:
-            self.app.library.set_session_settings(self.session.id, **values)
-        except ConvoError as exc:
-            self.notify(str(exc), severity="warning")
+        self._store("settings", values)
 
     def action_toggle_thinking(self) -> None:
         hidden = not self.has_class("-hide-thinking")
@@ -172,41 +248,20 @@ class ReaderScreen(CardActions, Screen):
 
     def action_rename(self) -> None:
         def renamed(title: str | None) -> None:
-            if title is None:
-                return
-            try:
-                summary = self.app.library.rename_session(self.session.id, title)
-            except ConvoError as exc:
-                self.notify(str(exc), severity="error")
-                return
-            self.session.title = summary.title
-            self._show_head()
-            self.notify(f"Renamed to {summary.title}", timeout=2)
+            if title is not None:
+                self._store("rename", title)
 
         self.app.push_screen(PromptScreen("New title (empty restores the source's):", self.session.title), renamed)
 
     def action_star(self) -> None:
-        try:
-            starred = not self.app.library.session_summary(self.session.id).starred
-            self.app.library.star_session(self.session.id, starred)
-        except ConvoError as exc:
-            self.notify(str(exc), severity="error")
-            return
+        self.starred = not self.starred  # shown at once; put back if the write fails
         self._show_head()
-        self.notify("Starred" if starred else "Unstarred", timeout=2)
+        self._store("star", self.starred)
 
     def action_delete(self) -> None:
         def answered(yes: bool | None) -> None:
-            if not yes:
-                return
-            try:
-                self.app.library.delete_session(self.session.id)
-            except ConvoError as exc:
-                self.notify(str(exc), severity="error")
-                return
-            self.app.pop_screen()
-            self.app.search_screen.refresh_search()
-            self.notify("Deleted from the index (the source file is untouched)", timeout=4)
+            if yes:
+                self._store("delete", None)
 
         question = f"Delete “{display(self.session.title)}” from the index?\nThe source file is not touched."
         self.app.push_screen(ConfirmScreen(question), answered)

@@ -14,6 +14,16 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.core.snippets import snippet
+from convo_tui.tui.card_messages import (
+    CardCopy,
+    CardCopyId,
+    CardCopyResume,
+    CardEdit,
+    CardExpand,
+    CardExport,
+    CardOpen,
+    CardResume,
+)
 from convo_tui.tui.render import IconRows, format_date, highlighted, similarity_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
@@ -59,7 +69,7 @@ def snippet_line(text: str, terms: list[str]) -> Text:
 class ResultCard(Vertical, can_focus=True):
     """Collapsed: header and clipped texts. Expanded: the per-message view.
 
-    The actions ask the screen (search or reader) to do the work.
+    The actions post messages (tui/card_messages.py); the screen does the work.
     """
 
     # Only Enter here: printable keys belong to the query, the other card keys are the screen's.
@@ -165,31 +175,26 @@ class ResultCard(Vertical, can_focus=True):
     def action_toggle(self) -> None:
         if self.expanded:
             self.collapse()
-            return
-        session = self.screen.load_session(self.hit.session_id)
-        if session is not None:
-            self.expand(session)
-            self.scroll_visible(animate=False)
+        else:
+            self.post_message(CardExpand(self))  # the screen reads the session, then calls expand()
 
     def action_open(self) -> None:
-        self.screen.open_reader(self.hit.session_id, self.hit.turn_index, self.screen.current_query())
+        self.post_message(CardOpen(self))
 
     def action_copy(self) -> None:
-        self.screen.copy_turn(self.hit)
+        self.post_message(CardCopy(self))
 
     def action_edit(self) -> None:
-        self.screen.edit_source(self.hit.path)
+        self.post_message(CardEdit(self))
 
     def action_export(self) -> None:
-        self.screen.export_context(self.hit.session_id, self.screen.current_query())
+        self.post_message(CardExport(self))
 
     def action_resume(self) -> None:
-        self.screen.resume_session(self.hit.session_id)
+        self.post_message(CardResume(self))
 
     def action_copy_resume(self) -> None:
-        session = self.screen.load_session(self.hit.session_id)
-        if session is not None:
-            self.screen.copy_resume(session)
+        self.post_message(CardCopyResume(self))
 
     def action_copy_id(self) -> None:
-        self.screen.copy_text(self.hit.session_id, "the session id")
+        self.post_message(CardCopyId(self))

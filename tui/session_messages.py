@@ -1,0 +1,75 @@
+"""Messages about the set of indexed sessions, posted by workers and screens.
+
+Screens never call each other's methods: a screen that changed a session (rename,
+star, delete) tells the app, and the app passes the news to every screen.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from convo_tui.core.hits import SessionSummary
+from textual.message import Message
+
+if TYPE_CHECKING:
+    from convo_tui.core.model import Session
+    from convo_tui.core.stats import Stats
+
+
+class SessionsChanged(Message):
+    """Sessions were added, renamed, starred or deleted: lists showing them reload.
+
+    Not bubbling: the app posts it to each screen, and a screen without a
+    handler must not send it back up to the app.
+    """
+
+    bubble = False
+
+    def __init__(self, session_id: str | None = None, *, deleted: bool = False) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.deleted = deleted
+
+
+class SessionEdited(Message):
+    """A screen changed a session (posted to the app, which tells every screen)."""
+
+    def __init__(self, session_id: str, *, deleted: bool = False) -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.deleted = deleted
+
+
+class SessionsLoaded(Message):
+    """The sessions screen's worker read the list from the index."""
+
+    def __init__(self, summaries: list[SessionSummary] | None, error: str | None = None) -> None:
+        super().__init__()
+        self.summaries = summaries
+        self.error = error
+
+
+class SessionLoaded(Message):
+    """A whole session was read in a worker, ready to show in the reader."""
+
+    def __init__(self, session: Session | None, error: str | None = None) -> None:
+        super().__init__()
+        self.session = session
+        self.error = error
+
+
+class StatsLoaded(Message):
+    """The stats screen's worker counted the index."""
+
+    def __init__(self, stats: Stats | None, error: str | None = None) -> None:
+        super().__init__()
+        self.stats = stats
+        self.error = error
+
+
+class ProjectsLoaded(Message):
+    """(project, session count) read in a worker, cached by the app for the palette."""
+
+    def __init__(self, projects: list[tuple[str, int]]) -> None:
+        super().__init__()
+        self.projects = projects
