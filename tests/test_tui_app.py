@@ -2,6 +2,8 @@
 
 from __future__ import annotations
 
+import re
+
 import asyncio
 import dataclasses
 import functools
@@ -77,7 +79,8 @@ async def test_typing_a_query_shows_matching_cards(corpus):
         assert top.session_title.startswith("The checkout test `test_apply_coupon_twice` is flaky")
         assert top.turn_index == 0
         line = str(app.screen.query_one("#filter-line", Static).render())
-        assert "hybrid" in line and f"{len(cards)}+ results" in line  # a full page: more on ↓ past the last
+        # "N results", or "N+ results" when a full page came back (more on ↓ past the last).
+        assert "hybrid" in line and re.search(rf"\b{len(cards)}\+? results?\b", line), line
 
 
 @run_async
@@ -181,7 +184,7 @@ async def test_reader_toggles_thinking_and_search_in_session(corpus):
         from convo_tui.core.query import session_filter
 
         assert app.screen.query_one("#query", Input).value == f"{session_filter(session_id)} "
-        everywhere = await search(pilot, "rounding")
+        everywhere = await search(pilot, "test")
         assert {c.hit.session_id for c in everywhere} - {session_id}, "the query alone reaches other sessions"
         scoped = await search(pilot, f"{session_filter(session_id)} rounding")
         assert scoped and {c.hit.session_id for c in scoped} == {session_id}
