@@ -2,11 +2,10 @@
 
 from __future__ import annotations
 
-import re
-
 import asyncio
 import dataclasses
 import functools
+import re
 
 import pytest
 from convo_tui.tui.app import create_app
