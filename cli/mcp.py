@@ -104,6 +104,7 @@ class RecallTools:
             "project": hit.project,
             "source": hit.source,
             "turn_index": hit.turn_index,
+            "score": round(hit.score, 4),
             "similarity": round(hit.similarity, 4),
             "timestamp": hit.timestamp.isoformat() if hit.timestamp else None,
             "user_text": self._clean(hit.user_text),
@@ -189,7 +190,7 @@ def build_server(tools: RecallTools) -> Any:
         """Search past conversations. `query` takes words, "quoted phrases" and filters
         (role:user|ai, tool:NAME, has:tools, session:ID); mode is hybrid, semantic, keyword or fuzzy;
         after/before are YYYY-MM-DD. Each hit is one turn: session id, title, project, turn index,
-        similarity, timestamp, the user's and the AI's text."""
+        score (relevance 0..1, the order), similarity (dense cosine), timestamp, the user's and the AI's text."""
         return answer(lambda: tools.search(query, limit, mode, project, source, after, before))
 
     @server.tool()

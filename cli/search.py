@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
 
 def _format(hit) -> str:
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
-    head = f"{hit.similarity:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
+    head = f"{hit.score:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
         text = " ".join(text.split())

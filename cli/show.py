@@ -44,9 +44,8 @@ def run(args: argparse.Namespace) -> int:
     if not _is_path(args.path):
         # Not a path: a session id, read from the index (works after the file is gone).
         from convo_tui.cli.common import open_index
-        from convo_tui.core.errors import ConvoError, IndexUnavailable
+        from convo_tui.core.errors import ConvoError, IndexBusy, IndexUnavailable
         from convo_tui.core.holder.client import HolderSilent
-        from convo_tui.core.store.lock import IndexBusy
 
         try:
             with open_index(args, read_only=True) as library:

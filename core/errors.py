@@ -39,6 +39,14 @@ class IndexUnavailable(ConvoError):
     """The index cannot be opened or used as asked (locked, other model, ...)."""
 
 
+class IndexBusy(IndexUnavailable):
+    """Another open handle (process, or this one) holds the index lock (core/store/lock.py)."""
+
+    def __init__(self, message: str, pid: int | None):
+        super().__init__(message)
+        self.pid = pid
+
+
 class DiskFull(IndexUnavailable):
     """Too little free space to open or write the index safely; nothing was changed."""
 

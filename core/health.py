@@ -141,6 +141,10 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
     """Run the checks; raise IndexUnavailable (one line) for what a read cannot
     live with: files damaged (rebuild), or, when read-only, sessions lost."""
     health = Health()
+    if read_only and index_dir is not None and not (index_dir / SHARD / "edge_config.json").is_file():
+        missing = store_missing(index_dir)  # a reader opened writable (to serve edits) finds no store
+        if missing:
+            raise IndexUnavailable(missing)
     if index_dir is not None:
         health.problems = check_files(index_dir, store.read_meta())
     if health.problems:

@@ -17,8 +17,10 @@ HitKind = Literal["turn", "message"]
 class Hit:
     """One search result card: a turn (or a lone message) of a session.
 
-    `similarity` is the dense cosine similarity in 0..1, what a person reads on
-    the card; `score` is the fused rank score that ordered the results.
+    `score` is the relevance in 0..1 that ordered the results and that a card
+    and the CLI show (core/fusion.py calibrates it per model, so 0.8 means the
+    same with MiniLM and e5); `similarity` is the raw dense cosine, kept in the
+    JSON for agents that want it (0 when the model did not see the text).
     """
 
     kind: HitKind

@@ -119,9 +119,20 @@ class Library:
         self.annotations = Annotations(self._manifest_dir())
 
     @classmethod
-    def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False, serve: bool = True) -> Library:
+    def open(
+        cls,
+        settings: Settings,
+        *,
+        read_only: bool = False,
+        allow_mismatch: bool = False,
+        serve: bool = True,
+        reading: bool = False,
+    ) -> Library:
         """Open the index; IndexUnavailable if it is locked, or built by another
         model or schema (unless `allow_mismatch`, which `index --rebuild` uses).
+        `reading`: a read-only command that opens the index writable (to serve
+        others' edits) still gets a reader's checks: a lost store or lost
+        sessions are named, not silently served as an empty index.
 
         With `serve` (an embedded index), this process answers the others until
         `close`; core.holder.access.attach is how they find it."""
@@ -135,7 +146,7 @@ class Library:
             wanted = (meta.get("model") or DEFAULT_MODEL) if settings.model == AUTO else settings.model
             check_meta(meta, wanted, str(settings.qdrant_url or settings.index_dir))
             if not settings.qdrant_url:  # core/health.py: damaged files, sessions the store lost
-                check_health(store, settings.index_dir, settings.index_dir, read_only=read_only)
+                check_health(store, settings.index_dir, settings.index_dir, read_only=read_only or reading)
             error = None
         except IndexUnavailable as exc:
             if not allow_mismatch:

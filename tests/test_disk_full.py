@@ -107,11 +107,12 @@ def test_engine_reporting_enospc_mid_run_keeps_what_was_published(corpus, tmp_pa
     with Library.open(Settings(index_dir=index_dir)) as lib:
         lib.load_model()
         lib.store.ensure(lib._dense.dim)
-        lib.store._shard = _FillingShard(lib.store._shard, room)
+        edge = lib.store.inner  # the Edge store under the holder's thread guard
+        edge._shard = _FillingShard(edge._shard, room)
         with pytest.raises(DiskFull) as caught:
             lib.index([corpus])
         assert str(caught.value).startswith("disk full: ") and str(index_dir) in str(caught.value)
-        lib.store._shard = lib.store._shard._shard
+        edge._shard = edge._shard._shard
     after = dict(_titles(index_dir))
     assert {k: after.get(k) for k in before} == before  # nothing that was there is lost
     _index(index_dir, corpus)  # with room again, the next run finishes the work

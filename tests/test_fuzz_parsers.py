@@ -586,13 +586,6 @@ def test_indexing_takes_any_utf8_file_names_and_layouts(tmp_path_factory, layout
     _index_layout(layout_store, tmp_path_factory.mktemp("layout"), entries)
 
 
-@pytest.mark.xfail(
-    strict=True,
-    raises=(UnicodeEncodeError, TypeError),
-    reason="issue 17 item 1 (helper `indexing`): point ids and the payload `path` of a non-UTF-8 file name "
-    "still go through str encoding (UnicodeEncodeError in point_id, TypeError from Edge on the payload); "
-    "drop this mark when that lands",
-)
 @settings(FUZZ, max_examples=10, report_multiple_bugs=False)
 @given(entries=_entries(_any_name))
 def test_indexing_takes_non_utf8_file_names(tmp_path_factory, layout_store, entries):

@@ -68,7 +68,7 @@ def check(seen: dict[str, Any]) -> None:
     assert seen["tools"] == ["context", "list_sessions", "search", "show_session"]
     first = seen["search"]["hits"][0]
     assert (first["session_id"], first["turn_index"], first["user_text"]) == ("chat_log", 0, "Summarise RAG in one line.")
-    assert {"title", "project", "similarity", "timestamp", "ai_text"} <= set(first)
+    assert {"title", "project", "score", "similarity", "timestamp", "ai_text"} <= set(first)
     show = seen["show"]
     assert show["session_id"] == "conv-7" and [m["text"] for m in show["messages"]][:2] == [
         "怎么设置 Qdrant 集合?",

@@ -154,6 +154,9 @@ async def test_up_on_an_empty_query_walks_the_query_history(corpus):
 
 @run_async
 async def test_more_than_one_page_of_results_past_the_last_card(corpus):
+    _settings, library = corpus
+    ranking = [(h.session_id, h.turn_index) for h in library.search("test", limit=50)]
+    assert len(ranking) > 4  # more than one page of four
     app = make_app(corpus, search_limit=4)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -164,7 +167,7 @@ async def test_more_than_one_page_of_results_past_the_last_card(corpus):
         await pilot.press("down")
         await settle(pilot)
         more = app.search_screen.cards()
-        assert len(more) == 8
+        assert [(c.hit.session_id, c.hit.turn_index) for c in more] == ranking[:8]  # the next page, in order
         assert [(c.hit.session_id, c.hit.turn_index) for c in more[:4]] == first_page  # a longer list
         assert app.focused is more[4]
 

@@ -17,10 +17,9 @@ from pathlib import Path
 
 import pytest
 import qdrant_edge as qe
-from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.errors import IndexBusy, IndexUnavailable
 from convo_tui.core.store.base import Cond, Filter, Point, SparseVec
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.store.lock import IndexBusy
 
 ROOT = Path(__file__).resolve().parent.parent
 

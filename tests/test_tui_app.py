@@ -459,7 +459,7 @@ async def test_card_header_cuts_the_title_and_right_aligns_the_score(corpus):
         line = header.render().plain
         assert len(line) == width
         assert line[:room] == title[: room - 1] + "…"
-        assert line.endswith(f" {cards[0].hit.similarity:.2f}") and line[room:].strip().startswith("█")
+        assert line.endswith(f" {cards[0].hit.score:.2f}") and line[room:].strip().startswith("█")
         unscored = await search(pilot, "project:support-bot")
         header = unscored[0].query_one(CardHeader)
         line = header.render().plain

@@ -76,7 +76,8 @@ def corpus(tmp_path_factory):
 
 def make_app(corpus, theme: str):
     settings, library = corpus
-    return create_app(dataclasses.replace(settings, theme=theme), library=library, index_on_start=False)
+    # debounce 0: a query set by the test searches at once (settle then waits for it)
+    return create_app(dataclasses.replace(settings, theme=theme, debounce_ms=0), library=library, index_on_start=False)
 
 
 @pytest.mark.parametrize("theme", THEMES)
@@ -92,7 +93,7 @@ async def test_section_titles_turn_headings_and_a_focused_tool_call_are_readable
         for title in app.screen.query(".section-title"):
             assert_readable(title, f"{theme} section title")
         cards[0].focus()
-        await pilot.press("o")
+        await pilot.press("ctrl+o")
         await settle(pilot)
         assert isinstance(app.screen, ReaderScreen)
         tool = app.screen.query(CollapsibleTitle).first()  # a call with long arguments
@@ -135,8 +136,9 @@ async def test_the_footer_fits_80_columns_and_shows_how_to_quit(corpus):
         app.search_screen.cards()[0].focus()
         await pilot.pause()
         screens["card"] = quit_key_in_view(app)
-        await pilot.press("o")
+        await pilot.press("ctrl+o")
         await settle(pilot)
+        assert isinstance(app.screen, ReaderScreen)
         screens["reader"] = quit_key_in_view(app)
         await pilot.press("escape", "f3")
         await settle(pilot)

@@ -134,7 +134,9 @@ class ConvoApp(App):
             # also take: they answer at once meanwhile. load_model then only picks it up.
             from convo_tui.core.embed import shared_dense
 
-            shared_dense(self.settings.model)
+            choice = getattr(self.library, "model_choice", None)  # a holder's library loads its own
+            if choice is not None:
+                shared_dense(choice().model)  # the index's model ("auto" resolved), not the setting
             self.library.load_model()
         except (ConvoError, OSError, ValueError) as exc:
             self.post_message(BackgroundFailed("load the embedding model", str(exc)))

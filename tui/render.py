@@ -31,7 +31,7 @@ def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
 
 
-def similarity_bar(similarity: float, width: int = BAR_WIDTH) -> str:
+def relevance_bar(similarity: float, width: int = BAR_WIDTH) -> str:
     clamped = min(max(similarity, 0.0), 1.0)
     filled = round(clamped * width)
     return "█" * filled + "░" * (width - filled)

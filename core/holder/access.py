@@ -15,11 +15,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
+from convo_tui.core.errors import IndexBusy
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.holder import client, codec, protocol
 from convo_tui.core.model import Session
 from convo_tui.core.settings import Settings
-from convo_tui.core.store.lock import IndexBusy
 
 if TYPE_CHECKING:
     from convo_tui.core.context import ChatMessage
@@ -52,7 +52,7 @@ def attach(settings: Settings, *, read_only: bool = False, allow_mismatch: bool 
 
         built = (settings.index_dir / _META_NAME).is_file()
         try:
-            return Library.open(settings, read_only=read_only and not built, allow_mismatch=allow_mismatch)
+            return Library.open(settings, read_only=read_only and not built, allow_mismatch=allow_mismatch, reading=read_only)
         except IndexBusy:
             # Its holder is still opening the index (or closing it): wait for its socket,
             # or for the lock to come free, at most one timeout.

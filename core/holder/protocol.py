@@ -56,9 +56,11 @@ def socket_path(index_dir: Path) -> Path:
     path = Path(index_dir).absolute() / SOCKET_NAME
     if len(os.fsencode(str(path))) <= _MAX_SOCKET_PATH:
         return path
-    digest = hashlib.sha256(os.fsencode(str(path))).hexdigest()[:24]
-    folder = Path(tempfile.gettempdir()) / f"convo-tui-{os.getuid()}"
-    return folder / f"{digest}.sock"
+    name = f"{hashlib.sha256(os.fsencode(str(path))).hexdigest()[:24]}.sock"
+    # The per-user runtime folder, else the temp folder, else /tmp: the first short enough to bind.
+    roots = [os.environ.get("XDG_RUNTIME_DIR", ""), tempfile.gettempdir(), "/tmp"]
+    candidates = [Path(root) / f"convo-tui-{os.getuid()}" / name for root in roots if root]
+    return next((c for c in candidates if len(os.fsencode(str(c))) <= _MAX_SOCKET_PATH), candidates[-1])
 
 
 def timeout() -> float:

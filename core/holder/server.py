@@ -60,6 +60,7 @@ class HolderServer:
             listener.listen(32)
         except OSError as exc:
             listener.close()
+            self._remove_private_folder()
             raise ConvoError(f"cannot serve the index at {self.path}: {exc.strerror or exc}") from None
         self._listener = listener
         self._inode = self.path.stat().st_ino
@@ -79,6 +80,7 @@ class HolderServer:
         with contextlib.suppress(OSError):
             if self._inode is not None and self.path.stat().st_ino == self._inode:
                 self.path.unlink()
+        self._remove_private_folder()
         with self._threads_lock:
             threads = [t for t in self._threads if t is not threading.current_thread()]
             connections = list(self._connections)
@@ -87,6 +89,12 @@ class HolderServer:
                 conn.shutdown(socket.SHUT_RD)
         for thread in threads:
             thread.join(wait)
+
+    def _remove_private_folder(self) -> None:
+        """The short private folder of a socket kept outside the index, once no holder uses it."""
+        if self.path.parent != self.library.settings.index_dir.absolute():
+            with contextlib.suppress(OSError):
+                self.path.parent.rmdir()
 
     def __enter__(self) -> HolderServer:
         return self.start()

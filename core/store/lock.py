@@ -22,17 +22,9 @@ import os
 import sys
 from pathlib import Path
 
-from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.errors import IndexBusy, IndexUnavailable
 
 LOCK_NAME = "lock"
-
-
-class IndexBusy(IndexUnavailable):
-    """Another open handle (process, or this one) holds the index lock."""
-
-    def __init__(self, message: str, pid: int | None):
-        super().__init__(message)
-        self.pid = pid
 
 
 def holder_pid(lock_path: Path) -> int | None:

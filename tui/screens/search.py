@@ -238,9 +238,8 @@ class SearchScreen(ResultKeys, CardActions, Screen):
             return
         self.query_one("#results-note", Static).display = False
         terms = highlight_words(self.query_text)
-        # Filters alone rank nothing, and a keyword search before the model loads measures no
-        # similarity: no bar then, rather than a row of zeros.
-        scored = bool(terms) and any(hit.similarity > 0 for hit in hits)
+        # Filters alone rank nothing: no bar then, rather than a row of zeros.
+        scored = bool(terms) and any(hit.score > 0 for hit in hits)
         compact = self.view.compact
         for card, hit in zip(self._cards, hits, strict=False):
             card.set_compact(compact)

@@ -24,7 +24,7 @@ from convo_tui.tui.card_messages import (
     CardOpen,
     CardResume,
 )
-from convo_tui.tui.render import IconRows, format_date, highlighted, similarity_bar
+from convo_tui.tui.render import IconRows, format_date, highlighted, relevance_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
 from rich.text import Text
@@ -54,8 +54,8 @@ def card_meta(hit: Hit) -> Text:
 
 def card_score(hit: Hit, compact: bool = False) -> Text:
     if compact:  # the bar would take the compact list's title room
-        return Text(f"{hit.similarity:.2f}")
-    return Text(f"{similarity_bar(hit.similarity)} {hit.similarity:.2f}")
+        return Text(f"{hit.score:.2f}")
+    return Text(f"{relevance_bar(hit.score)} {hit.score:.2f}")
 
 
 def snippet_line(text: str, terms: list[str]) -> Text:
@@ -115,7 +115,7 @@ class ResultCard(Vertical, can_focus=True):
         if not parts:
             return  # not composed yet: compose reads the new hit
         # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
-        if (hit.session_title, hit.similarity, scored) != (old.session_title, old.similarity, old_scored) or self.compact:
+        if (hit.session_title, hit.score, scored) != (old.session_title, old.score, old_scored) or self.compact:
             self._header.show(card_title(hit, self.compact), card_score(hit, self.compact), scored)
         if (hit.project, hit.source, hit.timestamp, hit.tools) != (old.project, old.source, old.timestamp, old.tools):
             parts["meta"].update(card_meta(hit), layout=False)
