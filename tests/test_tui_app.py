@@ -378,17 +378,17 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        first = await search(pilot, "coupon registry flaky on CI")
-        assert len(first) == 10
+        first = await search(pilot, "test")  # a word many sessions share
+        assert len(first) >= 5
         pool = list(app.search_screen.query(ResultCard))
         fewer = await search(pilot, "project:support-bot Redis")
-        assert 0 < len(fewer) < 10
+        assert 0 < len(fewer) < len(first)
         assert list(app.search_screen.query(ResultCard)) == pool  # nothing removed or mounted
         assert fewer == pool[: len(fewer)]
         assert all(not card.display for card in pool[len(fewer) :])
         assert {c.hit.project for c in fewer} == {"support-bot"}
-        again = await search(pilot, "coupon registry flaky on CI")
-        assert again == pool and [c.hit for c in again] == [c.hit for c in first]
+        again = await search(pilot, "test")
+        assert again == pool[: len(first)] and [c.hit for c in again] == [c.hit for c in first]
         none = await search(pilot, "project:no-such-project coupon")
         assert none == []
         assert "No matching conversations" in str(app.search_screen.query_one("#results-note", Static).render())
