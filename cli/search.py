@@ -8,8 +8,12 @@ import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.highlight import query_terms
+from convo_tui.core.hits import Hit
+from convo_tui.core.query import parse_query
 from convo_tui.core.redact import display
 from convo_tui.core.settings import SEARCH_MODES
+from convo_tui.core.snippets import snippet
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -35,15 +39,17 @@ def run(args: argparse.Namespace) -> int:
     with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
     out = sys.stdout
+    parsed = parse_query(args.query)
+    terms = query_terms(parsed.text, list(parsed.phrases))
     for hit in hits:
         if args.json:
             out.write(json.dumps(hit.to_json(), ensure_ascii=False) + "\n")
         else:
-            out.write(_format(hit))
+            out.write(_format(hit, terms))
     return 0
 
 
-def _format(hit) -> str:
+def _format(hit: Hit, terms: list[str]) -> str:
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
     head = f"{hit.score:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
     lines = [head]
@@ -51,6 +57,8 @@ def _format(hit) -> str:
         text = " ".join(text.split())
         if text:
             lines.append(f"    {label}: {text[:160]}{'…' if len(text) > 160 else ''}")
+    if hit.part:  # the words matched only there: show where, around the match
+        lines.append(f"    {hit.part}: {snippet(' '.join(hit.part_text.split()), terms, 160)}")
     if hit.tools:
         lines.append(f"    tools: {', '.join(hit.tools)}")
     return "\n".join(lines) + "\n\n"

@@ -12,6 +12,7 @@ import threading
 from pathlib import Path
 
 import pytest
+from convo_tui.cli.main import main
 from convo_tui.core.dense_phase import DensePhase, point_text, token_batches
 from convo_tui.core.embed import SparseEmbedder, shared_dense
 from convo_tui.core.index import Indexer, visible_filter
@@ -239,7 +240,7 @@ def test_thinking_tool_input_and_tool_output_are_found_by_keyword_and_labelled(t
         store.close()
 
 
-def test_claude_code_thinking_and_tool_input_through_the_indexer(tmp_path):
+def test_claude_code_thinking_and_tool_input_through_the_indexer(tmp_path, capsys):
     folder = tmp_path / "projects" / "-home-alice-shop"
     folder.mkdir(parents=True)
     sid = "0b5f1c7e-2a3d-4c5b-8e9f-a1b2c3d4e5f6"
@@ -278,6 +279,11 @@ def test_claude_code_thinking_and_tool_input_through_the_indexer(tmp_path):
             assert [(h.session_id, h.part) for h in hits] == [(sid, part)], needle
             hits = library.search(needle, mode="hybrid", limit=3)
             assert hits and hits[0].part == part
+    # The command line says where the words were found, around the match.
+    for needle, label in (("snorkelwhistle", "thinking"), ("gribblefast", "tool input")):
+        assert main(["--index-dir", str(tmp_path / "index"), "search", "--mode", "keyword", needle]) == 0
+        out = capsys.readouterr().out
+        assert [row for row in out.splitlines() if row.startswith(f"    {label}: ") and needle in row], out
 
 
 def test_a_file_name_that_is_not_utf8_does_not_cost_the_others(tmp_path):
