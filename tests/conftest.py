@@ -114,15 +114,13 @@ def open_copy(tmp_path_factory: pytest.TempPathFactory, built: Path, settings: S
     return library
 
 
-def _build_demo(folder: Path) -> None:
+def _build_demo(folder: Path, model: str = DEFAULT_MODEL) -> None:
     from convo_tui.core.library import Library
 
     from tests.tui_corpus import copy_demo
 
     corpus = copy_demo(folder)
-    with Library.open(
-        Settings(index_dir=folder / "index", sources=[corpus], discover_defaults=False, model=DEFAULT_MODEL)
-    ) as library:
+    with Library.open(Settings(index_dir=folder / "index", sources=[corpus], discover_defaults=False, model=model)) as library:
         library.load_model()
         report = library.index()
         assert report.sessions == 15, report.skipped
@@ -156,3 +154,21 @@ def relevance_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Librar
     library = open_copy(tmp_path_factory, built, Settings(model=DEFAULT_MODEL))
     yield library
     library.close()
+
+
+def _build_demo_auto(folder: Path) -> None:
+    _build_demo(folder, model=Settings().model)
+
+
+@pytest.fixture(scope="module")
+def demo_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Library]]:
+    """(settings, open Library) over a module's own writable copy of the demo index,
+    built once per run with the default model (`auto`: the demo's Chinese picks e5),
+    dates shown in UTC. For app tests that edit sessions or re-index."""
+    from tests.tui_corpus import utc_clock
+
+    built = built_once(tmp_path_factory, "demo-index-auto", _build_demo_auto)
+    with utc_clock():
+        library = open_copy(tmp_path_factory, built, Settings(sources=[built / "corpus"], discover_defaults=False))
+        yield library.settings, library
+        library.close()

@@ -12,18 +12,15 @@ from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.turn_detail import TurnDetail
 from textual.widgets import Input
 
-from tests.test_tui_app import make_app, run_async, search, settle
-from tests.tui_corpus import demo_library, utc_clock
+from tests.test_tui_app import focus_card, make_app, run_async, search, settle
 
 SIZE = (100, 32)
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+def corpus(demo_copy):
+    """This module's own copy of the demo index (tests/conftest.py)."""
+    return demo_copy
 
 
 @pytest.fixture(autouse=True)
@@ -257,9 +254,7 @@ async def test_copy_without_a_clipboard_says_where_the_text_went(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        cards = await search(pilot, "Postgres index concurrently without locking")
-        card = next(c for c in cards if c.hit.session_title == "Postgres index for order search")
-        card.focus()
+        await focus_card(pilot, "Postgres index concurrently without locking", "Postgres index for order search")
         await pilot.press("ctrl+y")
         await settle(pilot)
         said = notes(app)
@@ -274,9 +269,7 @@ async def test_copy_session_id_and_resume_without_a_command(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        cards = await search(pilot, "Docker image multi-stage build smaller")
-        card = next(c for c in cards if c.hit.session_title == "Docker image size")
-        card.focus()
+        card = await focus_card(pilot, "Docker image multi-stage build smaller", "Docker image size")
         await pilot.press("ctrl+g")
         await settle(pilot)
         assert app.clipboard == card.hit.session_id

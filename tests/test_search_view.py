@@ -14,17 +14,14 @@ from convo_tui.tui.widgets.preview import HitPreview
 from textual.widgets import Static
 
 from tests.test_tui_app import make_app, run_async, search, settle
-from tests.tui_corpus import demo_library, utc_clock
 
 SIZE = (80, 24)
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+def corpus(demo_copy):
+    """This module's own copy of the demo index (tests/conftest.py)."""
+    return demo_copy
 
 
 def text_of(widget: Static) -> str:

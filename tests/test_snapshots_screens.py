@@ -12,17 +12,15 @@ import pytest
 from convo_tui.tui.app import create_app
 from textual.widgets import Input
 
-from tests.tui_corpus import demo_library, utc_clock
+from tests.tui_corpus import utc_clock
 
 SIZES = [(80, 24), (120, 36)]
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+def corpus(demo_copy):
+    """This module's own copy of the demo index (tests/conftest.py)."""
+    return demo_copy
 
 
 @pytest.fixture

@@ -65,6 +65,14 @@ async def search(pilot, text: str) -> list[ResultCard]:
     return pilot.app.search_screen.cards()
 
 
+async def focus_card(pilot, query: str, title: str, turn: int | None = None) -> ResultCard:
+    """Search `query` and focus the card of the session titled `title` (its turn `turn`, if given)."""
+    cards = await search(pilot, query)
+    card = next(c for c in cards if c.hit.session_title == title and turn in (None, c.hit.turn_index))
+    card.focus()
+    return card
+
+
 @run_async
 async def test_typing_a_query_shows_matching_cards(corpus):
     app = make_app(corpus)
@@ -108,9 +116,7 @@ async def test_virtual_messages_are_shown_apart_and_not_numbered(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        cards = await search(pilot, "Docker image multi-stage build smaller")
-        card = next(c for c in cards if c.hit.session_title == "Docker image size" and c.hit.turn_index == 0)
-        card.focus()
+        card = await focus_card(pilot, "Docker image multi-stage build smaller", "Docker image size", turn=0)
         await pilot.press("enter")
         await pilot.pause()
         blocks = list(card.query(MessageBlock))
@@ -147,9 +153,7 @@ async def test_n_and_shift_n_walk_the_hits_in_the_session(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        cards = await search(pilot, "Decimal")
-        card = next(c for c in cards if c.hit.session_title == "Fix checkout rounding with Decimal")
-        card.focus()
+        await focus_card(pilot, "Decimal", "Fix checkout rounding with Decimal")
         await pilot.press("ctrl+o")
         await settle(pilot)
         reader = app.screen
@@ -194,9 +198,7 @@ async def test_secrets_are_masked_and_revealed_on_demand(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        cards = await search(pilot, "test the auth middleware without a real token")
-        card = next(c for c in cards if c.hit.session_title == "Add auth middleware to the API")
-        card.focus()
+        await focus_card(pilot, "test the auth middleware without a real token", "Add auth middleware to the API")
         await pilot.press("ctrl+o")
         await settle(pilot)
         texts = lambda: "\n".join(str(s.render()) for s in app.screen.query(".message-text"))  # noqa: E731
@@ -212,9 +214,7 @@ async def test_copy_puts_the_turn_as_markdown_on_the_clipboard(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        cards = await search(pilot, "Postgres index concurrently without locking")
-        card = next(c for c in cards if c.hit.session_title == "Postgres index for order search")
-        card.focus()
+        card = await focus_card(pilot, "Postgres index concurrently without locking", "Postgres index for order search")
         await pilot.press("ctrl+y")
         await settle(pilot)
         clip = app.clipboard

@@ -20,7 +20,6 @@ from textual.widget import Widget
 from textual.widgets._collapsible import CollapsibleTitle
 
 from tests.test_tui_app import run_async, search, settle
-from tests.tui_corpus import demo_library, utc_clock
 
 AA = 4.5
 THEMES = ("textual-dark", "textual-light")
@@ -67,11 +66,9 @@ def test_the_ratio_is_wcags():
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+def corpus(demo_copy):
+    """This module's own copy of the demo index (tests/conftest.py)."""
+    return demo_copy
 
 
 def make_app(corpus, theme: str):

@@ -21,11 +21,9 @@ SIZE = (100, 32)
 
 
 @pytest.fixture(scope="module")
-def corpus(tmp_path_factory):
-    with utc_clock():
-        settings, library = demo_library(tmp_path_factory)
-        yield settings, library
-        library.close()
+def corpus(demo_copy):
+    """This module's own copy of the demo index (tests/conftest.py)."""
+    return demo_copy
 
 
 def make_app(corpus, **changes):
