@@ -41,6 +41,7 @@ from convo_tui.core.points import LEVEL_SESSION, from_epoch
 from convo_tui.core.search import Embedders, hits_in_session, search
 from convo_tui.core.serialize import session_from_record
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.stats import Stats, count_sessions
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Scored, Store
 
@@ -378,6 +379,10 @@ class Library:
             if isinstance(record, dict):
                 return overlay_session(session_from_record(record), self.annotations.get(session_id))
         raise ConvoError(f"no session '{session_id}' in the index")
+
+    def stats(self) -> Stats:
+        """Sessions, messages and tokens per project, source and week (the stats screen)."""
+        return count_sessions(self.iter_sessions())
 
     def iter_sessions(self) -> Iterable[Session]:
         """Every indexed session, whole (for counting: stats), in no particular order."""

@@ -195,3 +195,17 @@ def test_the_app_opened_beside_a_holder_uses_it(index_dir: Path, holder: subproc
     assert messages == []
     assert isinstance(library, RemoteLibrary) and library.holder_pid == holder.pid
     assert sorted(ids) == ["chat_log", "conv-7"]
+
+
+def test_stats_are_counted_by_the_holder(index_dir: Path, holder: subprocess.Popen):
+    """The stats screen of an app beside a holder (e.g. `serve`) asks the holder to count."""
+    from convo_tui.core.holder.access import RemoteLibrary, attach
+
+    remote = attach(Settings(index_dir=index_dir))
+    assert isinstance(remote, RemoteLibrary)
+    served = remote.stats()
+    holder.stdin.close()
+    assert holder.wait(timeout=60) == 0
+    with Library.open(Settings(index_dir=index_dir)) as library:
+        assert served == library.stats()
+    assert served.total.sessions == 2 and set(served.by_source) == {"openai"}

@@ -20,6 +20,7 @@ from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.holder import client, codec, protocol
 from convo_tui.core.model import Session
 from convo_tui.core.settings import Settings
+from convo_tui.core.stats import Stats
 
 if TYPE_CHECKING:
     from convo_tui.core.context import ChatMessage
@@ -156,6 +157,9 @@ class RemoteLibrary:
 
     def projects(self) -> list[tuple[str, int]]:
         return self._ask("projects", {}, lambda r: [(str(n), int(c)) for n, c in r], lambda lib: lib.projects())
+
+    def stats(self) -> Stats:
+        return self._ask("stats", {}, codec.stats_from_json, lambda lib: lib.stats())
 
     def session(self, session_id: str) -> Session:
         return self._ask("session", {"id": session_id}, codec.session_from_json, lambda lib: lib.session(session_id))

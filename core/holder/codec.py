@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING, Any
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import parse_iso, session_from_record, session_to_record
+from convo_tui.core.stats import Count, Stats, Tokens
 
 if TYPE_CHECKING:
     from convo_tui.core.index import IndexProgress, IndexReport
@@ -60,3 +61,24 @@ def progress_from_json(data: dict[str, Any]) -> IndexProgress:
     from convo_tui.core.index import IndexProgress
 
     return IndexProgress(**data)
+
+
+def stats_json(stats: Stats) -> dict[str, Any]:
+    return asdict(stats)
+
+
+def _count(data: dict[str, Any]) -> Count:
+    tokens = data.get("tokens") or {}
+    return Count(
+        sessions=int(data.get("sessions", 0)),
+        messages=int(data.get("messages", 0)),
+        tokens=Tokens(input=int(tokens.get("input", 0)), output=int(tokens.get("output", 0))),
+        has_tokens=bool(data.get("has_tokens", False)),
+    )
+
+
+def stats_from_json(data: dict[str, Any]) -> Stats:
+    groups = {
+        key: {name: _count(count) for name, count in data.get(key, {}).items()} for key in ("by_project", "by_source", "by_week")
+    }
+    return Stats(total=_count(data.get("total", {})), **groups)

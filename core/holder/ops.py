@@ -61,6 +61,10 @@ def _projects(library: Library, args: dict[str, Any], emit: Emit, cancel: thread
     return [[name, count] for name, count in library.projects()]
 
 
+def _stats(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
+    return codec.stats_json(library.stats())
+
+
 def _session(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
     return codec.session_json(library.session(_text(args, "id")))
 
@@ -151,6 +155,7 @@ OPS: dict[str, Op] = {
     "hits_in_session": _hits_in_session,
     "sessions": _sessions,
     "projects": _projects,
+    "stats": _stats,
     "session": _session,
     "session_summary": _summary,
     "session_settings": _settings,

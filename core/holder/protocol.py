@@ -32,7 +32,18 @@ TIMEOUT_ENV = "CONVO_TUI_HOLDER_TIMEOUT"
 _MAX_SOCKET_PATH = 100
 
 READ_OPS = frozenset(
-    {"hello", "search", "hits_in_session", "sessions", "projects", "session", "session_summary", "session_settings", "context"}
+    {
+        "hello",
+        "search",
+        "hits_in_session",
+        "sessions",
+        "projects",
+        "stats",
+        "session",
+        "session_summary",
+        "session_settings",
+        "context",
+    }
 )
 WRITE_OPS = frozenset({"rename", "describe", "star", "tag", "set_session_settings", "delete", "restore", "prune", "index"})
 OPS = READ_OPS | WRITE_OPS

@@ -10,7 +10,7 @@ from datetime import date
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.stats import Count, Stats, count_sessions
+from convo_tui.core.stats import Count, Stats
 from convo_tui.tui.render import plural
 from convo_tui.tui.session_messages import SessionsChanged, StatsLoaded
 from rich.table import Table
@@ -138,7 +138,7 @@ class StatsScreen(Screen):
             library = self.app.library
             assert library is not None
             try:
-                message = StatsLoaded(count_sessions(library.iter_sessions()))
+                message = StatsLoaded(library.stats())  # the holder's when another process has the index
             except ConvoError as exc:
                 message = StatsLoaded(None, str(exc))
             if not get_current_worker().is_cancelled:
