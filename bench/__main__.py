@@ -18,7 +18,12 @@ def parse_args(argv: list[str]) -> argparse.Namespace:
     parser.add_argument("--quick", action="store_true", help="smaller sizes and fewer queries (under 5 minutes on 2 cores)")
     parser.add_argument("--sizes", help="comma-separated corpus sizes in index points, e.g. 1k,10k,100k or 5000")
     parser.add_argument("--out", type=Path, default=Path("bench/results.json"), help="where the JSON results go")
-    parser.add_argument("--markdown", type=Path, default=Path("BENCHMARKS.md"), help="where the report goes ('-' for none)")
+    parser.add_argument(
+        "--markdown",
+        type=Path,
+        default=Path("bench/out/scale.md"),
+        help="where the report goes ('-' for none; BENCHMARKS.md is edited by hand)",
+    )
     parser.add_argument("--workdir", type=Path, help="keep corpora and indexes here (default: a temp folder, removed)")
     parser.add_argument(
         "--render", type=Path, metavar="RESULTS_JSON", help="only re-render the report (and the explanations) from a results.json"

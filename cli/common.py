@@ -25,7 +25,10 @@ def add_store_options(parser: argparse.ArgumentParser, *, model: bool = True) ->
     parser.add_argument("--index-dir", metavar="DIR", default=hide, help="index folder (env CONVO_TUI_INDEX_DIR)")
     if model:
         parser.add_argument(
-            "--model", metavar="NAME", default=hide, help="fastembed model name (default: bundled all-MiniLM-L6-v2 int8)"
+            "--model",
+            metavar="NAME",
+            default=hide,
+            help='dense model: "auto" (default: multilingual-e5-small for a history with Chinese, Japanese or Korean, else the bundled all-MiniLM-L6-v2 int8), "multilingual-e5-small", or a fastembed model name',
         )
     parser.add_argument("--qdrant-url", metavar="URL", default=hide, help="use a Qdrant server instead of the embedded index")
     parser.add_argument("--qdrant-api-key", metavar="KEY", default=hide, help=f"API key for --qdrant-url (env {API_KEY_ENV})")

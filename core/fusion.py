@@ -2,7 +2,7 @@
 
 Each level runs a dense and a BM25 search; this module turns their raw scores
 into one relevance in 0..1 that both orders the cards and is the number a card
-shows. Chosen by bench/relevance.py (see NOTES-search.md for the table):
+shows. Chosen by bench/relevance.py (BENCHMARKS.md, "Relevance", has the table):
 
 - dense: cosine mapped linearly from the model's noise level (`floor`, below
   which a match means nothing) to its `ceiling` (a near-paraphrase), clamped;

@@ -1,8 +1,8 @@
 """Two-level search over the index: hybrid (default), semantic, keyword, fuzzy.
 
-Hybrid (docs/ARCHITECTURE.md, "Two-level merge"): turn and message levels each fuse dense and
-BM25 inside Qdrant (one batch of two queries); merge.py applies the turn
-bonus, folds message hits into their turn's card and collapses duplicates.
+Hybrid (docs/ARCHITECTURE.md, "Two-level merge"): turn and message levels each run a dense and
+a BM25 search (one batch of plain queries) that fusion.py turns into one relevance in Python;
+merge.py folds message hits into their turn's card and collapses duplicates.
 """
 
 from __future__ import annotations
