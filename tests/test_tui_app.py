@@ -9,10 +9,12 @@ import re
 
 import pytest
 from convo_tui.tui.app import create_app
+from convo_tui.tui.messages import IndexingProgress
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.reader import ReaderScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.widgets.card import ResultCard
+from convo_tui.tui.widgets.index_status import progress_label
 from convo_tui.tui.widgets.message_block import MessageBlock
 from convo_tui.tui.widgets.session_view import TurnView
 from convo_tui.tui.widgets.tool_call import ToolCallView
@@ -283,7 +285,9 @@ async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
 
         settings = Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False, debounce_ms=0)
         app = create_app(settings)
-        async with app.run_test(size=SIZE) as pilot:
+        told = []  # the indexing progress the status line was given
+        hook = lambda message: told.append(message) if isinstance(message, IndexingProgress) else None  # noqa: E731
+        async with app.run_test(size=SIZE, message_hook=hook) as pilot:
             await pilot.pause()
             # First paint happened with the index still opening in a worker.
             assert isinstance(app.screen, SearchScreen)
@@ -292,6 +296,10 @@ async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
                 await pilot.pause()
             assert app.search_screen.query_one("#index-status").has_class("-done")
             assert len(app.library.sessions()) == 15
+            # Both phases reached the status line: sessions searchable by keyword, then the semantic count.
+            labels = [progress_label(m.phase, m.done, m.total, m.sessions, m.eta) for m in told]
+            assert any(label.endswith("15 sessions searchable") for label in labels), labels
+            assert any(label.startswith("Keyword search ready · semantic ") for label in labels), labels
             cards = await search(pilot, "Redis 缓存击穿")
             assert cards[0].hit.session_title == "Redis 缓存什么时候失效比较合适？"
 

@@ -189,7 +189,7 @@ class ConvoApp(App):
 
         def progress(p: Any) -> None:
             if not worker.is_cancelled:
-                self.post_message(IndexingProgress(p.phase, p.done, p.total, p.path))
+                self.post_message(IndexingProgress(p.phase, p.done, p.total, p.path, p.sessions, p.eta))
 
         try:
             report = self.library.index(progress=progress, cancel=self.cancel_indexing, rebuild=rebuild)
@@ -200,7 +200,7 @@ class ConvoApp(App):
         self.post_message(IndexingFinished(report))
 
     def on_indexing_progress(self, event: IndexingProgress) -> None:
-        self.search_screen.status.progress(event.phase, event.done, event.total, event.path)
+        self.search_screen.status.progress(event.phase, event.done, event.total, event.path, event.sessions, event.eta)
         now = time.monotonic()
         if now - self._sessions_told >= SESSIONS_TOLD_EVERY:  # lists show sessions as they are indexed
             self._sessions_told = now

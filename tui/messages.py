@@ -18,12 +18,16 @@ class ModelLoaded(Message):
 
 
 class IndexingProgress(Message):
-    def __init__(self, phase: str, done: int, total: int, path: str | None) -> None:
+    def __init__(
+        self, phase: str, done: int, total: int, path: str | None, sessions: int = 0, eta: float | None = None
+    ) -> None:
         super().__init__()
         self.phase = phase
         self.done = done
         self.total = total
         self.path = path
+        self.sessions = sessions  # published so far: searchable by keyword
+        self.eta = eta  # seconds left in the semantic phase
 
 
 class IndexingFinished(Message):
