@@ -276,7 +276,11 @@ class Library:
         for keyword search in batches, phase 2 adds their dense vectors (skipped
         when `semantic` is False; the next run continues it). `cancel` (an Event
         or a callable) is checked between publish batches and inside embedding
-        batches: set it to stop within about a second; what was published stays."""
+        batches: set it to stop within about a second; what was published stays.
+
+        When the settings name another model than the index's, the run first
+        switches the index's dense vectors (progress phase "switch": points
+        copied; nothing is parsed again, see core/model_switch.py)."""
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
         with self._index_lock:  # the app, a watcher and clients may all ask at once: one run at a time

