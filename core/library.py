@@ -36,11 +36,12 @@ from convo_tui.core.index import (
 )
 from convo_tui.core.manifest import Manifest
 from convo_tui.core.model import Session
-from convo_tui.core.model_choice import AUTO, ModelChoice, choose_model, sample_texts
+from convo_tui.core.model_choice import AUTO, ModelChoice, choose_model, pending_switch, sample_texts
+from convo_tui.core.model_switch import SwitchResult, switch_dense_model
 from convo_tui.core.points import LEVEL_SESSION, from_epoch
 from convo_tui.core.search import Embedders, hits_in_session, search
 from convo_tui.core.serialize import session_from_record
-from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.settings import Settings
 from convo_tui.core.stats import Stats, count_sessions
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Scored, Store
@@ -70,8 +71,11 @@ _SUMMARY_FIELDS = [
 __all__ = ["SCHEMA_VERSION", "IndexProgress", "IndexReport", "Library"]
 
 
-def check_meta(meta: dict, model: str, where: str) -> None:
-    """IndexUnavailable (with the way out) when the index is not readable as asked."""
+def check_meta(meta: dict, where: str) -> None:
+    """IndexUnavailable (with the way out) when the index is not readable as asked.
+
+    Another model in the settings is not an error: searches use the index's
+    own model until `index` switches it (core/model_switch.py)."""
     if not meta:
         return
     schema = meta.get("schema")
@@ -82,11 +86,6 @@ def check_meta(meta: dict, model: str, where: str) -> None:
     if schema > SCHEMA_VERSION:
         raise IndexUnavailable(
             f"the index at {where} was written by a newer convo-tui (schema {schema}, this version reads {SCHEMA_VERSION}); upgrade convo-tui or {REBUILD_HINT}"
-        )
-    if meta.get("model") != model:
-        raise IndexUnavailable(
-            f"the index at {where} was built with model '{meta.get('model')}' ({meta.get('dim')} dimensions), "
-            f"but the settings ask for '{model}'; {REBUILD_HINT} with '{model}', or set model = \"{meta.get('model')}\" in the config"
         )
 
 
@@ -100,6 +99,24 @@ def _newest_generation(points: Iterable[Scored]) -> list[Scored]:
         if kept is None or point.payload.get("generation", 0) > kept.payload.get("generation", 0):
             newest[sid] = point
     return list(newest.values())
+
+
+def _cancelled(cancel: CancelLike) -> bool:
+    if cancel is None:
+        return False
+    return cancel.is_set() if isinstance(cancel, threading.Event) else bool(cancel())
+
+
+def _adopt_model(manifest: Manifest, model: str) -> None:
+    """The manifest's files count as indexed with the index's model: after a
+    model switch their sessions are already in the store and only their dense
+    vectors were redone (the indexer parses a file again when its entry names
+    another model)."""
+    stale = [entry for entry in manifest.files.values() if entry.model != model]
+    for entry in stale:
+        entry.model = model
+    if stale:
+        manifest.save(force=True)
 
 
 class Library:
@@ -142,10 +159,7 @@ class Library:
             damaged = getattr(store, "damaged", None)  # unloadable Edge shard: only a rebuild may go on
             if damaged is not None:
                 raise damaged
-            meta = store.read_meta()
-            # With model = "auto" the index's own model is the one wanted.
-            wanted = (meta.get("model") or DEFAULT_MODEL) if settings.model == AUTO else settings.model
-            check_meta(meta, wanted, str(settings.qdrant_url or settings.index_dir))
+            check_meta(store.read_meta(), str(settings.qdrant_url or settings.index_dir))
             if not settings.qdrant_url:  # core/health.py: damaged files, sessions the store lost
                 check_health(store, settings.index_dir, settings.index_dir, read_only=read_only or reading)
             error = None
@@ -189,11 +203,47 @@ class Library:
                 self._sparse = SparseEmbedder()
 
     def model_choice(self) -> ModelChoice:
-        """The dense model in use and why (`model = "auto"` picks by the history's languages)."""
+        """The dense model searches use and why (`model = "auto"` picks by the
+        history's languages; a model the index does not have yet waits for `index`)."""
         if self._choice is None:
             meta = self.store.read_meta() if self._meta_error is None else {}
-            self._choice = choose_model(self.settings.model, index_model=meta.get("model"))
+            index_model = meta.get("model")
+            target = choose_model(self.settings.model, index_model=index_model)
+            self._choice = pending_switch(index_model, target) if index_model and index_model != target.model else target
         return self._choice
+
+    def _switch_model(self, progress: ProgressFn | None, cancel: CancelLike) -> SwitchResult | None:
+        """Give the index the dense vectors of the model the settings ask for,
+        when it was built with another: the sessions stay as published (no
+        parsing, no BM25), the cached vectors of the new model are reused and
+        phase 2 embeds the rest. None when there is nothing to switch."""
+        meta = self.store.read_meta()
+        current = meta.get("model")
+        target = choose_model(self.settings.model, index_model=current)
+        if not current or target.model == current:
+            return None
+        from convo_tui.core.embed import shared_dense
+        from convo_tui.core.vector_cache import VectorCache
+
+        dense = shared_dense(target.model)
+        notify = progress or (lambda _p: None)
+        cache = VectorCache(self._manifest_dir(), dense.name, dense.dim)
+        try:
+            result = switch_dense_model(
+                self.store,
+                dense,
+                cache,
+                {**meta, "model": dense.name, "model_reason": target.reason, "dim": dense.dim},
+                progress=lambda done, total: notify(IndexProgress("switch", done, total)),
+                cancelled=lambda: _cancelled(cancel),
+            )
+        finally:
+            cache.close()
+        if not result.cancelled:
+            self._load_sparse()
+            with self._lock:
+                self._dense, self._choice = dense, target
+        return result
 
     def _choose_for(self, roots: list[Path]) -> None:
         """Before a first build (or a rebuild) with "auto": measure the history to index."""
@@ -238,7 +288,11 @@ class Library:
         for keyword search in batches, phase 2 adds their dense vectors (skipped
         when `semantic` is False; the next run continues it). `cancel` (an Event
         or a callable) is checked between publish batches and inside embedding
-        batches: set it to stop within about a second; what was published stays."""
+        batches: set it to stop within about a second; what was published stays.
+
+        When the settings name another model than the index's, the run first
+        switches the index's dense vectors (progress phase "switch": points
+        copied; nothing is parsed again, see core/model_switch.py)."""
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
         with self._index_lock:  # the app, a watcher and clients may all ask at once: one run at a time
@@ -264,6 +318,9 @@ class Library:
             self._meta_error = None
         roots = list(paths) if paths is not None else self.default_paths()
         self._choose_for(roots)
+        switched = self._switch_model(progress, cancel)
+        if switched is not None and switched.cancelled:
+            return IndexReport(cancelled=True)
         self.load_model()
         assert self._dense is not None
         self.store.ensure(self._dense.dim)
@@ -279,6 +336,7 @@ class Library:
                     "sparse": self._sparse.NAME,
                 }
             )
+        _adopt_model(manifest, self._dense.name)
         cache = VectorCache(self._manifest_dir(), self._dense.name, self._dense.dim)
         unreadable: list[tuple[str, str]] = []  # folders we may not open, links to nothing: told once each
         try:

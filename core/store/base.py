@@ -26,6 +26,10 @@ Semantics both backends share (the contract tests pin them):
 - Added for two-phase indexing: `update_vectors` sets the dense vector of
   points that exist (found by id), keeping their sparse vector and payload;
   ids of points that do not exist are ignored.
+- Added for model switches: `begin_dense_switch(dim)` starts a copy of the
+  visible points (same ids, payloads and BM25 vectors) whose dense vectors
+  may have another size; `DenseSwitch.commit` makes the copy the index in one
+  step. Backends that cannot do it raise IndexUnavailable (rebuild instead).
 """
 
 from __future__ import annotations
@@ -33,9 +37,11 @@ from __future__ import annotations
 import hashlib
 import uuid
 from abc import ABC, abstractmethod
-from collections.abc import Iterator, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from dataclasses import dataclass, field
 from typing import Any
+
+from convo_tui.core.errors import IndexUnavailable
 
 DENSE = "dense"
 SPARSE = "bm25"
@@ -148,6 +154,29 @@ class Scored:
     dense: list[float] | None = None
 
 
+# Given a page of payloads, the payload and dense vector (or None) each copy gets.
+Restage = Callable[[list[dict[str, Any]]], list[tuple[dict[str, Any], Sequence[float] | None]]]
+
+
+class DenseSwitch(ABC):
+    """A copy of the index being filled for another dense model, page by page.
+
+    The index itself is untouched (and searchable) until `commit`; `abort`, or a
+    crash before the commit, leaves it as it was."""
+
+    @abstractmethod
+    def copy(self, restage: Restage, batch: int = 512) -> int:
+        """Copy the next page of visible points; 0 when every point is copied."""
+
+    @abstractmethod
+    def commit(self, meta: dict[str, Any]) -> None:
+        """Replace the index with the copy and its meta with `meta`, atomically."""
+
+    @abstractmethod
+    def abort(self) -> None:
+        """Drop the copy (the index stays as it was)."""
+
+
 class Store(ABC):
     """An open index. Not thread-safe for writes; reads may run alongside."""
 
@@ -203,6 +232,12 @@ class Store(ABC):
 
     @abstractmethod
     def write_meta(self, meta: dict[str, Any]) -> None: ...
+
+    def begin_dense_switch(self, dim: int) -> DenseSwitch:
+        """Start copying the index for a dense model of `dim` dimensions (see DenseSwitch)."""
+        raise IndexUnavailable(
+            "this index cannot change its embedding model in place; run `convo-tui index --rebuild` to re-index"
+        )
 
     @abstractmethod
     def drop(self) -> None:

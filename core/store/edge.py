@@ -33,6 +33,7 @@ from convo_tui.core.store.base import (
     SparseVec,
     Store,
 )
+from convo_tui.core.store.edge_switch import EdgeDenseSwitch, recover
 from convo_tui.core.store.lock import IndexLock
 
 META_NAME = "meta.json"
@@ -110,6 +111,8 @@ class EdgeStore(Store):
         self._lock = IndexLock(self.path)
         self._lock.acquire()
         try:
+            if not read_only:
+                recover(self)  # a model switch a crash cut short (edge_switch.py)
             if self._has_shard():
                 # Edge maps its files even to read them: on a full disk that is a SIGBUS.
                 space.require(self.path, space.open_reserve(self.path, self.path / SHARD_NAME), "open the index")
@@ -197,6 +200,10 @@ class EdgeStore(Store):
             self._shard = None
         shutil.rmtree(self.path / SHARD_NAME, ignore_errors=True)
         (self.path / META_NAME).unlink(missing_ok=True)
+
+    def begin_dense_switch(self, dim: int) -> EdgeDenseSwitch:
+        """A copy of the visible points in `shard.next/`, for a model of `dim` dimensions."""
+        return EdgeDenseSwitch(self, dim)
 
     def optimize(self) -> None:
         if self._shard is not None and not self.read_only:
