@@ -74,7 +74,9 @@ def _step_usage(tokens: Any) -> dict[str, int]:
     """OpenCode's `tokens` as an Anthropic-style usage object (cache counts apart from input)."""
     if not isinstance(tokens, dict):
         return {}
-    cache = tokens.get("cache") if isinstance(tokens.get("cache"), dict) else {}
+    cache = tokens.get("cache")
+    if not isinstance(cache, dict):
+        cache = {}
     output = token_count(tokens.get("output"))
     if "total" in tokens:  # newer OpenCode: `output` without the reasoning
         output += token_count(tokens.get("reasoning"))
