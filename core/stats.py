@@ -73,6 +73,9 @@ def message_tokens(meta: dict[str, Any]) -> Tokens | None:
     `output_tokens`, plus Anthropic's `cache_creation_input_tokens` and
     `cache_read_input_tokens`, or OpenAI's `prompt_tokens`/`completion_tokens`),
     and the `tokens_input`/`tokens_output` columns of conversation exports.
+    Anthropic counts cached prompt tokens apart from `input_tokens`, so they are
+    added; OpenAI's `cached_input_tokens` and `reasoning_output_tokens` are
+    already inside `input_tokens` and `output_tokens`, so they are not.
     """
     usage = meta.get("usage")
     if isinstance(usage, dict):

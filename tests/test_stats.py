@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 from datetime import UTC, datetime
+from pathlib import Path
 
 from convo_tui.core.model import Message, Session
 from convo_tui.core.stats import UNDATED, Tokens, count_sessions, message_tokens, week_of
@@ -28,6 +29,9 @@ def test_usage_shapes_the_sources_record():
     assert message_tokens({"uuid": "abc"}) is None
     assert message_tokens({"usage": {"input_tokens": "many", "output_tokens": True}}) is None
     assert message_tokens({"tokens_input": -5}) is None
+    # OpenAI style (Codex, Gemini CLI as parsed): cached input is inside input, reasoning inside output
+    codex = {"input_tokens": 10400, "cached_input_tokens": 9728, "output_tokens": 150, "reasoning_output_tokens": 64}
+    assert message_tokens({"usage": codex}) == Tokens(10400, 150)
 
 
 def test_weeks_are_iso_weeks_in_the_given_zone():
@@ -94,3 +98,29 @@ def test_the_demo_index_counts_what_the_sessions_list_shows(tmp_path_factory):
         p: sum(1 for s in summaries if s.project == p) for p in {s.project for s in summaries}
     }
     assert sum(count.sessions for _, count in stats.weeks()) == 15
+
+
+def test_an_index_of_sessions_that_record_usage_reports_their_tokens(tmp_path):
+    """Parsed, indexed, read back whole from the store: the usage survives and is counted per source."""
+    from convo_tui.core.library import Library
+    from convo_tui.core.settings import Settings
+    from convo_tui.tui.screens.stats import stats_summary
+
+    from tests.helpers.sqlite_fixtures import build_tree
+
+    corpus = build_tree(Path(__file__).parent / "fixtures" / "tokens", tmp_path / "corpus")
+    with Library.open(Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False)) as library:
+        report = library.index([corpus])
+        assert report.sessions == 4, report.skipped
+        stats = count_sessions(library.iter_sessions(), UTC)
+    assert {name: count.tokens for name, count in stats.sources()} == {
+        "claude-code": Tokens(52000, 490),  # a reply written over three lines counted once
+        "codex": Tokens(30900, 650),
+        "gemini-cli": Tokens(17850, 385),
+        "opencode": Tokens(34930, 339),
+    }
+    assert stats.total.has_tokens and stats.total.tokens == Tokens(52000 + 30900 + 17850 + 34930, 490 + 650 + 385 + 339)
+    assert stats.by_project["deployer"].tokens == Tokens(52000, 490)
+    assert stats.by_week["2026-W10"].tokens == stats.total.tokens  # 2026-03-02 to 03-04
+    summary = str(stats_summary(stats))
+    assert "137.5k tokens (recorded by claude-code, codex, gemini-cli, opencode only)" in summary

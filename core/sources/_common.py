@@ -140,3 +140,22 @@ def load_json(path: Path, text: str) -> Any:
         raise ParseError(path, json_error_reason(exc, text), line=exc.lineno) from None
     except RecursionError:
         raise ParseError(path, "JSON nested too deeply") from None
+
+
+def token_count(value: Any) -> int:
+    """One token counter as the source wrote it; anything but a count >= 0 is 0."""
+    if isinstance(value, bool):
+        return 0
+    if isinstance(value, float) and value.is_integer():
+        value = int(value)
+    return value if isinstance(value, int) and value > 0 else 0
+
+
+def usage_of(**counts: int) -> dict[str, int]:
+    """A `usage` object for `Message.meta` (read by `core.stats.message_tokens`), zeros left out."""
+    return {key: value for key, value in counts.items() if value > 0}
+
+
+def add_usage(first: dict[str, int], second: dict[str, int]) -> dict[str, int]:
+    """Two usage objects of the same shape added counter by counter."""
+    return {key: first.get(key, 0) + second.get(key, 0) for key in {**first, **second}}

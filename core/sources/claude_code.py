@@ -9,6 +9,11 @@ all with the same `message.id` (thinking, then text, then each tool_use).
 Those lines become ONE Message, so a reply reads as the user saw it; lines of
 another API response stay separate messages (pairing joins them into the turn).
 User lines that only carry tool results are the tools talking, not the user.
+
+Each of those lines repeats the response's `message.usage`; it is kept once
+per `message.id` (the last line's, the final count) in `Message.meta["usage"]`.
+A sub-agent's lines copied into `progress` lines keep no usage: Claude Code
+also writes them to the sub-agent's own file, which counts them.
 """
 
 from __future__ import annotations
@@ -20,7 +25,15 @@ from typing import Any
 
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, clip_result, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import (
+    clip,
+    clip_result,
+    number_messages,
+    title_from_messages,
+    to_utc,
+    token_count,
+    usage_of,
+)
 
 SOURCE = "claude-code"
 _LINE_TYPE = re.compile(
@@ -39,6 +52,7 @@ _BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.DOTALL)
 _INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$", re.MULTILINE)
 IMAGE = "[image]"
 DOCUMENT = "[document]"
+_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -129,6 +143,14 @@ def result_text(content: Any) -> str:
     return clip_result(text)
 
 
+def api_usage(message: dict[str, Any]) -> dict[str, int]:
+    """The Anthropic usage counters of one assistant line (cache counts are apart from `input_tokens`)."""
+    usage = message.get("usage")
+    if not isinstance(usage, dict):
+        return {}
+    return usage_of(**{key: token_count(usage.get(key)) for key in _USAGE_KEYS})
+
+
 def _join(parts: list[str]) -> str:
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
 
@@ -150,6 +172,8 @@ class _Reader:
         self.uuids: set[str] = set()
         # API message id -> the Message it became, while the assistant is replying.
         self._open_replies: dict[tuple[str, bool], Message] = {}
+        # API message id -> the Message holding its usage: every line repeats it.
+        self._usage_holders: dict[str, Message] = {}
 
     def read(self, text: str) -> None:
         for number, raw in enumerate(text.splitlines(), start=1):
@@ -233,7 +257,7 @@ class _Reader:
         if kind == USER:
             self._user(nested, inner["message"])
         elif kind == ASSISTANT:
-            self._assistant(nested, inner["message"])
+            self._assistant(nested, inner["message"], count_usage=False)
 
     def _user(self, line: dict[str, Any], message: dict[str, Any]) -> None:
         if line.get("isMeta"):
@@ -251,7 +275,7 @@ class _Reader:
         self._append(role, text, "", [], line)
         self._open_replies.clear()
 
-    def _assistant(self, line: dict[str, Any], message: dict[str, Any]) -> None:
+    def _assistant(self, line: dict[str, Any], message: dict[str, Any], count_usage: bool = True) -> None:
         reply = _Reply()
         reply.add_parts(message.get("content"))
         self.calls.update(reply.call_ids)
@@ -266,12 +290,27 @@ class _Reader:
             previous.text = _join([previous.text, *reply.texts])
             previous.thinking = _join([previous.thinking, *reply.thinking])
             previous.tools.extend(reply.tools)
+            self._keep_usage(api_id, previous, api_usage(message) if count_usage else {})
             return
         if not (reply.texts or reply.thinking or reply.tools):
+            holder = self._usage_holders.get(api_id) if isinstance(api_id, str) else None
+            if holder is not None:  # an empty line of a reply still carries its latest count
+                self._keep_usage(api_id, holder, api_usage(message) if count_usage else {})
             return
         merged = self._append(ASSISTANT, _join(reply.texts), _join(reply.thinking), reply.tools, line, error=error)
         if key and not error:
             self._open_replies[key] = merged
+        self._keep_usage(api_id, merged, api_usage(message) if count_usage else {})
+
+    def _keep_usage(self, api_id: Any, message: Message, usage: dict[str, int]) -> None:
+        """One count per API message: a later line of the same id replaces the count, on the message that holds it."""
+        if not usage:
+            return
+        if not isinstance(api_id, str) or not api_id:
+            message.meta["usage"] = usage
+            return
+        holder = self._usage_holders.setdefault(api_id, message)
+        holder.meta["usage"] = usage
 
     def _append(
         self, role: Role, text: str, thinking: str, tools: list[ToolCall], line: dict[str, Any], error: bool = False
@@ -339,4 +378,4 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=3)

@@ -7,6 +7,14 @@ come from `event_msg.user_message`: the `response_item` user messages also
 carry AGENTS.md and `<environment_context>` blocks Codex adds on its own.
 Files written before the envelope existed (mid 2025) hold the items bare after
 a first `{id, timestamp, instructions}` line; they read the same way.
+
+Token usage: after each model request Codex writes an `event_msg` of type
+`token_count` whose `info` holds `last_token_usage` (that request) and
+`total_token_usage` (the session so far), OpenAI style: `input_tokens`
+includes `cached_input_tokens`, `output_tokens` includes
+`reasoning_output_tokens`. A count is often written twice (a rate-limit
+refresh repeats it): an identical count in a row is read once. The requests
+of one answer add up in its `Message.meta["usage"]`.
 """
 
 from __future__ import annotations
@@ -19,12 +27,15 @@ from typing import Any
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
+    add_usage,
     clip_result,
     folder_name,
     iter_json_lines,
     number_messages,
     title_from_messages,
     to_utc,
+    token_count,
+    usage_of,
 )
 
 SOURCE = "codex"
@@ -36,6 +47,7 @@ _SCAFFOLD = re.compile(
     r"<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>)",
 )
 _CWD_IN_CONTEXT = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
+_USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 _ID_IN_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
 
 
@@ -98,6 +110,12 @@ def _output_text(raw: Any) -> str:
     return ""
 
 
+def _usage(value: Any) -> dict[str, int]:
+    if not isinstance(value, dict):
+        return {}
+    return usage_of(**{key: token_count(value.get(key)) for key in _USAGE_KEYS})
+
+
 class _Reader:
     def __init__(self, path: Path):
         self.path = path
@@ -108,6 +126,9 @@ class _Reader:
         self.response_users: list[Message] = []  # user items, used only when no event carries the words
         self.has_user_events = False
         self.reply: Message | None = None  # the assistant message being built
+        self._last_count = ""  # the previous token_count, to skip it when written again
+        self._session_total: dict[str, int] = {}  # total_token_usage so far
+        self._unclaimed: dict[str, int] = {}  # usage counted before its answer had a message
 
     def line(self, value: dict[str, Any]) -> None:
         kind = value.get("type")
@@ -130,6 +151,9 @@ class _Reader:
             self.item(value, to_utc(value.get("timestamp")))
 
     def event(self, payload: dict[str, Any], stamp: Any) -> None:
+        if payload.get("type") == "token_count":
+            self._token_count(payload.get("info"))
+            return
         if payload.get("type") != "user_message":
             return
         text = payload.get("message")
@@ -187,9 +211,33 @@ class _Reader:
             if call is not None and not call.result:
                 call.result = _output_text(item.get("output"))
 
+    def _token_count(self, info: Any) -> None:
+        """One request's usage, added to the answer being written (`info` is null before the first request)."""
+        if not isinstance(info, dict):
+            return
+        total, last = info.get("total_token_usage"), info.get("last_token_usage")
+        seen = json.dumps([total, last], sort_keys=True, default=str)
+        if seen == self._last_count:
+            return
+        self._last_count = seen
+        usage = _usage(last)
+        if isinstance(total, dict):
+            if not usage:  # older rollouts: only the running total, so the difference
+                previous = self._session_total
+                usage = usage_of(**{k: v - previous.get(k, 0) for k, v in _usage(total).items()})
+            self._session_total = _usage(total)
+        if not usage:
+            return
+        if self.reply is not None:
+            self.reply.meta["usage"] = add_usage(self.reply.meta.get("usage", {}), usage)
+        else:
+            self._unclaimed = add_usage(self._unclaimed, usage)
+
     def _reply(self, stamp: Any) -> Message:
         if self.reply is None:
             self.reply = Message(id="", role=ASSISTANT, text="", timestamp=stamp)
+            if self._unclaimed:  # a request of this answer that wrote nothing readable (hidden reasoning)
+                self.reply.meta["usage"], self._unclaimed = self._unclaimed, {}
             self._append(self.reply)
         return self.reply
 
@@ -200,6 +248,9 @@ class _Reader:
 
     def finish(self) -> list[Message]:
         messages = self.messages
+        answers = [m for m in messages if m.role == ASSISTANT]
+        if self._unclaimed and answers:  # a last request with no answer after it still counts
+            answers[-1].meta["usage"] = add_usage(answers[-1].meta.get("usage", {}), self._unclaimed)
         if not self.has_user_events and self.response_users:
             # An older rollout without events: the user's items, in their places.
             for offset, user in enumerate(self.response_users):
@@ -244,4 +295,4 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=2)

@@ -8,6 +8,10 @@ status, resultDisplay}] and `model`. The project folder is stored only as a
 hash; newer versions name the folder after the project and write its path to
 `.project_root` beside `chats/`, which is read when present.
 
+A model message's `tokens: {input, output, cached, thoughts, tool, total}` is
+the API's usage metadata: `input` (the prompt) includes `cached`; `thoughts`
+and `tool` (tool-use prompt) come on top of `output` and `input`.
+
 Gemini CLI's `--output-format stream-json` logs are not read: they are a
 stream of deltas (a reply cut into chunks) that other tools also write, and
 they are refused as unknown rather than read wrongly.
@@ -30,6 +34,8 @@ from convo_tui.core.sources._common import (
     number_messages,
     title_from_messages,
     to_utc,
+    token_count,
+    usage_of,
 )
 
 SOURCE = "gemini-cli"
@@ -91,6 +97,19 @@ def _thoughts(value: Any) -> str:
     return "\n\n".join(t for t in out if t)
 
 
+def _usage(tokens: Any) -> dict[str, int]:
+    """Gemini's counts as an OpenAI-style usage object (cached tokens are part of the input)."""
+    if not isinstance(tokens, dict):
+        return {}
+    thoughts = token_count(tokens.get("thoughts"))
+    return usage_of(
+        input_tokens=token_count(tokens.get("input")) + token_count(tokens.get("tool")),
+        cached_input_tokens=token_count(tokens.get("cached")),
+        output_tokens=token_count(tokens.get("output")) + thoughts,
+        reasoning_output_tokens=thoughts,
+    )
+
+
 def _message(entry: dict[str, Any]) -> Message | None:
     role = _ROLES.get(str(entry.get("type")))
     if role is None:
@@ -104,6 +123,10 @@ def _message(entry: dict[str, Any]) -> Message | None:
     thinking = _thoughts(entry.get("thoughts")) if role == ASSISTANT else ""
     if not (text or tools or thinking):
         return None
+    meta: dict[str, Any] = {"model": entry["model"]} if isinstance(entry.get("model"), str) else {}
+    usage = _usage(entry.get("tokens")) if role == ASSISTANT else {}
+    if usage:
+        meta["usage"] = usage
     return Message(
         id="",
         role=role,
@@ -112,7 +135,7 @@ def _message(entry: dict[str, Any]) -> Message | None:
         timestamp=to_utc(entry.get("timestamp")),
         tools=tools if role == ASSISTANT else [],
         error=role == SYSTEM,
-        meta={"model": entry["model"]} if isinstance(entry.get("model"), str) else {},
+        meta=meta,
     )
 
 
@@ -157,4 +180,4 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Gemini CLI session", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(name=SOURCE, label="Gemini CLI session", sniff=sniff, parse=parse, version=2)

@@ -9,6 +9,12 @@ for text OpenCode wrote itself), `reasoning`, `tool` (`tool`, `state.input`,
 column; the older storage keeps one file per record:
 `storage/session/<project>/<session>.json`, `storage/message/<session>/*.json`
 and `storage/part/<message>/*.json`. The session file is the unit read.
+
+Token usage: each model request of an answer ends in a `step-finish` part with
+`tokens: {input, output, reasoning, cache: {read, write}}` (`input` without
+the cache); the message's own `tokens` is only the last request's, so the
+steps are added up, and the message's count is the fallback. Since OpenCode
+writes `tokens.total`, `output` leaves the reasoning out; before, it held it.
 """
 
 from __future__ import annotations
@@ -22,7 +28,18 @@ from typing import Any
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, clip_result, folder_name, load_json, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import (
+    add_usage,
+    clip,
+    clip_result,
+    folder_name,
+    load_json,
+    number_messages,
+    title_from_messages,
+    to_utc,
+    token_count,
+    usage_of,
+)
 from convo_tui.core.sources._sqlite import open_readonly, sniff_tables
 
 SOURCE = "opencode"
@@ -53,6 +70,32 @@ def _created(record: dict[str, Any]) -> Any:
     return time.get("created") if isinstance(time, dict) else None
 
 
+def _step_usage(tokens: Any) -> dict[str, int]:
+    """OpenCode's `tokens` as an Anthropic-style usage object (cache counts apart from input)."""
+    if not isinstance(tokens, dict):
+        return {}
+    cache = tokens.get("cache")
+    if not isinstance(cache, dict):
+        cache = {}
+    output = token_count(tokens.get("output"))
+    if "total" in tokens:  # newer OpenCode: `output` without the reasoning
+        output += token_count(tokens.get("reasoning"))
+    return usage_of(
+        input_tokens=token_count(tokens.get("input")),
+        cache_read_input_tokens=token_count(cache.get("read")),
+        cache_creation_input_tokens=token_count(cache.get("write")),
+        output_tokens=output,
+    )
+
+
+def _usage(info: dict[str, Any], parts: list[dict[str, Any]]) -> dict[str, int]:
+    usage: dict[str, int] = {}
+    for part in parts:
+        if part.get("type") == "step-finish":
+            usage = add_usage(usage, _step_usage(part.get("tokens")))
+    return usage or _step_usage(info.get("tokens"))
+
+
 def _message(info: dict[str, Any], parts: list[dict[str, Any]]) -> Message | None:
     role = _ROLES.get(str(info.get("role")))
     if role is None:
@@ -81,6 +124,10 @@ def _message(info: dict[str, Any], parts: list[dict[str, Any]]) -> Message | Non
     model = info.get("modelID")
     if not model and isinstance(info.get("model"), dict):
         model = info["model"].get("modelID")
+    meta: dict[str, Any] = {"model": model} if isinstance(model, str) and model else {}
+    usage = _usage(info, parts) if role == ASSISTANT else {}
+    if usage:
+        meta["usage"] = usage
     return Message(
         id="",
         role=role,
@@ -88,7 +135,7 @@ def _message(info: dict[str, Any], parts: list[dict[str, Any]]) -> Message | Non
         thinking=reasoning if role == ASSISTANT else "",
         timestamp=to_utc(_created(info)),
         tools=tools if role == ASSISTANT else [],
-        meta={"model": model} if isinstance(model, str) and model else {},
+        meta=meta,
     )
 
 
@@ -214,4 +261,4 @@ def parse(path: Path) -> list[Session]:
     return _parse_db(path) if is_db else _parse_storage(path)
 
 
-FORMAT = SourceFormat(name=SOURCE, label="OpenCode session", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(name=SOURCE, label="OpenCode session", sniff=sniff, parse=parse, version=2)
