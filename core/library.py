@@ -364,11 +364,12 @@ class Library:
             with cls.open(settings, read_only=True, serve=False) as library:
                 status = library.semantic_status()
                 sessions = library.store.count(visible_filter(Cond("level", value=LEVEL_SESSION)))
+                choice = library.model_choice()
         except ConvoError as exc:
             return f"index: {exc}"
         return (
             f"index: {sessions} sessions searchable by keyword; {status.ready}/{status.total} texts "
-            f"({status.fraction:.0%}) searchable by meaning"
+            f"({status.fraction:.0%}) searchable by meaning\nmodel: {choice.model} ({choice.reason})"
         )
 
     def semantic_status(self) -> SemanticStatus:

@@ -110,8 +110,11 @@ def test_sessions_are_keyword_searchable_before_any_dense_vector(tmp_path):
         assert report.unchanged == 6 and report.vectors_added == status.total
         assert library.semantic_status().ready == status.total
         assert library.search("where is the needle hidden", mode="semantic", limit=1)[0].session_id == "s0"
-    line = Library.readiness(Settings(index_dir=tmp_path / "index"))
-    assert line == f"index: 6 sessions searchable by keyword; {status.total}/{status.total} texts (100%) searchable by meaning"
+    searchable, model = Library.readiness(Settings(index_dir=tmp_path / "index")).split("\n")
+    assert (
+        searchable == f"index: 6 sessions searchable by keyword; {status.total}/{status.total} texts (100%) searchable by meaning"
+    )
+    assert model.startswith(f"model: {library.model_choice().model} (")
     assert Library.readiness(Settings(index_dir=tmp_path / "nothing")) is None
 
 

@@ -18,9 +18,7 @@ class ModelLoaded(Message):
 
 
 class IndexingProgress(Message):
-    def __init__(
-        self, phase: str, done: int, total: int, path: str | None, sessions: int = 0, eta: float | None = None
-    ) -> None:
+    def __init__(self, phase: str, done: int, total: int, path: str | None, sessions: int = 0, eta: float | None = None) -> None:
         super().__init__()
         self.phase = phase
         self.done = done
