@@ -72,10 +72,13 @@ def run(args: argparse.Namespace) -> int:
                 err.write("convo-tui: no source folder to watch; serving only\n")
                 err.write("convo-tui: ready\n")
                 threading.Event().wait()
-            err.write(f"convo-tui: watching {', '.join(str(r) for r in roots)}\n")
-            err.write("convo-tui: ready\n")
-            err.flush()
-            watch_and_index(library, roots, stop, on_report=lambda r: _report(r, err))
+
+            def watching() -> None:
+                err.write(f"convo-tui: watching {', '.join(str(r) for r in roots)}\n")
+                err.write("convo-tui: ready\n")
+                err.flush()
+
+            watch_and_index(library, roots, stop, on_report=lambda r: _report(r, err), on_watching=watching)
     except KeyboardInterrupt:
         stop.set()
     finally:

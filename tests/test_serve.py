@@ -99,3 +99,30 @@ def test_serve_indexes_a_new_transcript_and_stops_on_ctrl_c(tmp_path: Path):
     assert not socket_path.exists()
     with Library.open(Settings(index_dir=index_dir)) as library:  # the lock is free and nothing was lost
         assert [s.id for s in library.sessions()] == [SESSION]
+
+
+def test_a_transcript_written_before_the_watch_is_live_is_not_missed(tmp_path: Path):
+    """Between serve's first index run and the moment the watch is in place a
+    file may be written: the watcher indexes the roots once more when it goes live."""
+    import threading
+
+    from convo_tui.core.holder.watch import watch_and_index
+
+    root = tmp_path / "claude"
+    watched = root / "projects" / "-home-dev-code-zoo"
+    watched.mkdir(parents=True)
+    with Library.open(Settings(index_dir=tmp_path / "index"), serve=False) as library:
+        library.index([root])  # serve's first run: nothing yet
+        (watched / f"{SESSION}.jsonl").write_text(claude_transcript(), encoding="utf-8")  # no watch yet
+        stop, live, found = threading.Event(), threading.Event(), []
+
+        def on_watching() -> None:
+            found.extend(library.search("zebracorn", mode="keyword"))
+            live.set()
+            stop.set()
+
+        watcher = threading.Thread(target=watch_and_index, args=(library, [root], stop), kwargs={"on_watching": on_watching})
+        watcher.start()
+        assert live.wait(120)
+        watcher.join(30)
+    assert [hit.session_id for hit in found] == [SESSION]

@@ -38,11 +38,25 @@ def watch_and_index(
     roots: list[Path],
     stop: threading.Event,
     on_report: Callable[[IndexReport], None] | None = None,
+    on_watching: Callable[[], None] | None = None,
 ) -> None:
-    """Index every changed file under `roots` until `stop` is set (KeyboardInterrupt passes through)."""
+    """Index every changed file under `roots` until `stop` is set (KeyboardInterrupt passes through).
+
+    The watch is in place only once watchfiles first yields (an empty batch after
+    a second of quiet): then `roots` are indexed once more, so a file written
+    between the caller's first index run and that moment is not missed, and
+    `on_watching` says the watch is live."""
     from watchfiles import Change, watch
 
-    for changes in watch(*roots, debounce=DEBOUNCE_MS, stop_event=stop, rust_timeout=1000):
+    live = False
+    for changes in watch(*roots, debounce=DEBOUNCE_MS, stop_event=stop, rust_timeout=1000, yield_on_timeout=True):
+        if not live:
+            live = True
+            caught_up = library.index(list(roots))  # incremental: unchanged files are skipped unread
+            if on_report is not None:
+                on_report(caught_up)
+            if on_watching is not None:
+                on_watching()
         changed = sorted({Path(path) for kind, path in changes if kind != Change.deleted and Path(path).is_file()})
         if not changed:
             continue
