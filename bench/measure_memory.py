@@ -2,7 +2,10 @@
 
 Run as `python -m bench.measure_memory INDEX_DIR ROUNDS`: opens the index the
 way the CLI does (Library, model loaded), runs the benchmark queries, and
-prints one JSON line with the peak resident set size (VmHWM) at each step.
+prints one JSON line with the peak resident set size (VmHWM) at each step,
+then what is resident at the end split into anonymous memory (heap) and
+file pages (mapped index and library files, counted once touched).
+A 100k-point index to measure: `python -m bench.build_memory_index DIR 68000`.
 """
 
 from __future__ import annotations
@@ -50,6 +53,8 @@ def main(argv: list[str]) -> int:
             library.search(query, limit=10)
     steps["after searches"] = peak_rss_mb()
     steps["resident now"] = rss_mb()
+    steps["resident anon"] = _status_mb("RssAnon") or 0.0
+    steps["resident file"] = _status_mb("RssFile") or 0.0
     print(json.dumps(steps))
     return 0
 

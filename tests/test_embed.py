@@ -48,6 +48,45 @@ def test_paraphrase_closer_than_unrelated(dense):
     assert np.allclose(dense.embed_query(TEXTS[0]), a, atol=1e-6)
 
 
+def test_query_vector_is_the_document_vector_bit_for_bit(dense):
+    """A query is embedded by the same session, tokenizer and pooling as the indexed documents."""
+    for text in TEXTS:
+        assert dense.embed_query(text) == dense.embed_documents([text])[0]
+
+
+def test_direct_onnx_path_gives_fastembeds_vectors(dense):
+    """The bundled model no longer goes through fastembed; its vectors are still fastembed's."""
+    from convo_tui.core.embed import _register_default, bundled_model_dir
+    from fastembed import TextEmbedding
+
+    _register_default()
+    reference = TextEmbedding(dense.name, specific_model_path=str(bundled_model_dir()))
+    want = np.array(list(reference.embed(TEXTS, batch_size=2)))
+    got = np.array(dense.embed_documents(TEXTS))
+    assert np.abs(got - want).max() < 1e-5
+    assert np.abs(np.array(dense.embed_query(TEXTS[3])) - next(iter(reference.query_embed(TEXTS[3])))).max() < 1e-5
+
+
+def test_searching_process_does_not_import_fastembed():
+    """fastembed and its imports cost ~40 MB resident; a query needs none of it."""
+    import subprocess
+    import sys
+
+    code = (
+        "import sys\n"
+        "from convo_tui.core.embed import DenseEmbedder\n"
+        "DenseEmbedder().embed_query('rollback the migration')\n"
+        "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastembed', 'huggingface_hub')))\n"
+    )
+    done = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, check=True, timeout=120)
+    assert done.stdout.strip() == "[]"
+
+
+def test_onnx_session_keeps_no_memory_pattern(dense):
+    """The memory pattern keeps a pre-planned block per input shape; every text has its own length."""
+    assert dense.session.get_session_options().enable_mem_pattern is False
+
+
 def test_bm25_splits_chinese_and_weights_documents():
     bm25 = SparseEmbedder()
     query = bm25.embed_query("数据库回滚")
@@ -59,20 +98,20 @@ def test_bm25_splits_chinese_and_weights_documents():
 
 def test_onnx_threads_do_not_spin_after_inference(dense):
     """Spinning ORT threads steal the CPU from the search that follows a query embedding."""
-    options = dense._model.model.model.get_session_options()
+    options = dense.session.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
     assert options.get_session_config_entry("session.inter_op.allow_spinning") == "0"
 
 
 def test_onnx_session_runs_without_the_cpu_arena(dense):
     """The arena keeps a large batch's memory for the process' life; a searching process needs none of it."""
-    assert dense._model.model.model.get_session_options().enable_cpu_mem_arena is False
+    assert dense.session.get_session_options().enable_cpu_mem_arena is False
 
 
 def test_chunking_tokenizer_is_one_private_copy_without_padding_or_truncation(dense):
     tokenizer = dense.tokenizer
     assert tokenizer is dense.tokenizer
-    assert tokenizer is not dense._model.model.tokenizer
+    assert tokenizer is not dense._model_tokenizer
     assert tokenizer.padding is None and tokenizer.truncation is None
     assert len(tokenizer.encode("token " * 400, add_special_tokens=False).ids) == 400
 
@@ -101,5 +140,5 @@ def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeyp
     vectors = [np.array(e.embed_documents(TEXTS)) for e in (first, second)]
     assert np.abs(vectors[0] - vectors[1]).max() < 1e-5
     assert np.abs(vectors[1] - _reference(TEXTS)).max() < 1e-5
-    options = second._model.model.model.get_session_options()
+    options = second.session.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"

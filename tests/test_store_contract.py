@@ -18,7 +18,7 @@ import pytest
 from convo_tui.core.errors import ConfigError, IndexUnavailable
 from convo_tui.core.settings import Settings
 from convo_tui.core.store import open_store
-from convo_tui.core.store.base import Cond, Filter, Point, Query, SparseVec, Store, point_id
+from convo_tui.core.store.base import PAYLOAD_INDEXES, Cond, Filter, Point, Query, SparseVec, Store, point_id
 from convo_tui.core.store.edge import EdgeStore
 from convo_tui.core.store.server import ServerStore, connect_server
 from qdrant_client import QdrantClient
@@ -489,13 +489,19 @@ def test_server_read_only_needs_a_collection():
         ServerStore(QdrantClient(location=":memory:"), read_only=True)
 
 
-def test_edge_new_index_keeps_originals_and_payload_on_disk_with_int8_copies_in_ram(tmp_path):
+def test_edge_new_index_keeps_vectors_int8_copies_payload_and_its_indexes_on_disk(tmp_path):
+    """Opening a 144k-point index read the in-RAM parts whole: 55 MB of int8 copies, ~140 MB of payload indexes."""
+    import qdrant_edge as qe
+
     with EdgeStore(tmp_path / "index") as s:
         s.ensure(DIM)
+        schema = s._need().info().payload_schema
     config = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
     assert config["payload_memory"] == "cold"
     assert config["vectors"]["dense"]["memory"] == "cold"
-    assert config["vectors"]["dense"]["quantization_config"] == {"scalar": {"type": "int8", "quantile": 0.99, "memory": "pinned"}}
+    assert config["vectors"]["dense"]["quantization_config"] == {"scalar": {"type": "int8", "quantile": 0.99, "memory": "cold"}}
+    assert set(schema) == set(PAYLOAD_INDEXES)
+    assert all(info.params is not None and info.params.memory == qe.Memory.Cold for info in schema.values())
 
 
 def test_edge_opens_and_searches_an_index_made_with_the_earlier_all_in_ram_config(tmp_path):

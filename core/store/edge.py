@@ -42,22 +42,29 @@ SHARD_NAME = "shard"
 # qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
 # stored JSON bool; so bool fields are stored as 0/1 here and turned back on read.
 _BOOL_FIELDS = frozenset(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bool")
-_INDEX_SCHEMA = {
-    "keyword": qe.PayloadSchemaType.Keyword,
-    "bool": qe.PayloadSchemaType.Integer,
-    "integer": qe.PayloadSchemaType.Integer,
-    "float": qe.PayloadSchemaType.Float,
+# Payload indexes stay on disk (mmap, pages read when a filter needs them):
+# held in RAM they cost ~140 MB at 144k points and opening the index read them
+# all, though a search filters on a few small fields (measured: NOTES-memory.md).
+_INDEX_SCHEMA: dict[str, Any] = {
+    "keyword": qe.KeywordIndexParams(memory=qe.Memory.Cold),
+    "bool": qe.IntegerIndexParams(lookup=True, range=True, memory=qe.Memory.Cold),
+    "integer": qe.IntegerIndexParams(lookup=True, range=True, memory=qe.Memory.Cold),
+    "float": qe.FloatIndexParams(memory=qe.Memory.Cold),
 }
 # m=16 / ef_construct=100 are Qdrant's defaults and give >0.95 recall on
 # sentence embeddings; segments under full_scan_threshold KB are brute-forced.
 _HNSW = qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
 _DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF)
 # Memory: a search reads the int8 copies of the dense vectors (a quarter of the
-# float32 size, kept in RAM) and rescores its few candidates against the
-# originals, which stay on disk (mmap, read on demand); payloads are read only
-# for the hits, so they stay on disk too. Indexes created before this keep
-# their own persisted config (loading passes no config).
-_DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Pinned)
+# float32 size) and rescores its few candidates against the originals; both
+# stay on disk (mmap, read on demand: an HNSW search touches a few thousand of
+# the int8 rows, so pinning them all in RAM cost 55 MB at 144k points for no
+# measurable speed). Payloads are read only for the hits, so they stay on disk
+# too. Indexes created before this keep their own persisted config and their
+# in-RAM payload indexes (loading passes no config): `index --rebuild` moves
+# them to disk (rebuilding the payload indexes in place took 275 s at 144k
+# points, too long to do unasked).
+_DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Cold)
 
 
 def _private_dir(path: Path) -> None:

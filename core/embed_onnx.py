@@ -1,0 +1,191 @@
+"""The bundled MiniLM run directly on onnxruntime + `tokenizers`, without fastembed.
+
+fastembed and its imports (huggingface_hub, PIL, ...) cost ~40 MB of resident
+memory and ~0.4 s of import in a process that only embeds one short query;
+for the bundled model all fastembed did was tokenize, run the session, mean
+pool and normalise. `MiniLmOnnx` does exactly those steps, the same way
+(fastembed's `load_tokenizer` settings, its float64 pooling and its
+normalisation), so vectors are the ones fastembed computed (tests/test_embed.py).
+
+The ONNX session is built once from a cached optimised graph (`build_session`).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import os
+from collections.abc import Iterable, Iterator, Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+import platformdirs
+from convo_tui.core.settings import APP_NAME
+
+# onnxruntime's CPU memory arena (see _session_options).
+ARENA = False
+# What the model reads at most; the pad token is [PAD] (id 0 in its vocabulary).
+PAD_TOKEN = "[PAD]"
+SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]")
+
+
+def optimized_graph_path(source: Path, model: str) -> Path:
+    """Where the optimised graph of `source` is cached, keyed by the file and onnxruntime's version."""
+    import onnxruntime as ort
+
+    stat = source.stat()
+    key = hashlib.sha256(f"{source.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{ort.__version__}".encode()).hexdigest()[:16]
+    safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
+    return Path(platformdirs.user_cache_dir(APP_NAME)) / "onnx" / safe / f"model.opt-{key}.onnx"
+
+
+def session_options(threads: int | None, arena: bool = ARENA) -> Any:
+    import onnxruntime as ort
+
+    options = ort.SessionOptions()
+    if threads is not None:
+        options.intra_op_num_threads = threads
+        options.inter_op_num_threads = threads
+    # Without onnxruntime's CPU arena, the memory of a large batch goes back
+    # when the batch is done instead of staying reserved for the process' life.
+    options.enable_cpu_mem_arena = arena
+    # The memory pattern pre-plans one block per input shape seen and keeps
+    # it; texts come in every length, so it only holds memory (same speed).
+    options.enable_mem_pattern = False
+    # After each inference onnxruntime keeps its worker threads spinning for a
+    # while; on a 2-core laptop they then compete with Qdrant's search for the
+    # CPU and a search right after its query embedding takes several times
+    # longer (measured: end-to-end p95 43 ms -> 15 ms at 20k points).
+    options.add_session_config_entry("session.intra_op.allow_spinning", "0")
+    options.add_session_config_entry("session.inter_op.allow_spinning", "0")
+    return options
+
+
+def build_session(source: Path, model: str, threads: int | None = None, arena: bool = ARENA) -> Any:
+    """The model's ONNX session, built once, from a cached optimised graph when there is one.
+
+    Optimising the int8 graph (fusions, constant folding) briefly needs ~80 MB
+    more than the process keeps; the first build saves the result
+    (`optimized_model_filepath`, extended level: no hardware-specific layouts)
+    and later processes load it with optimisation off: lower peak, faster
+    start, the same vectors. Where the cache cannot be written it is built as
+    fastembed would (all optimisations, nothing saved).
+    """
+    import onnxruntime as ort
+
+    providers = ["CPUExecutionProvider"]
+    cached = optimized_graph_path(source, model)
+    if cached.is_file():
+        options = session_options(threads, arena)
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_DISABLE_ALL
+        try:
+            return ort.InferenceSession(str(cached), sess_options=options, providers=providers)
+        except Exception:  # a truncated or foreign cache file: build it again below
+            cached.unlink(missing_ok=True)
+    options = session_options(threads, arena)
+    tmp: Path | None = None
+    try:
+        cached.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        for old in cached.parent.glob("model.opt-*.onnx"):
+            old.unlink(missing_ok=True)
+        tmp = cached.with_name(f"{cached.name}.tmp{os.getpid()}")
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_EXTENDED
+        options.optimized_model_filepath = str(tmp)
+    except OSError:
+        tmp = None
+        options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
+    session = ort.InferenceSession(str(source), sess_options=options, providers=providers)
+    if tmp is not None:
+        try:
+            os.replace(tmp, cached)
+        except OSError:
+            tmp.unlink(missing_ok=True)
+    return session
+
+
+def return_freed_memory() -> None:
+    """Hand the heap freed after building the ONNX session back to the OS.
+
+    Graph optimisation briefly needs a few hundred MB; glibc keeps what was
+    freed mapped, so the process would carry ~90 MB it no longer uses for the
+    rest of its life. malloc_trim is glibc-only: elsewhere this does nothing.
+    """
+    import ctypes
+    import ctypes.util
+
+    name = ctypes.util.find_library("c")
+    try:
+        libc = ctypes.CDLL(name) if name else None
+        trim = getattr(libc, "malloc_trim", None)
+    except OSError:
+        return
+    if trim is not None:
+        trim(0)
+
+
+def load_tokenizer(path: Path, window: int) -> Any:
+    """The tokenizer as fastembed's `load_tokenizer` sets it up for this model.
+
+    Truncation at the model's window (right side), the special tokens
+    registered, padding to the longest text of a batch with [PAD].
+    """
+    from tokenizers import Tokenizer
+
+    tokenizer = Tokenizer.from_file(str(path))
+    truncation = tokenizer.truncation or {}
+    tokenizer.enable_truncation(max_length=window, direction=truncation.get("direction", "right"))
+    tokenizer.add_special_tokens(list(SPECIAL_TOKENS))
+    padding = tokenizer.padding or {}
+    pad_token = padding.get("pad_token") or PAD_TOKEN
+    pad_id = padding.get("pad_id", tokenizer.token_to_id(pad_token))
+    tokenizer.enable_padding(
+        direction=padding.get("direction", "right"),
+        pad_id=pad_id,
+        pad_type_id=padding.get("pad_type_id", 0),
+        pad_token=pad_token,
+        pad_to_multiple_of=padding.get("pad_to_multiple_of"),
+        length=None,
+    )
+    return tokenizer
+
+
+def mean_pool_normalized(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
+    """Mean of the real tokens' states (float64 sum), L2-normalised, back to the model's dtype."""
+    summed = np.sum(hidden, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
+    pooled = summed / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
+    norm = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), 1e-12)
+    return (pooled / norm).astype(hidden.dtype, copy=False)
+
+
+class MiniLmOnnx:
+    """A mean-pooled, normalised sentence model: `embed` and `query_embed` as fastembed has them."""
+
+    def __init__(self, onnx: Path, tokenizer: Path, model: str, window: int, threads: int | None = None, arena: bool = ARENA):
+        self.session = build_session(onnx, model, threads, arena)
+        self.tokenizer = load_tokenizer(tokenizer, window)
+        self._inputs = {node.name for node in self.session.get_inputs()}
+
+    def _run(self, texts: list[str]) -> np.ndarray:
+        encoded = self.tokenizer.encode_batch(texts)
+        ids = np.array([e.ids for e in encoded], dtype=np.int64)
+        mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        feed = {"input_ids": ids}
+        if "attention_mask" in self._inputs:
+            feed["attention_mask"] = mask
+        if "token_type_ids" in self._inputs:
+            feed["token_type_ids"] = np.zeros_like(ids)
+        hidden = self.session.run(None, feed)[0]
+        return mean_pool_normalized(hidden, mask)
+
+    def embed(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[np.ndarray]:
+        batch: list[str] = []
+        for text in texts:
+            batch.append(text)
+            if len(batch) == batch_size:
+                yield from self._run(batch)
+                batch = []
+        if batch:
+            yield from self._run(batch)
+
+    def query_embed(self, query: str | Sequence[str]) -> Iterator[np.ndarray]:
+        yield from self.embed([query] if isinstance(query, str) else query)
