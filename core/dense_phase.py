@@ -16,11 +16,10 @@ only some of them are not yet found by meaning.
 from __future__ import annotations
 
 import functools
-import threading
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, Protocol
 
 from convo_tui.core.points import LEVEL_TURN, turn_text
 from convo_tui.core.store.base import Cond, Filter, Store
@@ -110,6 +109,12 @@ def return_freed_memory() -> None:
 ProgressCallback = Callable[[int, int, float | None], None]  # done, total, eta seconds
 
 
+class CancelFlag(Protocol):
+    """What a run reads of its cancel signal: a `threading.Event` or the indexer's view of a callable."""
+
+    def is_set(self) -> bool: ...
+
+
 class DensePhase:
     def __init__(self, store: Store, dense: Any, cache: VectorCache | None):
         self.store = store
@@ -117,7 +122,7 @@ class DensePhase:
         self.cache = cache
         self.embedded = 0  # texts this run sent to the model (the tests count them)
 
-    def run(self, progress: ProgressCallback | None = None, cancel: threading.Event | None = None) -> tuple[int, bool]:
+    def run(self, progress: ProgressCallback | None = None, cancel: CancelFlag | None = None) -> tuple[int, bool]:
         """(points given a vector, cancelled)."""
         notify = progress or (lambda _d, _t, _e: None)
         order, total = self._pending_sessions()
@@ -160,7 +165,7 @@ class DensePhase:
         total: int,
         started: float,
         notify: ProgressCallback,
-        cancel: threading.Event | None,
+        cancel: CancelFlag | None,
     ) -> tuple[int, bool]:
         flt = _visible(Cond("dense_ready", value=False), Cond("session_id", any=tuple(sessions)))
         fields = ["key", "level", "text", "user_text", "ai_text"]

@@ -10,6 +10,7 @@ from __future__ import annotations
 import os
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 
 from convo_tui.core.settings import Settings
@@ -240,6 +241,11 @@ def _real(path: Path) -> Path:
 ProblemFn = Callable[[Path, str], None]
 
 
+def _collect(into: list[tuple[Path, str]], path: Path, reason: str) -> None:
+    """A ProblemFn (bound with `partial`) that keeps each problem in `into`."""
+    into.append((path, reason))
+
+
 def iter_source_files(paths: Iterable[Path], on_problem: ProblemFn | None = None) -> Iterator[Path]:
     """Candidate transcript files under the given paths, each once, in sorted order.
 
@@ -393,7 +399,7 @@ def survey(locations: Iterable[Location]) -> list[LocationReport]:
         formats: dict[str, int] = {}
         sessions = unknown = 0
         problems: list[tuple[Path, str]] = []
-        for path in iter_source_files([location.path], lambda path, reason, told=problems: told.append((path, reason))):
+        for path in iter_source_files([location.path], partial(_collect, problems)):
             fmt = detect(path)
             if fmt is None:
                 unknown += 1

@@ -98,4 +98,5 @@ class E5Embedder:
 
     def embed_query(self, text: str) -> list[float]:
         with self._lock:
-            return self._model.query(text).tolist()
+            values: list[float] = self._model.query(text).tolist()
+        return values

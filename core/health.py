@@ -22,6 +22,7 @@ import json
 import os
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import Any
 
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
@@ -87,7 +88,7 @@ def _short_vector_files(shard: Path, dim: int) -> list[Path]:
     return short
 
 
-def check_files(index_dir: Path, meta: dict) -> list[str]:
+def check_files(index_dir: Path, meta: dict[str, Any]) -> list[str]:
     """Problems in the Edge folder's files that only a rebuild fixes."""
     shard = index_dir / SHARD
     if not (shard / "edge_config.json").is_file():

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 import os
 from pathlib import Path
+from typing import Any
 
 from convo_tui.core.settings import default_index_dir
 
@@ -78,7 +79,7 @@ class ViewState:
         sort = data.get("sort")
         self.sort = sort if sort in self.SORTS else "relevance"
 
-    def _load(self) -> dict:
+    def _load(self) -> dict[str, Any]:
         try:
             data = json.loads(self.path.read_text(encoding="utf-8"))
         except (OSError, ValueError):

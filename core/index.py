@@ -22,6 +22,7 @@ import threading
 import time
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path
 from typing import Any
 
@@ -231,7 +232,7 @@ class Indexer:
                 return False
             if done % 200 == 0:
                 notify(IndexProgress("scan", done, len(files), os.fsdecode(path)))
-            state = self._contained(path, report, lambda p=path: self._check(p, report))
+            state = self._contained(path, report, partial(self._check, path, report))
             if state is not None:
                 todo.append((path, state))
         owners = self.manifest.session_owner()
@@ -245,7 +246,7 @@ class Indexer:
                 report.cancelled = True
                 break
             notify(IndexProgress("index", done, len(todo), os.fsdecode(path), self._published_sessions))
-            units = self._contained(path, report, lambda p=path, st=stat: self._parse(p, st, generation, report))
+            units = self._contained(path, report, partial(self._parse, path, stat, generation, report))
             if units is None:
                 continue
             file, sessions = units
@@ -253,7 +254,7 @@ class Indexer:
                 self._finish_file(file, report)
                 continue
             for session in sessions:
-                points = self._contained(path, report, lambda s=session: session_points(s, generation, self.dense.tokenizer))
+                points = self._contained(path, report, partial(self._session_points, session, generation))
                 if points is None:
                     file.left -= 1
                     file.entry.sessions.remove(session.id)
@@ -297,6 +298,9 @@ class Indexer:
             report.skipped.append((os.fsdecode(path), f"could not be indexed ({type(exc).__name__}: {exc})"))
         return None
 
+    def _session_points(self, session: Session, generation: int) -> list[PendingPoint]:
+        return session_points(session, generation, self.dense.tokenizer)
+
     # -- diffing ------------------------------------------------------------
 
     def _check(self, path: Path, report: IndexReport) -> os.stat_result | None:
@@ -311,7 +315,8 @@ class Indexer:
         if entry is None or not self._same_parser(entry):
             return stat
         if entry.size == stat.st_size and entry.mtime_ns == stat.st_mtime_ns:
-            return self._unchanged(path, entry, report)
+            self._unchanged(path, entry, report)
+            return None
         if entry.size == stat.st_size:
             try:
                 same = file_hash(path) == entry.hash
@@ -320,14 +325,14 @@ class Indexer:
             if same:
                 entry.mtime_ns = stat.st_mtime_ns
                 self.manifest.put(key, entry)
-                return self._unchanged(path, entry, report)
+                self._unchanged(path, entry, report)
+                return None
         return stat
 
     def _unchanged(self, path: Path, entry: FileEntry, report: IndexReport) -> None:
         if entry.error:
             report.skipped.append((os.fsdecode(path), entry.error))
         report.unchanged += len(entry.sessions)
-        return None
 
     def _same_parser(self, entry: FileEntry) -> bool:
         if entry.model != self.model:

@@ -15,7 +15,7 @@ from __future__ import annotations
 import threading
 from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
 from convo_tui.core.dense_phase import SemanticStatus, semantic_status
@@ -47,6 +47,7 @@ from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Scored, Store
 
 if TYPE_CHECKING:
+    from convo_tui.core.embed import DenseModel, SparseEmbedder
     from convo_tui.core.holder.server import HolderServer
 
 # Bump when points or payloads change shape: older indexes are rebuilt, never misread.
@@ -71,7 +72,7 @@ _SUMMARY_FIELDS = [
 __all__ = ["SCHEMA_VERSION", "IndexProgress", "IndexReport", "Library"]
 
 
-def check_meta(meta: dict, where: str) -> None:
+def check_meta(meta: dict[str, Any], where: str) -> None:
     """IndexUnavailable (with the way out) when the index is not readable as asked.
 
     Another model in the settings is not an error: searches use the index's
@@ -130,8 +131,8 @@ class Library:
         self._server: HolderServer | None = None
         # Why this process could not serve the others (they then get the lock's message).
         self.serve_error: ConvoError | None = None
-        self._dense = None
-        self._sparse = None
+        self._dense: DenseModel | None = None
+        self._sparse: SparseEmbedder | None = None
         self._choice: ModelChoice | None = None
         # User edits (titles, stars, deletions...) beside the manifest: they survive re-indexing.
         self.annotations = Annotations(self._manifest_dir())
@@ -266,6 +267,7 @@ class Library:
             self._load_sparse()  # no need to wait for the dense model
         else:
             self.load_model()
+        assert self._sparse is not None  # both loaders set it
         return Embedders(self._dense, self._sparse)
 
     # -- indexing --------------------------------------------------------------
@@ -322,7 +324,7 @@ class Library:
         if switched is not None and switched.cancelled:
             return IndexReport(cancelled=True)
         self.load_model()
-        assert self._dense is not None
+        assert self._dense is not None and self._sparse is not None
         self.store.ensure(self._dense.dim)
         forget_lost(self.store, manifest, self.annotations)  # re-index what the store lost (core/health.py)
         meta = self.store.read_meta()
@@ -415,9 +417,7 @@ class Library:
             overlay_summary(self._summary(p.payload), notes.get(p.payload.get("session_id", "")))
             for p in _newest_generation(self.store.scroll(visible_filter(*conds), fields=_SUMMARY_FIELDS))
         ]
-        summaries.sort(
-            key=lambda s: (s.updated_at or s.started_at).timestamp() if (s.updated_at or s.started_at) else 0.0, reverse=True
-        )
+        summaries.sort(key=lambda s: when.timestamp() if (when := s.updated_at or s.started_at) else 0.0, reverse=True)
         return summaries
 
     def projects(self) -> list[tuple[str, int]]:
@@ -521,7 +521,7 @@ class Library:
         manifest.save()
         return True
 
-    def _summary(self, p: dict) -> SessionSummary:
+    def _summary(self, p: dict[str, Any]) -> SessionSummary:
         path = p.get("path", "")
         return SessionSummary(
             id=p.get("session_id", ""),

@@ -170,7 +170,7 @@ def _chunk_words(text: str, max_tokens: int, overlap: int, max_chunks: int | Non
     words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
     size = max(1, int(max_tokens / 1.3))
     step = max(1, size - int(overlap / 1.3))
-    spans = []
+    spans: list[tuple[int, int]] = []
     for i in range(0, len(words), step):
         if max_chunks is not None and len(spans) >= max_chunks:
             break

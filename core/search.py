@@ -10,6 +10,7 @@ from __future__ import annotations
 import re
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from convo_tui.core import fusion
 from convo_tui.core.errors import QueryError
@@ -21,6 +22,9 @@ from convo_tui.core.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 from rapidfuzz import fuzz, process, utils
+
+if TYPE_CHECKING:
+    from convo_tui.core.embed import DenseModel, SparseEmbedder
 
 MODES = SEARCH_MODES
 # Fuzzy mode scans every turn text when the filtered scope is this small,
@@ -54,8 +58,8 @@ _TEXT_FIELDS = [
 class Embedders:
     """What a search needs from the models; `dense` may be None (keyword/fuzzy)."""
 
-    dense: object | None
-    sparse: object
+    dense: DenseModel | None
+    sparse: SparseEmbedder
 
 
 def level_filter(parsed: ParsedQuery, level: str) -> Filter:
@@ -198,7 +202,7 @@ def _coverage(embedders: Embedders, query: SparseVec, points: Sequence[Scored]) 
     for point in points:
         p = point.payload
         text = p.get("text") or f"{p.get('user_text', '')}\n{p.get('ai_text', '')}"
-        found = terms & set(embedders.sparse.embed_document(text).indices)  # type: ignore[attr-defined]
+        found = terms & set(embedders.sparse.embed_document(text).indices)
         shares[point.id] = len(found) / len(terms)
     return shares
 
@@ -305,7 +309,7 @@ def _fill_dense(store: Store, points: list[Scored], query_dense: Sequence[float]
     if query_dense is None or not points:
         return
     ids = {p.id for p in points}
-    keys = tuple(p.payload.get("key") for p in points if p.payload.get("key"))
+    keys = tuple(key for p in points if (key := p.payload.get("key")))
     if not keys:
         return
     found = store.query(

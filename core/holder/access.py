@@ -102,7 +102,7 @@ class RemoteLibrary:
         op: str,
         args: dict[str, Any],
         decode: Callable[[Any], T],
-        local: Callable[[Any], T],
+        local: Callable[[Library | RemoteLibrary], T],
         on_progress: Callable[[dict[str, Any]], None] | None = None,
         cancel: threading.Event | None = None,
     ) -> T:

@@ -21,6 +21,21 @@ RESULT_LIMIT = 8000
 _MS_THRESHOLD = 1e11
 
 
+def dict_of(value: Any) -> dict[str, Any]:
+    """`value` if it is a JSON object, else an empty one: a missing or malformed field reads as empty."""
+    return value if isinstance(value, dict) else {}
+
+
+def list_of(value: Any) -> list[Any]:
+    """`value` if it is a JSON array, else an empty one."""
+    return value if isinstance(value, list) else []
+
+
+def str_of(value: Any, default: str = "") -> str:
+    """`value` if it is a string, else `default`."""
+    return value if isinstance(value, str) else default
+
+
 def to_utc(value: Any) -> datetime | None:
     """A timezone-aware UTC datetime from epoch s/ms, ISO 8601 or SQL text.
 

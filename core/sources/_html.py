@@ -45,7 +45,7 @@ class _TextCollector(HTMLParser):
         self.skipping = 0
         self.pre = 0
 
-    def handle_starttag(self, tag: str, attrs) -> None:
+    def handle_starttag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         if tag in _SKIP:
             self.skipping += 1
         elif tag in _BLOCK:
@@ -61,7 +61,7 @@ class _TextCollector(HTMLParser):
             if alt:
                 self.parts.append(f"[{alt}]")
 
-    def handle_startendtag(self, tag: str, attrs) -> None:
+    def handle_startendtag(self, tag: str, attrs: list[tuple[str, str | None]]) -> None:
         self.handle_starttag(tag, attrs)
         if tag in _SKIP:
             self.skipping -= 1

@@ -123,7 +123,7 @@ def parse(path: Path) -> list[Session]:
         elif chats:
             chats[-1].line(raw)
     folder = path.absolute().parent
-    sessions = []
+    sessions: list[Session] = []
     for chat in chats:
         messages = chat.finish()
         if not any(m.role == USER for m in messages):

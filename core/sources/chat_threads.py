@@ -35,7 +35,7 @@ def _load_json(path: Path) -> Any:
         raise ParseError(path, "JSON nested too deeply") from None
 
 
-def load_index(folder: Path, warnings: list[str] | None = None) -> dict[str, dict]:
+def load_index(folder: Path, warnings: list[str] | None = None) -> dict[str, dict[str, Any]]:
     """threads.json as {thread id: entry}; a missing or broken index is not fatal."""
     index_path = folder / INDEX_FILE
     if not index_path.is_file():
@@ -83,7 +83,7 @@ def _message(entry: dict[str, Any]) -> Message:
     )
 
 
-def parse_thread_file(path: Path, index: dict[str, dict] | None = None) -> Session:
+def parse_thread_file(path: Path, index: dict[str, dict[str, Any]] | None = None) -> Session:
     data = _load_json(path)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise ParseError(path, "not a chat thread (no `messages` list)")

@@ -19,7 +19,16 @@ from typing import Any
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import clip, clip_result, json_error_reason, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import (
+    clip,
+    clip_result,
+    dict_of,
+    json_error_reason,
+    number_messages,
+    str_of,
+    title_from_messages,
+    to_utc,
+)
 
 SOURCE = "chatgpt"
 PROJECT = "ChatGPT"
@@ -41,7 +50,7 @@ def _parts_text(content: dict[str, Any]) -> str:
         if isinstance(part, str):
             out.append(part)
         elif isinstance(part, dict):
-            kind = part.get("content_type") if isinstance(part.get("content_type"), str) else ""
+            kind = str_of(part.get("content_type"))
             if "image" in kind:
                 out.append(IMAGE)
             elif "audio" in kind:
@@ -146,12 +155,12 @@ def _latest_leaf(mapping: dict[str, Any]) -> str | None:
 
 def _is_status_author(message: dict[str, Any]) -> bool:
     """A `tool` message that is the model's progress line, not a tool's output."""
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    metadata = dict_of(message.get("metadata"))
     return "finished_text" in metadata or "initial_text" in metadata
 
 
 def _hidden(message: dict[str, Any]) -> bool:
-    metadata = message.get("metadata") if isinstance(message.get("metadata"), dict) else {}
+    metadata = dict_of(message.get("metadata"))
     return bool(metadata.get("is_visually_hidden_from_conversation") or metadata.get("is_user_system_message"))
 
 
@@ -168,11 +177,11 @@ def _messages(chain: list[dict[str, Any]]) -> list[Message]:
         reply = None
 
     for message in chain:
-        author = message.get("author") if isinstance(message.get("author"), dict) else {}
-        role = author.get("role") if isinstance(author.get("role"), str) else ""
-        content = message.get("content") if isinstance(message.get("content"), dict) else {}
-        kind = content.get("content_type") if isinstance(content.get("content_type"), str) else ""
-        recipient = message.get("recipient") if isinstance(message.get("recipient"), str) else "all"
+        author = dict_of(message.get("author"))
+        role = str_of(author.get("role"))
+        content = dict_of(message.get("content"))
+        kind = str_of(content.get("content_type"))
+        recipient = str_of(message.get("recipient"), "all")
         if _hidden(message):
             continue
         text = _parts_text(content)

@@ -21,6 +21,7 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip,
     clip_result,
+    dict_of,
     load_json,
     number_messages,
     title_from_messages,
@@ -66,7 +67,7 @@ def _message(entry: dict[str, Any]) -> Message | None:
             elif kind == "thinking" and isinstance(part.get("thinking"), str):
                 thinking.append(part["thinking"])
             elif kind == "tool_use":
-                args = part.get("input") if isinstance(part.get("input"), dict) else {}
+                args = dict_of(part.get("input"))
                 tools.append(ToolCall(str(part.get("name") or "tool"), args))
             elif kind == "tool_result" and tools:
                 match = next((t for t in reversed(tools) if t.name == part.get("name") and not t.result), tools[-1])
@@ -96,7 +97,7 @@ def parse(path: Path) -> list[Session]:
     data = load_json(path, text)
     if not isinstance(data, list):
         raise ParseError(path, "not a Claude.ai export (expected a list of conversations)")
-    sessions = []
+    sessions: list[Session] = []
     skipped = 0
     for conversation in data:
         if not isinstance(conversation, dict) or not isinstance(conversation.get("chat_messages"), list):

@@ -24,6 +24,7 @@ from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip_result,
+    dict_of,
     folder_name,
     load_json,
     number_messages,
@@ -139,10 +140,10 @@ class _Reader:
                     tools.append(call)
                     self.pending.append(call)
                 texts.append(_XML_TOOL.sub("", text))
-            elif kind in ("thinking", "reasoning") and isinstance(part.get("thinking") or part.get("text"), str):
-                thinking.append(part.get("thinking") or part.get("text"))
+            elif kind in ("thinking", "reasoning") and isinstance(thought := part.get("thinking") or part.get("text"), str):
+                thinking.append(thought)
             elif kind == "tool_use":
-                args = part.get("input") if isinstance(part.get("input"), dict) else {}
+                args = dict_of(part.get("input"))
                 call = ToolCall(str(part.get("name") or "tool"), args)
                 shown = _SHOWN.get(call.name)
                 if shown and isinstance(args.get(shown), str):

@@ -29,6 +29,7 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     add_usage,
     clip_result,
+    dict_of,
     folder_name,
     iter_json_lines,
     number_messages,
@@ -135,7 +136,7 @@ class _Reader:
         payload = value.get("payload")
         stamp = to_utc(value.get("timestamp"))
         if kind == "session_meta" and isinstance(payload, dict):
-            meta = payload.get("meta") if isinstance(payload.get("meta"), dict) else payload
+            meta = payload["meta"] if isinstance(payload.get("meta"), dict) else payload
             self.meta = {**meta, **self.meta}
         elif kind == "turn_context" and isinstance(payload, dict):
             self.model = str(payload.get("model") or self.model)
@@ -207,9 +208,9 @@ class _Reader:
             if isinstance(call_id, str):
                 self.calls[call_id] = call
         elif kind in ("function_call_output", "custom_tool_call_output"):
-            call = self.calls.get(str(item.get("call_id")))
-            if call is not None and not call.result:
-                call.result = _output_text(item.get("output"))
+            answered = self.calls.get(str(item.get("call_id")))
+            if answered is not None and not answered.result:
+                answered.result = _output_text(item.get("output"))
 
     def _token_count(self, info: Any) -> None:
         """One request's usage, added to the answer being written (`info` is null before the first request)."""
@@ -273,7 +274,7 @@ def parse(path: Path) -> list[Session]:
     match = _ID_IN_NAME.search(path.name)
     session_id = str(meta.get("id") or (match.group(1) if match else path.stem))
     cwd = meta.get("cwd") if isinstance(meta.get("cwd"), str) and meta.get("cwd") else None
-    git = meta.get("git") if isinstance(meta.get("git"), dict) else {}
+    git = dict_of(meta.get("git"))
     session = Session(
         id=session_id,
         title=title_from_messages(messages, path.stem),

@@ -27,10 +27,13 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip,
     clip_result,
+    dict_of,
     folder_name,
     json_error_reason,
+    list_of,
     load_json,
     number_messages,
+    str_of,
     title_from_messages,
     to_utc,
 )
@@ -57,8 +60,8 @@ def _value(item: Any) -> str:
         if isinstance(value, str):
             return value
         content = item.get("content")
-        if isinstance(content, dict) and isinstance(content.get("value"), str):
-            return content["value"]
+        if isinstance(content, dict):
+            return str_of(content.get("value"))
     return ""
 
 
@@ -105,7 +108,7 @@ def _reply(request: dict[str, Any]) -> Message | None:
     texts: list[str] = []
     thinking: list[str] = []
     tools: list[ToolCall] = []
-    for part in request.get("response") if isinstance(request.get("response"), list) else []:
+    for part in list_of(request.get("response")):
         if not isinstance(part, dict):
             continue
         kind = part.get("kind")
@@ -206,8 +209,8 @@ def parse(path: Path) -> list[Session]:
     for request in data["requests"]:
         if not isinstance(request, dict):
             continue
-        message = request.get("message") if isinstance(request.get("message"), dict) else {}
-        asked = message.get("text") if isinstance(message.get("text"), str) else ""
+        message = dict_of(request.get("message"))
+        asked = str_of(message.get("text"))
         if asked.strip():
             messages.append(Message(id="", role=USER, text=asked.strip(), timestamp=to_utc(request.get("timestamp"))))
         reply = _reply(request)

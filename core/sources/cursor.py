@@ -11,6 +11,7 @@ from __future__ import annotations
 
 import re
 from pathlib import Path
+from typing import Any
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
@@ -54,7 +55,7 @@ class _Draft:
             reader.close()
         parts = ("\n".join(segment).strip() for segment in self.segments)
         text = "\n\n".join(part for part in parts if part)
-        meta: dict = {}
+        meta: dict[str, Any] = {}
         if self.role == USER:
             text, meta = split_user_wrappers(text)
         thinking = "\n\n".join(t.strip() for t in self.thinking if t.strip())

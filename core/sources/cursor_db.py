@@ -23,7 +23,7 @@ from urllib.parse import unquote, urlparse
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat
-from convo_tui.core.sources._common import clip, clip_result, folder_name, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import clip, clip_result, dict_of, folder_name, number_messages, title_from_messages, to_utc
 from convo_tui.core.sources._sqlite import open_readonly, sniff_tables
 
 SOURCE = "cursor-ide"
@@ -118,7 +118,7 @@ def _messages(bubbles: list[dict[str, Any]]) -> list[Message]:
     messages: list[Message] = []
     for data in bubbles:
         kind = data.get("type")
-        timing = data.get("timingInfo") if isinstance(data.get("timingInfo"), dict) else {}
+        timing = dict_of(data.get("timingInfo"))
         stamp = to_utc(data.get("createdAt")) or to_utc(timing.get("clientStartTime"))
         text = str(data.get("text") or "").strip()
         if kind == _USER_TYPE:

@@ -29,7 +29,9 @@ from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip_result,
+    dict_of,
     folder_name,
+    list_of,
     load_json,
     number_messages,
     title_from_messages,
@@ -73,7 +75,7 @@ def _text(content: Any) -> str:
 
 def _result(call: dict[str, Any]) -> str:
     """The tool's answer: its `functionResponse` output, else what the terminal showed."""
-    for item in call.get("result") if isinstance(call.get("result"), list) else []:
+    for item in list_of(call.get("result")):
         response = item.get("functionResponse", {}).get("response") if isinstance(item, dict) else None
         if isinstance(response, dict):
             value = response.get("output", response.get("error", response.get("content")))
@@ -116,9 +118,9 @@ def _message(entry: dict[str, Any]) -> Message | None:
         return None  # info and warning lines are the CLI's own status, not the conversation
     text = _text(entry.get("content")).strip()
     tools = []
-    for call in entry.get("toolCalls") if isinstance(entry.get("toolCalls"), list) else []:
+    for call in list_of(entry.get("toolCalls")):
         if isinstance(call, dict) and call.get("name"):
-            args = call.get("args") if isinstance(call.get("args"), dict) else {}
+            args = dict_of(call.get("args"))
             tools.append(ToolCall(str(call["name"]), args, _result(call)))
     thinking = _thoughts(entry.get("thoughts")) if role == ASSISTANT else ""
     if not (text or tools or thinking):

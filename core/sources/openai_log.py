@@ -42,7 +42,7 @@ _SNIFF = re.compile(r'"(role|conversation_id|user_message|ai_response|conversati
 _JSONL_PROBE_LINES = 20
 
 
-def _first(mapping: dict, keys: tuple[str, ...]) -> Any:
+def _first(mapping: dict[str, Any], keys: tuple[str, ...]) -> Any:
     return next((mapping[k] for k in keys if mapping.get(k) not in (None, "")), None)
 
 
@@ -108,7 +108,7 @@ def tool_calls(message: dict[str, Any]) -> list[ToolCall]:
     calls = []
     for call in message.get("tool_calls") or []:
         if isinstance(call, dict):
-            function = call.get("function") if isinstance(call.get("function"), dict) else call
+            function = call["function"] if isinstance(call.get("function"), dict) else call
             calls.append(ToolCall(str(function.get("name") or "tool"), _arguments(function.get("arguments"))))
     legacy = message.get("function_call")
     if isinstance(legacy, dict):
@@ -150,8 +150,8 @@ class _Collector:
         self.path = path
         self.messages: list[Message] = []
         self.title: str | None = None
-        self.rows: dict[str, list[dict]] = {}
-        self.conversations: dict[str, dict] = {}
+        self.rows: dict[str, list[dict[str, Any]]] = {}
+        self.conversations: dict[str, dict[str, Any]] = {}
         self.problems: list[tuple[int | None, str]] = []
 
     def add(self, value: Any, line: int | None) -> None:
@@ -197,7 +197,7 @@ class _Collector:
             sessions.append(self._session(cid, messages, conversation, conversation.get("title")))
         return sessions
 
-    def _session(self, sid: str, messages: list[Message], conversation: dict, title: Any) -> Session:
+    def _session(self, sid: str, messages: list[Message], conversation: dict[str, Any], title: Any) -> Session:
         number_messages(messages)
         meta = {k: conversation[k] for k in ("description", "settings") if conversation.get(k)}
         session = Session(

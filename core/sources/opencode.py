@@ -32,6 +32,7 @@ from convo_tui.core.sources._common import (
     add_usage,
     clip,
     clip_result,
+    dict_of,
     folder_name,
     load_json,
     number_messages,
@@ -111,8 +112,8 @@ def _message(info: dict[str, Any], parts: list[dict[str, Any]]) -> Message | Non
         elif kind == "reasoning" and isinstance(part.get("text"), str):
             thinking.append(part["text"])
         elif kind == "tool":
-            state = part.get("state") if isinstance(part.get("state"), dict) else {}
-            args = state.get("input") if isinstance(state.get("input"), dict) else {}
+            state = dict_of(part.get("state"))
+            args = dict_of(state.get("input"))
             output = state.get("output") if state.get("status") == "completed" else state.get("error")
             tools.append(ToolCall(str(part.get("tool") or "tool"), args, clip_result(output) if isinstance(output, str) else ""))
         elif kind == "file":
@@ -241,9 +242,7 @@ def _parse_storage(path: Path) -> list[Session]:
     records.sort(key=lambda r: (to_utc(_created(r)) is None, str(_created(r) or ""), str(r.get("id"))))
     messages = []
     for record in records:
-        parts = (
-            record.get("parts") if isinstance(record.get("parts"), list) else _records(storage / "part" / str(record.get("id")))
-        )
+        parts = record["parts"] if isinstance(record.get("parts"), list) else _records(storage / "part" / str(record.get("id")))
         message = _message(record, [p for p in parts if isinstance(p, dict)])
         if message is not None:
             messages.append(message)

@@ -311,13 +311,14 @@ class EdgeStore(Store):
 
     def read_meta(self) -> dict[str, Any]:
         try:
-            return json.loads((self.path / META_NAME).read_text(encoding="utf-8"))
+            meta: dict[str, Any] = json.loads((self.path / META_NAME).read_text(encoding="utf-8"))
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
             raise IndexUnavailable(
                 f"{self.path / META_NAME}: unreadable index metadata ({exc}); rebuild the index with `convo-tui index --rebuild`"
             ) from None
+        return meta
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         self._writable()
@@ -386,7 +387,8 @@ def _request(q: Query) -> qe.QueryRequest | None:
                 qe.Prefetch(limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt, params=_DENSE_PARAMS),
                 qe.Prefetch(limit=pre, query=qe.Query.Nearest(_sparse(sparse), using=SPARSE), filter=flt),
             ],
-            query=qe.Fusion.Rrf(k=RRF_K),
+            # The stub declares Fusion.Rrf as a class nested in Fusion; at run time it is a Fusion.
+            query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]
             filter=flt,
             with_payload=True,
             with_vector=with_vector,

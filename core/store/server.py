@@ -15,7 +15,7 @@ import ipaddress
 import warnings
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
-from typing import TYPE_CHECKING, Any
+from typing import TYPE_CHECKING, Any, cast
 from urllib.parse import urlsplit
 
 from convo_tui.core.errors import ConfigError, IndexUnavailable
@@ -287,7 +287,8 @@ def _condition(c: Cond) -> m.FieldCondition:
     if c.value is not None:
         return m.FieldCondition(key=c.key, match=m.MatchValue(value=c.value))
     if c.any:
-        return m.FieldCondition(key=c.key, match=m.MatchAny(any=list(c.any)))
+        # One kind of value per condition (ids or indexes), as qdrant-client requires.
+        return m.FieldCondition(key=c.key, match=m.MatchAny(any=cast("list[str] | list[int]", list(c.any))))
     if c.gte is not None or c.lte is not None:
         return m.FieldCondition(key=c.key, range=m.Range(gte=c.gte, lte=c.lte))
     raise ValueError(f"condition on {c.key!r} has no value, any or range")
@@ -346,5 +347,5 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
 def _scored(p: m.ScoredPoint) -> Scored:
     dense = None
     if isinstance(p.vector, dict) and DENSE in p.vector:
-        dense = [float(x) for x in p.vector[DENSE]]
+        dense = [float(x) for x in cast("list[float]", p.vector[DENSE])]  # the named dense vector, never sparse or multi
     return Scored(id=str(p.id), score=float(p.score), payload=dict(p.payload or {}), dense=dense)
