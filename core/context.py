@@ -18,6 +18,7 @@ from convo_tui.core.model import Session
 from convo_tui.core.query import session_filter
 
 if TYPE_CHECKING:
+    from convo_tui.core.holder.access import RemoteLibrary
     from convo_tui.core.library import Library
 
 ChatRole = Literal["system", "user", "assistant"]
@@ -146,7 +147,7 @@ def reference_lines(hits: Iterable[Hit], count: int, exclude: Iterable[str] = ()
 
 
 def context_for(
-    library: Library,
+    library: Library | RemoteLibrary,
     question: str,
     *,
     session_id: str | None = None,

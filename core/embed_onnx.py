@@ -154,7 +154,8 @@ def mean_pool_normalized(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
     summed = np.sum(hidden, axis=1, where=mask[:, :, np.newaxis].astype(bool), dtype=np.float64)
     pooled = summed / np.maximum(np.sum(mask, axis=1, keepdims=True), 1e-9)
     norm = np.maximum(np.linalg.norm(pooled, ord=2, axis=1, keepdims=True), 1e-12)
-    return (pooled / norm).astype(hidden.dtype, copy=False)
+    normalized: np.ndarray = (pooled / norm).astype(hidden.dtype, copy=False)
+    return normalized
 
 
 class MiniLmOnnx:

@@ -45,13 +45,7 @@ def test_ruff_format_is_clean() -> None:
     assert result.returncode == 0, result.stdout + result.stderr
 
 
-# The remaining errors are in files other work was changing when these checks
-# were added (listed in the hygiene report); remove the mark once they are fixed.
 @pytest.mark.slow
-@pytest.mark.xfail(
-    strict=False,
-    reason="mypy errors remain in files being changed in parallel (NOTES-hygiene.md lists them)",
-)
 def test_mypy_is_clean(package_tree: Path) -> None:
     """core/ is checked strictly, tui/ and cli/ with mypy's defaults (see pyproject.toml)."""
     result = _run(

@@ -35,6 +35,7 @@ from textual.binding import Binding
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
+    from convo_tui.core.holder.access import RemoteLibrary
     from convo_tui.core.library import Library
 
 MODES = SEARCH_MODES
@@ -67,7 +68,7 @@ class ConvoApp(App):
     ) -> None:
         super().__init__()
         self.settings = settings
-        self.library: Library | None = library
+        self.library: Library | RemoteLibrary | None = library
         self._owns_library = library is None
         self.demo = demo
         self.index_on_start = index_on_start

@@ -52,7 +52,7 @@ class CardActions:
         event.stop()
         session = self.load_session(event.hit.session_id)
         if session is not None:
-            event.card.expand(session)
+            event.card.expand_with(session)
             event.card.scroll_visible(animate=False)
 
     def on_card_open(self, event: CardOpen) -> None:
@@ -188,6 +188,7 @@ class CardActions:
         from convo_tui.core.query import parse_query
 
         app = self.app
+        assert app.library is not None  # checked before the worker started
         try:
             text = parse_query(question).text if question.strip() else ""
             messages = context_for(app.library, text, session_id=session_id)

@@ -10,7 +10,7 @@ from textual.widgets import DataTable, Static
 
 
 class HelpScreen(ModalScreen[None]):
-    BINDINGS = [Binding("escape,q,f1,question_mark", "dismiss", "Close", id="help.close")]
+    BINDINGS = [Binding("escape,q,f1,question_mark", "close", "Close", id="help.close")]
 
     def __init__(self, under: Screen) -> None:
         super().__init__()
@@ -36,11 +36,11 @@ class HelpScreen(ModalScreen[None]):
             yield Static(
                 "Keys on this screen  (remap with [keys] in the config file, by binding id)", id="help-title", markup=False
             )
-            table = DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
+            table: DataTable[str] = DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("Key", "Action", "Binding id")
             table.add_rows(self._rows(self.under))
             yield table
             yield Static("Escape closes", id="help-foot")
 
-    def action_dismiss(self) -> None:
+    def action_close(self) -> None:
         self.dismiss(None)

@@ -119,7 +119,7 @@ class ReaderScreen(CardActions, Screen):
         self._mark_hits()
         body.focus()
         if self.current_turn is not None:
-            self.call_after_refresh(self._scroll_to, self.current_turn)
+            self.call_after_refresh(self._scroll_to_turn, self.current_turn)
 
     def _session_texts(self) -> list[str]:
         return [
@@ -141,7 +141,7 @@ class ReaderScreen(CardActions, Screen):
             view.set_class(view.index in self.hit_turns, "-hit")
             view.set_class(view.index == self.current_turn, "-current")
 
-    def _scroll_to(self, index: int) -> None:
+    def _scroll_to_turn(self, index: int) -> None:
         view = self.turn_view(index)
         if view is not None:
             self.query_one("#reader-body", VerticalScroll).scroll_to_widget(view, top=True, animate=False)
@@ -149,6 +149,7 @@ class ReaderScreen(CardActions, Screen):
     @work(thread=True, exclusive=True, group="reader-hits")
     def _find_hits(self, query: str, mode: str) -> None:
         app = self.app
+        assert app.library is not None  # the reader opens from an open index
         used = mode if (mode not in ("hybrid", "semantic") or app.model_ready) else "keyword"
         try:
             hits = app.library.hits_in_session(query, self.session.id, mode=used)
@@ -178,7 +179,7 @@ class ReaderScreen(CardActions, Screen):
             target = ahead if ahead is not None else self.hit_turns[0 if step > 0 else -1]  # else wrap around
         self.current_turn = target
         self._mark_hits()
-        self._scroll_to(target)
+        self._scroll_to_turn(target)
 
     def action_next_hit(self) -> None:
         self._jump(1)
@@ -267,7 +268,7 @@ class ReaderScreen(CardActions, Screen):
         self.app.push_screen(ConfirmScreen(question), answered)
 
     def action_search_here(self) -> None:
-        from convo_tui.core.context import session_filter
+        from convo_tui.core.query import session_filter
 
         self.app.set_query(f"{session_filter(self.session.id)} ")
 

@@ -286,9 +286,9 @@ class SearchScreen(ResultKeys, CardActions, Screen):
             card.set_compact(self.view.compact)
         self.show_preview()
         self._save_view()
-        card = self.card_of(self.focused)
-        if card is not None:
-            self.call_after_refresh(card.scroll_visible, animate=False)
+        current = self.card_of(self.focused)
+        if current is not None:
+            self.call_after_refresh(current.scroll_visible, animate=False)
 
     async def action_toggle_sort(self) -> None:
         self.view.sort = "relevance" if self.view.sort == "date" else "date"

@@ -11,14 +11,14 @@ from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.history import QueryHistory
 from convo_tui.tui.widgets.card import ResultCard
-from textual.binding import Binding
+from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 if TYPE_CHECKING:
     from textual.widgets import Input
 
-SEARCH_BINDINGS = [
+SEARCH_BINDINGS: list[BindingType] = [
     Binding("down,ctrl+n,ctrl+j", "cursor_down", "Next", priority=True, id="search.next"),
     Binding("up,ctrl+k", "cursor_up", "Previous", show=False, priority=True, id="search.previous"),
     Binding("pagedown", "page_down", "Page down", show=False, priority=True, id="search.page_down"),
@@ -40,10 +40,18 @@ class ResultKeys:
     """Mixed into the SearchScreen (which provides cards(), query_box, load_more() and the card actions)."""
 
     focused: Widget | None
-    query_box: Input
     _selected: int
     _cleared: str | None
     _history_at: int | None
+
+    if TYPE_CHECKING:  # provided by the SearchScreen
+
+        @property
+        def query_box(self) -> Input: ...
+
+        def cards(self) -> list[ResultCard]: ...
+
+        def load_more(self) -> bool: ...
 
     def init_keys(self, history: QueryHistory) -> None:
         self._selected = 0  # the current card while the query has the focus

@@ -73,7 +73,7 @@ class ResultCard(Vertical, can_focus=True):
     """
 
     # Only Enter here: printable keys belong to the query, the other card keys are the screen's.
-    BINDINGS = [Binding("enter", "toggle", "Expand", id="card.expand")]
+    BINDINGS = [Binding("enter", "toggle_expanded", "Expand", id="card.expand")]
 
     def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None, scored: bool = True) -> None:
         super().__init__(classes="card")
@@ -112,7 +112,7 @@ class ResultCard(Vertical, can_focus=True):
         old, old_terms, old_scored = self.hit, self.terms, self.scored
         self.hit, self.terms, self.scored = hit, terms, scored
         parts = self._parts
-        if not parts:
+        if not parts or self._header is None:
             return  # not composed yet: compose reads the new hit
         # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
         if (hit.session_title, hit.score, scored) != (old.session_title, old.score, old_scored) or self.compact:
@@ -147,7 +147,7 @@ class ResultCard(Vertical, can_focus=True):
             rows.append(("🔎", Text(f"{hit.part}: ", style="bold") + snippet_line(self._shown(hit.part_text), self.terms)))
         return IconRows(tuple(rows))
 
-    def expand(self, session: Session) -> None:
+    def expand_with(self, session: Session) -> None:
         if self.expanded:
             return
         self.expanded = True
@@ -172,11 +172,11 @@ class ResultCard(Vertical, can_focus=True):
         self._parts["summary"].display = True
         self.query(TurnDetail).remove()
 
-    def action_toggle(self) -> None:
+    def action_toggle_expanded(self) -> None:
         if self.expanded:
             self.collapse()
         else:
-            self.post_message(CardExpand(self))  # the screen reads the session, then calls expand()
+            self.post_message(CardExpand(self))  # the screen reads the session, then calls expand_with()
 
     def action_open(self) -> None:
         self.post_message(CardOpen(self))

@@ -12,6 +12,7 @@ from convo_tui.tui.turns import turn_of_message
 from convo_tui.tui.widgets.message_block import MessageBlock
 from rich.text import Text
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 
@@ -66,7 +67,7 @@ def build_turn_views(session: Session, terms: list[str], shown: Callable[[str], 
     turns = {t.index: t for t in session.turns}
     views = []
     for index, messages in group_by_turn(session):
-        children = []
+        children: list[Widget] = []
         if index is not None:
             title = Text(f"Turn {index}", style="bold")
             if turns[index].timestamp:
