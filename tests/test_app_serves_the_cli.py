@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import shutil
 import subprocess
 import sys
@@ -13,8 +14,10 @@ from concurrent.futures import ThreadPoolExecutor
 from pathlib import Path
 
 from convo_tui.cli.main import main
+from convo_tui.core.holder import client, protocol
 from convo_tui.core.settings import Settings
 from convo_tui.tui.app import create_app
+from textual.notifications import Notify
 
 SAMPLES = Path(__file__).parent / "fixtures" / "reliability" / "samples"
 ROOT = Path(__file__).resolve().parent.parent
@@ -41,10 +44,14 @@ def test_every_command_works_while_the_app_is_open(tmp_path: Path, capsys) -> No
 
     async def scenario() -> tuple[int, list[str]]:
         app = create_app(Settings(index_dir=index_dir, discover_defaults=False), index_on_start=False)
-        async with app.run_test(size=(100, 30)) as pilot:
+        notes: list[Notify] = []
+        hook = lambda message: notes.append(message) if isinstance(message, Notify) else None  # noqa: E731
+        async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
             await pilot.pause()
             await app.workers.wait_for_complete()
-            assert app.library is not None and app.library._server is not None  # the app holds and serves
+            assert app.library is not None
+            hello = client.call(protocol.socket_path(index_dir), "hello")
+            assert hello["pid"] == os.getpid()  # the app (this process) holds the index and serves it
 
             def commands() -> None:
                 assert "[chat_log #0]" in cli(index_dir, "search", "RAG")
@@ -68,7 +75,7 @@ def test_every_command_works_while_the_app_is_open(tmp_path: Path, capsys) -> No
             await pilot.pause()
             # The app's own library sees what the commands did.
             ids = [s.id for s in await asyncio.to_thread(app.library.sessions)]
-            return len(app._notifications), ids
+            return len(notes), ids
 
     errors, ids = asyncio.run(scenario())
     assert errors == 0
