@@ -47,8 +47,8 @@ def attach(settings: Settings, *, read_only: bool = False, allow_mismatch: bool 
         try:
             hello = client.call(path, "hello")
             return RemoteLibrary(settings, path, hello, read_only=read_only, allow_mismatch=allow_mismatch)
-        except client.NoHolder:
-            pass
+        except (client.NoHolder, client.HolderGone):
+            pass  # none, or one that stopped while we asked (its command ended): the lock decides next
         from convo_tui.core.library import Library
 
         built = (settings.index_dir / _META_NAME).is_file()
