@@ -353,6 +353,7 @@ class Library:
             )
         finally:
             cache.close()
+            self.store.release_pages()  # a holder lives on: what the run wrote need not stay resident
         report.skipped.extend(unreadable)
         return report
 

@@ -1,3 +1,5 @@
+from pathlib import Path
+
 import numpy as np
 import onnxruntime as ort
 import pytest
@@ -142,3 +144,26 @@ def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeyp
     assert np.abs(vectors[1] - _reference(TEXTS)).max() < 1e-5
     options = second.session.get_session_options()
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
+
+
+def test_cached_graph_keeps_its_weights_in_a_mapped_file_and_is_rebuilt_without_them():
+    """The optimised graph's weights sit in a file of their own that onnxruntime maps (the word
+    table then costs only the rows a query touches); a graph whose weights are gone is rebuilt."""
+    from convo_tui.core import embed
+
+    onnx, _ = bundled_model_files()
+    cached = embed._optimized_graph_path(onnx, embed.DEFAULT_MODEL)
+    first = DenseEmbedder()  # builds the cache if no earlier test did
+    loaded = DenseEmbedder()  # from the cache
+    weights = sorted(cached.parent.glob(f"{cached.stem}.*.weights"))
+    assert cached.is_file() and len(weights) == 1
+    assert cached.stat().st_size < 1_000_000 < weights[0].stat().st_size  # the graph alone is small
+    maps = Path("/proc/self/maps")
+    mapped = [line for line in maps.read_text().splitlines() if str(weights[0]) in line] if maps.exists() else ["-"]
+    assert mapped, "onnxruntime maps the weights file instead of reading it"
+    del loaded
+    weights[0].unlink()
+    again = DenseEmbedder()
+    assert len(list(cached.parent.glob(f"{cached.stem}.*.weights"))) == 1
+    vectors = [np.array(e.embed_documents(TEXTS)) for e in (first, again)]
+    assert np.abs(vectors[0] - vectors[1]).max() < 1e-5

@@ -133,6 +133,10 @@ class GuardedStore(Store):
         with self._lock.shared():
             self.inner.flush()
 
+    def release_pages(self) -> None:
+        with self._lock.shared():
+            self.inner.release_pages()
+
 
 class _GuardedSwitch(DenseSwitch):
     """Pages are copied beside readers; the commit swaps the shard, so it goes alone."""

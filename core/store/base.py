@@ -249,6 +249,11 @@ class Store(ABC):
         A no-op where the backend indexes as it writes."""
         return None
 
+    def release_pages(self) -> None:
+        """Let go of the index pages this process has mapped but no longer needs
+        (after opening, after an index run). A no-op where the index is not mapped here."""
+        return None
+
     @abstractmethod
     def flush(self) -> None: ...
 

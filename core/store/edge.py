@@ -35,6 +35,7 @@ from convo_tui.core.store.base import (
 )
 from convo_tui.core.store.edge_switch import EdgeDenseSwitch, recover
 from convo_tui.core.store.lock import IndexLock
+from convo_tui.core.store.resident import release_index_pages
 
 META_NAME = "meta.json"
 SHARD_NAME = "shard"
@@ -124,6 +125,7 @@ class EdgeStore(Store):
                 # Edge maps its files even to read them: on a full disk that is a SIGBUS.
                 space.require(self.path, space.open_reserve(self.path, self.path / SHARD_NAME), "open the index")
                 self._shard = self._load(None)
+                self.release_pages()  # the WAL and the appendable segment's indexes, read whole by the load
         except IndexUnavailable as exc:
             if not repair or read_only:
                 self._lock.release()
@@ -217,6 +219,10 @@ class EdgeStore(Store):
             space.require(self.path, space.optimize_reserve(self.path / SHARD_NAME / "segments"), "optimize the index")
             with _edge_errors(self.path, "optimizing"):
                 self._shard.optimize()
+
+    def release_pages(self) -> None:
+        if self._shard is not None:
+            release_index_pages(self.path)
 
     def flush(self) -> None:
         if self._shard is not None and not self.read_only:
