@@ -5,13 +5,14 @@ from __future__ import annotations
 import argparse
 import json
 
-from convo_tui.cli.common import settings_from_args
+from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.discover import LocationReport, default_locations, places_looked, survey
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("sources", help="list the places transcripts are read from and what they hold")
     parser.add_argument("--json", action="store_true", help="one JSON object per location")
+    add_store_options(parser, model=False)
     parser.set_defaults(func=run)
 
 

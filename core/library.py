@@ -359,17 +359,24 @@ class Library:
 
     @classmethod
     def readiness(cls, settings: Settings) -> str | None:
-        """One line for `convo-tui sources`: how much of the index is searchable,
-        by keyword and by meaning (None when there is no index yet)."""
+        """Two lines for `convo-tui sources`: how much of the index is searchable,
+        by keyword and by meaning, and the model (None when there is no index yet).
+        Asked of the holder when one runs (the app, `serve`, an `index` run)."""
+        from convo_tui.core.holder.access import open_library
+
         if not settings.qdrant_url and not (Path(settings.index_dir) / "shard").is_dir():
             return None
         try:
-            with cls.open(settings, read_only=True, serve=False) as library:
-                status = library.semantic_status()
-                sessions = library.store.count(visible_filter(Cond("level", value=LEVEL_SESSION)))
-                choice = library.model_choice()
+            with open_library(settings, read_only=True) as library:
+                line: str = library.readiness_line()
+                return line
         except ConvoError as exc:
             return f"index: {exc}"
+
+    def readiness_line(self) -> str:
+        status = self.semantic_status()
+        sessions = self.store.count(visible_filter(Cond("level", value=LEVEL_SESSION)))
+        choice = self.model_choice()
         return (
             f"index: {sessions} sessions searchable by keyword; {status.ready}/{status.total} texts "
             f"({status.fraction:.0%}) searchable by meaning\nmodel: {choice.model} ({choice.reason})"

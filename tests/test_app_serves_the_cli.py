@@ -64,6 +64,8 @@ def test_every_command_works_while_the_app_is_open(tmp_path: Path, capsys) -> No
                 assert body["messages"][1]["content"].startswith("Conversation (recent):")
                 assert "conv-7" in cli(index_dir, "sessions")
                 assert cli(index_dir, "prune") == "pruned 0 session(s)\n"
+                # `sources` asks the holder how much is searchable (it used to say "in use").
+                assert "index: 7 sessions searchable by keyword" in cli(index_dir, "sources")
                 # Two clients at once, each with its own right answer.
                 with ThreadPoolExecutor(2) as pool:
                     rag = pool.submit(cli, index_dir, "search", "--json", "--mode", "keyword", "RAG")

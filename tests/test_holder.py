@@ -183,3 +183,17 @@ def test_a_remote_library_lists_whole_sessions_for_the_stats_screen(index_dir: P
     assert all(s.messages for s in sessions)
     assert sessions == [remote.session(s.id) for s in sessions]
     remote.close()
+
+
+def test_an_index_run_asking_another_model_of_a_holder_is_refused_in_one_line(index_dir: Path, holder: subprocess.Popen, capsys):
+    """The holder indexes with its own settings; it would not switch, so the client says so instead."""
+    held = json.loads((index_dir / "meta.json").read_text())["model"]
+    other = "all-MiniLM-L6-v2-int8" if held == "multilingual-e5-small" else "multilingual-e5-small"
+    src = str(index_dir.parent / "src")
+    assert main(["index", src, "--index-dir", str(index_dir), "--model", other]) == 1
+    err = capsys.readouterr().err.strip()
+    assert len(err.splitlines()) == 1
+    assert f"held by pid {holder.pid}" in err and held in err and f"--model {other}" in err
+    # The index's own model, or "auto": the holder runs it.
+    for model in (held, "auto"):
+        assert main(["index", src, "--index-dir", str(index_dir), "--model", model]) == 0

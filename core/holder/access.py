@@ -15,7 +15,7 @@ from contextlib import contextmanager
 from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
-from convo_tui.core.errors import IndexBusy
+from convo_tui.core.errors import ConvoError, IndexBusy
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.holder import client, codec, protocol
 from convo_tui.core.model import Session
@@ -92,6 +92,7 @@ class RemoteLibrary:
         self.settings = settings
         self.path = path
         self.holder_pid = int(hello.get("pid", 0) or 0)
+        self.index_model = str(hello.get("index_model") or "")
         self.model_ready = True  # the holder loads its model on demand
         self.read_only = read_only
         self._allow_mismatch = allow_mismatch
@@ -160,6 +161,9 @@ class RemoteLibrary:
 
     def stats(self) -> Stats:
         return self._ask("stats", {}, codec.stats_from_json, lambda lib: lib.stats())
+
+    def readiness_line(self) -> str:
+        return self._ask("readiness", {}, str, lambda lib: lib.readiness_line())
 
     def session(self, session_id: str) -> Session:
         return self._ask("session", {"id": session_id}, codec.session_from_json, lambda lib: lib.session(session_id))
@@ -238,7 +242,17 @@ class RemoteLibrary:
         cancel: threading.Event | None = None,
         rebuild: bool = False,
     ) -> IndexReport:
-        """Run by the holder; closing the connection (Ctrl+C here) cancels it there."""
+        """Run by the holder; closing the connection (Ctrl+C here) cancels it there.
+
+        The holder indexes with its own settings: a run that asks for another
+        model than the index's is refused in one line rather than run without
+        the switch (the switch rewrites every dense vector under the holder)."""
+        wanted = self.settings.model
+        if wanted != "auto" and self.index_model and _model_key(wanted) != _model_key(self.index_model):
+            raise ConvoError(
+                f"index {self.settings.index_dir} is held by pid {self.holder_pid} (the app or `serve`), which uses "
+                f"{self.index_model}; to switch to {wanted}, close it and run `convo-tui index --model {wanted}` again"
+            )
         args = {"paths": [str(p.absolute()) for p in paths] if paths is not None else None, "rebuild": rebuild}
 
         def relay(data: dict[str, Any]) -> None:
@@ -271,3 +285,7 @@ class RemoteLibrary:
 
     def __exit__(self, *exc: object) -> None:
         self.close()
+
+
+def _model_key(name: str) -> str:
+    return name.lower().removeprefix("intfloat/")

@@ -39,7 +39,8 @@ def _int(args: dict[str, Any], key: str, default: int) -> int:
 
 
 def _hello(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return {"pid": os.getpid(), "protocol": VERSION, "model_ready": library.model_ready}
+    model = library.store.read_meta().get("model")
+    return {"pid": os.getpid(), "protocol": VERSION, "model_ready": library.model_ready, "index_model": model}
 
 
 def _search(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
@@ -63,6 +64,10 @@ def _projects(library: Library, args: dict[str, Any], emit: Emit, cancel: thread
 
 def _stats(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
     return codec.stats_json(library.stats())
+
+
+def _readiness(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
+    return library.readiness_line()
 
 
 def _session(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
@@ -156,6 +161,7 @@ OPS: dict[str, Op] = {
     "sessions": _sessions,
     "projects": _projects,
     "stats": _stats,
+    "readiness": _readiness,
     "session": _session,
     "session_summary": _summary,
     "session_settings": _settings,

@@ -39,6 +39,7 @@ READ_OPS = frozenset(
         "sessions",
         "projects",
         "stats",
+        "readiness",
         "session",
         "session_summary",
         "session_settings",
