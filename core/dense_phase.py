@@ -15,12 +15,12 @@ only some of them are not yet found by meaning.
 
 from __future__ import annotations
 
-import functools
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any, Protocol
 
+from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.points import LEVEL_TURN, turn_text
 from convo_tui.core.store.base import Cond, Filter, Store
 from convo_tui.core.vector_cache import VectorCache
@@ -85,25 +85,6 @@ def token_batches(texts: Sequence[str], budget: int = BATCH_TOKENS, max_batch: i
     if current:
         batches.append(current)
     return batches
-
-
-@functools.cache
-def _malloc_trim() -> Callable[[int], int] | None:
-    """glibc's malloc_trim, looked up once (None elsewhere)."""
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    try:
-        return getattr(ctypes.CDLL(name), "malloc_trim", None) if name else None
-    except OSError:
-        return None
-
-
-def return_freed_memory() -> None:
-    trim = _malloc_trim()
-    if trim is not None:
-        trim(0)
 
 
 ProgressCallback = Callable[[int, int, float | None], None]  # done, total, eta seconds

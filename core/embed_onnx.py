@@ -20,6 +20,7 @@ from typing import Any
 
 import numpy as np
 import platformdirs
+from convo_tui.core.heap import return_freed_memory  # noqa: F401 (embed.py imports it from here)
 from convo_tui.core.settings import APP_NAME
 
 # onnxruntime's CPU memory arena (see _session_options).
@@ -140,26 +141,6 @@ def _sync_and_uncache(path: Path) -> None:
             os.posix_fadvise(fd, 0, 0, os.POSIX_FADV_DONTNEED)
     finally:
         os.close(fd)
-
-
-def return_freed_memory() -> None:
-    """Hand the heap freed after building the ONNX session back to the OS.
-
-    Graph optimisation briefly needs a few hundred MB; glibc keeps what was
-    freed mapped, so the process would carry ~90 MB it no longer uses for the
-    rest of its life. malloc_trim is glibc-only: elsewhere this does nothing.
-    """
-    import ctypes
-    import ctypes.util
-
-    name = ctypes.util.find_library("c")
-    try:
-        libc = ctypes.CDLL(name) if name else None
-        trim = getattr(libc, "malloc_trim", None)
-    except OSError:
-        return
-    if trim is not None:
-        trim(0)
 
 
 def load_tokenizer(path: Path, window: int) -> Any:

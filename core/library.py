@@ -192,7 +192,9 @@ class Library:
             if self._dense is not None:
                 return
             from convo_tui.core.embed import SparseEmbedder, shared_dense
+            from convo_tui.core.heap import keep_large_buffers_mapped
 
+            keep_large_buffers_mapped()  # the model's large buffers go back when freed (core/heap.py)
             self._sparse = self._sparse or SparseEmbedder()
             self._dense = shared_dense(self.model_choice().model)
 
@@ -298,7 +300,10 @@ class Library:
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
         with self._index_lock:  # the app, a watcher and clients may all ask at once: one run at a time
-            return self._index(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+            try:
+                return self._index(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+            finally:
+                self.store.release_pages()  # a holder lives on: what the run read and wrote need not stay resident
 
     def _index(
         self,
@@ -353,7 +358,6 @@ class Library:
             )
         finally:
             cache.close()
-            self.store.release_pages()  # a holder lives on: what the run wrote need not stay resident
         report.skipped.extend(unreadable)
         return report
 

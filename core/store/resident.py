@@ -18,22 +18,19 @@ access faults them in again from there. Private mappings are never touched
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import os
 import sys
 from pathlib import Path
+
+from convo_tui.core.heap import libc
 
 _MADV_DONTNEED = 4
 _MAPS = Path("/proc/self/maps")
 
 
 def _madvise() -> object | None:
-    if not sys.platform.startswith("linux"):
-        return None
-    try:
-        libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-        madvise = libc.madvise
-    except (OSError, AttributeError):
+    madvise = getattr(libc(), "madvise", None) if sys.platform.startswith("linux") else None
+    if madvise is None:
         return None
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     madvise.restype = ctypes.c_int
