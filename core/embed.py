@@ -20,9 +20,10 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import platformdirs
-from convo_tui.core.embed_onnx import ARENA, MiniLmOnnx, build_session, return_freed_memory
+from convo_tui.core.embed_onnx import ARENA, MiniLmOnnx, build_session
 from convo_tui.core.embed_onnx import optimized_graph_path as _optimized_graph_path  # noqa: F401 (tests)
 from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.settings import APP_NAME, DEFAULT_MODEL
 from convo_tui.core.store.base import SparseVec
 

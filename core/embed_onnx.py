@@ -20,7 +20,6 @@ from typing import Any
 
 import numpy as np
 import platformdirs
-from convo_tui.core.heap import return_freed_memory  # noqa: F401 (embed.py imports it from here)
 from convo_tui.core.settings import APP_NAME
 
 # onnxruntime's CPU memory arena (see _session_options).

@@ -20,7 +20,9 @@ from __future__ import annotations
 import ctypes
 import os
 import sys
+from collections.abc import Callable
 from pathlib import Path
+from typing import cast
 
 from convo_tui.core.heap import libc
 
@@ -28,13 +30,13 @@ _MADV_DONTNEED = 4
 _MAPS = Path("/proc/self/maps")
 
 
-def _madvise() -> object | None:
+def _madvise() -> Callable[[int, int, int], int] | None:
     madvise = getattr(libc(), "madvise", None) if sys.platform.startswith("linux") else None
     if madvise is None:
         return None
     madvise.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_int]
     madvise.restype = ctypes.c_int
-    return madvise
+    return cast("Callable[[int, int, int], int]", madvise)
 
 
 def index_mappings(folder: Path) -> list[tuple[int, int]]:
@@ -61,6 +63,6 @@ def release_index_pages(folder: Path) -> int:
         return 0
     released = 0
     for start, end in index_mappings(folder):
-        if madvise(start, end - start, _MADV_DONTNEED) == 0:  # type: ignore[operator]
+        if madvise(start, end - start, _MADV_DONTNEED) == 0:
             released += 1
     return released
