@@ -30,10 +30,13 @@ ROUND_TEXTS = 256
 # Word pieces per model call (length-sorted texts, padded to the longest).
 # onnxruntime plans every intermediate tensor of a call at once, so a call's
 # transient memory grows with batch x length^2: measured +435 MB for 17 texts
-# of about 240 word pieces (peak 1.1 GB); at 1,536 pieces (6 such texts) it
-# is about a third of that. Small batches also let a cancel land within a
-# second on 2 cores.
-BATCH_TOKENS = 1536
+# of about 240 word pieces (peak 1.1 GB), 200-400 MB at 1,536 pieces (6 such
+# texts). At 512 (2 long texts, or up to 32 short ones) the peak of a
+# 300-session run fell from 811-853 to 593 MB at the same texts per second
+# (20.8 vs 19.6-21.2; long texts gain nothing from batching on a CPU).
+# Small batches also let a cancel land sooner. A model may ask for its own
+# budget (`batch_tokens`: embed_e5.py).
+BATCH_TOKENS = 512
 MAX_BATCH = 32
 
 
@@ -155,7 +158,7 @@ class DensePhase:
         vectors = self.cache.get_many(texts) if self.cache is not None else {}
         missing = [t for t in dict.fromkeys(texts) if t not in vectors]
         cancelled = False
-        for batch in token_batches(missing):
+        for batch in token_batches(missing, budget=getattr(self.dense, "batch_tokens", BATCH_TOKENS)):
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
