@@ -45,14 +45,11 @@ def corpus_texts(points: int) -> list[str]:
 
 def run_one(config: dict, texts_file: str) -> dict:
     texts = json.loads(Path(texts_file).read_text(encoding="utf-8"))
-    from convo_tui.core.embed import DenseEmbedder, _register_default, bundled_model_dir
+    from convo_tui.core.embed import DenseEmbedder, fastembed_bundled
     from convo_tui.core.settings import DEFAULT_MODEL
 
     if config.get("raw"):
-        from fastembed import TextEmbedding
-
-        _register_default()
-        model = TextEmbedding(DEFAULT_MODEL, specific_model_path=str(bundled_model_dir()))
+        model = fastembed_bundled()
         started = time.perf_counter()
         count = sum(1 for _ in model.embed(texts, batch_size=config["batch"]))
     else:

@@ -117,7 +117,7 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
 
     # Raw fastembed vs our phase-2 path on the same sample of texts.
     from convo_tui.core.dense_phase import point_text, token_batches
-    from convo_tui.core.embed import _register_default, bundled_model_dir
+    from convo_tui.core.embed import fastembed_bundled
     from convo_tui.core.index import visible_filter
     from convo_tui.core.settings import DEFAULT_MODEL
     from convo_tui.core.store.base import Cond
@@ -125,10 +125,7 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     texts = sorted({point_text(p.payload) for p in library.store.scroll(visible_filter(Cond("dense_ready", value=True)))})
     sample = random.Random(11).sample(texts, min(RAW_SAMPLE, len(texts)))
     library.close()
-    from fastembed import TextEmbedding
-
-    _register_default()
-    raw = TextEmbedding(DEFAULT_MODEL, specific_model_path=str(bundled_model_dir()))
+    raw = fastembed_bundled()
     t = time.perf_counter()
     count = sum(1 for _ in raw.embed(sample, batch_size=32))
     raw_rate = count / (time.perf_counter() - t)

@@ -109,6 +109,15 @@ def bundled_model_dir() -> Path:
     return folder
 
 
+def fastembed_bundled() -> Any:
+    """The bundled model as fastembed itself loads it: the reference our direct
+    ONNX path is tested against, and the alternative the benches measure."""
+    from fastembed import TextEmbedding
+
+    _register_default()
+    return TextEmbedding(DEFAULT_MODEL, specific_model_path=str(bundled_model_dir()))
+
+
 def fastembed_cache_dir() -> Path:
     """Where fastembed keeps what it fetches or unpacks: inside our cache folder, not /tmp."""
     return Path(platformdirs.user_cache_dir(APP_NAME)) / "fastembed"

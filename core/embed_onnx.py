@@ -22,7 +22,7 @@ import numpy as np
 import platformdirs
 from convo_tui.core.settings import APP_NAME
 
-# onnxruntime's CPU memory arena (see _session_options).
+# onnxruntime's CPU memory arena (see session_options).
 ARENA = False
 # What the model reads at most; the pad token is [PAD] (id 0 in its vocabulary).
 PAD_TOKEN = "[PAD]"
@@ -95,7 +95,7 @@ def build_session(source: Path, model: str, threads: int | None = None, arena: b
     except Exception:  # the cache could not be written (full disk, read-only cache folder)
         options = session_options(threads, arena)
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        return ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
+        return ort.InferenceSession(str(source), sess_options=options, providers=providers)
 
 
 def _build_and_cache(source: Path, cached: Path, threads: int | None, arena: bool) -> Any:

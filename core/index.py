@@ -123,7 +123,8 @@ def source_key(path: Path) -> str:
     return os.path.abspath(path)
 
 
-def _cancelled(cancel: CancelLike) -> bool:
+def is_cancelled(cancel: CancelLike) -> bool:
+    """Whether a cancel signal (an Event, a callable or None) says stop."""
     if cancel is None:
         return False
     if isinstance(cancel, threading.Event):
@@ -138,7 +139,7 @@ class _CancelView:
         self._cancel = cancel
 
     def is_set(self) -> bool:
-        return _cancelled(self._cancel)
+        return is_cancelled(self._cancel)
 
 
 def _clean_session(session: Session) -> None:
@@ -227,7 +228,7 @@ class Indexer:
         todo: list[tuple[Path, os.stat_result]] = []
         files = list(files)
         for done, path in enumerate(files):
-            if _cancelled(cancel):
+            if is_cancelled(cancel):
                 report.cancelled = True
                 return False
             if done % 200 == 0:
@@ -242,7 +243,7 @@ class Indexer:
         batch_started = time.monotonic()
         wrote = False
         for done, (path, stat) in enumerate(todo):
-            if _cancelled(cancel):
+            if is_cancelled(cancel):
                 report.cancelled = True
                 break
             notify(IndexProgress("index", done, len(todo), os.fsdecode(path), self._published_sessions))
@@ -269,7 +270,7 @@ class Indexer:
                 wrote = True
                 notify(IndexProgress("index", done, len(todo), os.fsdecode(path), self._published_sessions))
                 batch, pending_texts, batch_started = [], 0, time.monotonic()
-                if _cancelled(cancel):
+                if is_cancelled(cancel):
                     report.cancelled = True
                     break
             if report.cancelled:

@@ -30,6 +30,7 @@ from convo_tui.core.index import (
     IndexProgress,
     IndexReport,
     ProgressFn,
+    is_cancelled,
     prune,
     source_key,
     visible_filter,
@@ -100,12 +101,6 @@ def _newest_generation(points: Iterable[Scored]) -> list[Scored]:
         if kept is None or point.payload.get("generation", 0) > kept.payload.get("generation", 0):
             newest[sid] = point
     return list(newest.values())
-
-
-def _cancelled(cancel: CancelLike) -> bool:
-    if cancel is None:
-        return False
-    return cancel.is_set() if isinstance(cancel, threading.Event) else bool(cancel())
 
 
 def _adopt_model(manifest: Manifest, model: str) -> None:
@@ -238,7 +233,7 @@ class Library:
                 cache,
                 {**meta, "model": dense.name, "model_reason": target.reason, "dim": dense.dim},
                 progress=lambda done, total: notify(IndexProgress("switch", done, total)),
-                cancelled=lambda: _cancelled(cancel),
+                cancelled=lambda: is_cancelled(cancel),
             )
         finally:
             cache.close()

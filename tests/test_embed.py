@@ -58,11 +58,9 @@ def test_query_vector_is_the_document_vector_bit_for_bit(dense):
 
 def test_direct_onnx_path_gives_fastembeds_vectors(dense):
     """The bundled model no longer goes through fastembed; its vectors are still fastembed's."""
-    from convo_tui.core.embed import _register_default, bundled_model_dir
-    from fastembed import TextEmbedding
+    from convo_tui.core.embed import fastembed_bundled
 
-    _register_default()
-    reference = TextEmbedding(dense.name, specific_model_path=str(bundled_model_dir()))
+    reference = fastembed_bundled()
     want = np.array(list(reference.embed(TEXTS, batch_size=2)))
     got = np.array(dense.embed_documents(TEXTS))
     assert np.abs(got - want).max() < 1e-5

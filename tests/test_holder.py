@@ -175,10 +175,10 @@ def test_a_remote_index_run_stops_waiting_when_cancelled_and_the_holder_goes_on(
     assert {"chat_log", "conv-7"} <= {s.id for s in remote.sessions()}
 
 
-def test_a_remote_library_lists_whole_sessions_for_the_stats_screen(index_dir: Path, holder: subprocess.Popen):
+def test_a_remote_library_reads_whole_sessions(index_dir: Path, holder: subprocess.Popen):
     remote = attach(Settings(index_dir=index_dir))
     assert isinstance(remote, RemoteLibrary)
-    sessions = sorted(remote.iter_sessions(), key=lambda s: s.id)
+    sessions = sorted((remote.session(summary.id) for summary in remote.sessions()), key=lambda s: s.id)
     assert [s.id for s in sessions] == ["chat_log", "conv-7"]
     assert all(s.messages for s in sessions)
     assert sessions == [remote.session(s.id) for s in sessions]

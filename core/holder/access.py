@@ -168,11 +168,6 @@ class RemoteLibrary:
     def session(self, session_id: str) -> Session:
         return self._ask("session", {"id": session_id}, codec.session_from_json, lambda lib: lib.session(session_id))
 
-    def iter_sessions(self) -> Iterator[Session]:
-        """Every indexed session, whole (for counting: stats), one request each."""
-        for summary in self.sessions():
-            yield self.session(summary.id)
-
     def session_summary(self, session_id: str) -> SessionSummary:
         return self._ask(
             "session_summary", {"id": session_id}, codec.summary_from_json, lambda lib: lib.session_summary(session_id)

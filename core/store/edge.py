@@ -45,7 +45,7 @@ SHARD_NAME = "shard"
 _BOOL_FIELDS = frozenset(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bool")
 # Payload indexes stay on disk (mmap, pages read when a filter needs them):
 # held in RAM they cost ~140 MB at 144k points and opening the index read them
-# all, though a search filters on a few small fields (measured: NOTES-memory.md).
+# all, though a search filters on a few small fields (measured: BENCHMARKS.md, "Search-time memory").
 _INDEX_SCHEMA: dict[str, Any] = {
     "keyword": qe.KeywordIndexParams(memory=qe.Memory.Cold),
     "bool": qe.IntegerIndexParams(lookup=True, range=True, memory=qe.Memory.Cold),
