@@ -15,9 +15,9 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from convo_tui.core.errors import ParseError
-from convo_tui.core.index import Indexer, IndexReport
-from convo_tui.core.manifest import Manifest
-from convo_tui.core.points import session_points
+from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.index.points import session_points
+from convo_tui.core.index.publish import Indexer, IndexReport
 from convo_tui.core.sources import parse_path
 from convo_tui.core.store.base import Point, Store
 
@@ -41,7 +41,7 @@ def open_local_mode(folder: Path) -> Store:
     In memory rather than `path=`: searches are the same (local mode holds every
     point in memory either way) and the build skips its per-write SQLite pickling.
     """
-    from convo_tui.core.store.server import ServerStore
+    from convo_tui.core.store.qdrant_server import ServerStore
     from qdrant_client import QdrantClient
 
     folder.mkdir(parents=True, exist_ok=True)
@@ -96,7 +96,7 @@ def reindex(built: Built, files: Sequence[Path], dense, sparse) -> IndexReport:
 
 def write_model_meta(store: Store, dense) -> None:
     """Record the model as Library.index does, so the app opens the index as its own."""
-    from convo_tui.core.embed import SparseEmbedder
+    from convo_tui.core.embed.sparse import SparseEmbedder
     from convo_tui.core.library import SCHEMA_VERSION
 
     if not store.read_meta():

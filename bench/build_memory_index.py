@@ -20,7 +20,8 @@ from convo_tui.core.settings import DEFAULT_MODEL
 
 
 def build_index(folder: Path, points: int, model: str = DEFAULT_MODEL) -> Path:
-    from convo_tui.core.embed import SparseEmbedder, shared_dense
+    from convo_tui.core.embed.dense import shared_dense
+    from convo_tui.core.embed.sparse import SparseEmbedder
 
     from bench.build import build, open_edge
     from bench.cheap import CheapEmbedder

@@ -32,7 +32,7 @@ CONFIGS = {
 
 
 def corpus_texts(points: int) -> list[str]:
-    from convo_tui.core.embed import shared_dense
+    from convo_tui.core.embed.dense import shared_dense
     from convo_tui.core.settings import DEFAULT_MODEL
 
     from bench.build import embedded_texts
@@ -45,7 +45,7 @@ def corpus_texts(points: int) -> list[str]:
 
 def run_one(config: dict, texts_file: str) -> dict:
     texts = json.loads(Path(texts_file).read_text(encoding="utf-8"))
-    from convo_tui.core.embed import DenseEmbedder, fastembed_bundled
+    from convo_tui.core.embed.dense import DenseEmbedder, fastembed_bundled
     from convo_tui.core.settings import DEFAULT_MODEL
 
     if config.get("raw"):
@@ -53,7 +53,7 @@ def run_one(config: dict, texts_file: str) -> dict:
         started = time.perf_counter()
         count = sum(1 for _ in model.embed(texts, batch_size=config["batch"]))
     else:
-        from convo_tui.core.dense_phase import token_batches
+        from convo_tui.core.index.dense_phase import token_batches
 
         batch_size = config.get("batch", config.get("max_batch", 32))
         embedder = DenseEmbedder(DEFAULT_MODEL, batch_size=batch_size, arena=config["arena"])

@@ -11,10 +11,10 @@ from __future__ import annotations
 import time
 from collections.abc import Sequence
 
-from convo_tui.core.merge import merge
-from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN
-from convo_tui.core.query import parse_query
-from convo_tui.core.search import Embedders, level_filter, search
+from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN
+from convo_tui.core.search.merge import merge
+from convo_tui.core.search.pipeline import Embedders, level_filter, search
+from convo_tui.core.search.query import parse_query
 from convo_tui.core.store.base import Query, Store
 
 from bench.stats import percentile

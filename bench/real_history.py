@@ -116,9 +116,9 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     )
 
     # Raw fastembed vs our phase-2 path on the same sample of texts.
-    from convo_tui.core.dense_phase import point_text, token_batches
-    from convo_tui.core.embed import fastembed_bundled
-    from convo_tui.core.index import visible_filter
+    from convo_tui.core.embed.dense import fastembed_bundled
+    from convo_tui.core.index.dense_phase import point_text, token_batches
+    from convo_tui.core.index.publish import visible_filter
     from convo_tui.core.settings import DEFAULT_MODEL
     from convo_tui.core.store.base import Cond
 
@@ -130,7 +130,7 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     count = sum(1 for _ in raw.embed(sample, batch_size=32))
     raw_rate = count / (time.perf_counter() - t)
     del raw
-    from convo_tui.core.embed import shared_dense
+    from convo_tui.core.embed.dense import shared_dense
 
     ours = shared_dense(DEFAULT_MODEL)
     t = time.perf_counter()

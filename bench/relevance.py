@@ -20,8 +20,8 @@ import time
 from pathlib import Path
 from typing import Any
 
-from convo_tui.core import fusion
 from convo_tui.core.library import Library
+from convo_tui.core.search import fusion
 from convo_tui.core.settings import DEFAULT_MODEL, SEARCH_MODES, Settings
 
 from bench.relevance_corpus import SESSIONS, write_corpus

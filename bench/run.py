@@ -11,8 +11,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from convo_tui.core.index import Indexer
-from convo_tui.core.manifest import Manifest
+from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.index.publish import Indexer
 from rich.console import Console
 
 from bench import vocab
@@ -63,8 +63,9 @@ def run(
     local_limit = local_max if local_max is not None else 10_000
     queries = [q for q, _ in vocab.QUERIES]
     try:
-        from convo_tui.core.embed import DenseEmbedder, SparseEmbedder
-        from convo_tui.core.search import Embedders
+        from convo_tui.core.embed.dense import DenseEmbedder
+        from convo_tui.core.embed.sparse import SparseEmbedder
+        from convo_tui.core.search.pipeline import Embedders
 
         with Stopwatch() as loading:
             dense = DenseEmbedder()

@@ -19,9 +19,9 @@ from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.settings import SEARCH_MODES, Settings
 
 if TYPE_CHECKING:
-    from convo_tui.core.hits import Hit, SessionSummary
     from convo_tui.core.holder.access import RemoteLibrary
     from convo_tui.core.library import Library
+    from convo_tui.core.search.hits import Hit, SessionSummary
 
 INSTRUCTIONS = (
     "Past conversations between this user and AI coding assistants (Claude Code, Codex, Cursor, ChatGPT...), "

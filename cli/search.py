@@ -8,12 +8,12 @@ import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.highlight import query_terms
-from convo_tui.core.hits import Hit
-from convo_tui.core.query import parse_query
 from convo_tui.core.redact import display
+from convo_tui.core.search.highlight import query_terms
+from convo_tui.core.search.hits import Hit
+from convo_tui.core.search.query import parse_query
+from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
-from convo_tui.core.snippets import snippet
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -20,7 +20,7 @@ from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.errors import ConvoError
 
 if TYPE_CHECKING:
-    from convo_tui.core.index import IndexReport
+    from convo_tui.core.index.publish import IndexReport
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

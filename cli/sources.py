@@ -6,7 +6,7 @@ import argparse
 import json
 
 from convo_tui.cli.common import add_store_options, settings_from_args
-from convo_tui.core.discover import LocationReport, default_locations, places_looked, survey
+from convo_tui.core.index.discover import LocationReport, default_locations, places_looked, survey
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

@@ -13,9 +13,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
-from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
-from convo_tui.core.query import session_filter
+from convo_tui.core.search.hits import Hit
+from convo_tui.core.search.query import session_filter
 
 if TYPE_CHECKING:
     from convo_tui.core.holder.access import RemoteLibrary

@@ -18,13 +18,16 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.annotations import Annotations, overlay_hits, overlay_session, overlay_summary
-from convo_tui.core.dense_phase import SemanticStatus, semantic_status
+from convo_tui.core.embed.choice import AUTO, ModelChoice, choose_model, pending_switch, sample_texts
 from convo_tui.core.errors import ConvoError, IndexUnavailable
-from convo_tui.core.health import check as check_health
-from convo_tui.core.health import forget_lost
-from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.holder.guard import GuardedStore
-from convo_tui.core.index import (
+from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
+from convo_tui.core.index.health import check as check_health
+from convo_tui.core.index.health import forget_lost
+from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.index.model_switch import SwitchResult, switch_dense_model
+from convo_tui.core.index.points import LEVEL_SESSION, from_epoch
+from convo_tui.core.index.publish import (
     CancelLike,
     Indexer,
     IndexProgress,
@@ -35,12 +38,9 @@ from convo_tui.core.index import (
     source_key,
     visible_filter,
 )
-from convo_tui.core.manifest import Manifest
 from convo_tui.core.model import Session
-from convo_tui.core.model_choice import AUTO, ModelChoice, choose_model, pending_switch, sample_texts
-from convo_tui.core.model_switch import SwitchResult, switch_dense_model
-from convo_tui.core.points import LEVEL_SESSION, from_epoch
-from convo_tui.core.search import Embedders, hits_in_session, search
+from convo_tui.core.search.hits import Hit, SessionSummary
+from convo_tui.core.search.pipeline import Embedders, hits_in_session, search
 from convo_tui.core.serialize import session_from_record
 from convo_tui.core.settings import Settings
 from convo_tui.core.stats import Stats, count_sessions
@@ -48,7 +48,8 @@ from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Scored, Store
 
 if TYPE_CHECKING:
-    from convo_tui.core.embed import DenseModel, SparseEmbedder
+    from convo_tui.core.embed.dense import DenseModel
+    from convo_tui.core.embed.sparse import SparseEmbedder
     from convo_tui.core.holder.server import HolderServer
 
 # Bump when points or payloads change shape: older indexes are rebuilt, never misread.
@@ -77,7 +78,7 @@ def check_meta(meta: dict[str, Any], where: str) -> None:
     """IndexUnavailable (with the way out) when the index is not readable as asked.
 
     Another model in the settings is not an error: searches use the index's
-    own model until `index` switches it (core/model_switch.py)."""
+    own model until `index` switches it (core/index/model_switch.py)."""
     if not meta:
         return
     schema = meta.get("schema")
@@ -156,7 +157,7 @@ class Library:
             if damaged is not None:
                 raise damaged
             check_meta(store.read_meta(), str(settings.qdrant_url or settings.index_dir))
-            if not settings.qdrant_url:  # core/health.py: damaged files, sessions the store lost
+            if not settings.qdrant_url:  # core/index/health.py: damaged files, sessions the store lost
                 check_health(store, settings.index_dir, settings.index_dir, read_only=read_only or reading)
             error = None
         except IndexUnavailable as exc:
@@ -186,7 +187,8 @@ class Library:
         with self._lock:
             if self._dense is not None:
                 return
-            from convo_tui.core.embed import SparseEmbedder, shared_dense
+            from convo_tui.core.embed.dense import shared_dense
+            from convo_tui.core.embed.sparse import SparseEmbedder
             from convo_tui.core.heap import keep_large_buffers_mapped
 
             keep_large_buffers_mapped()  # the model's large buffers go back when freed (core/heap.py)
@@ -196,7 +198,7 @@ class Library:
     def _load_sparse(self) -> None:
         with self._lock:
             if self._sparse is None:
-                from convo_tui.core.embed import SparseEmbedder
+                from convo_tui.core.embed.sparse import SparseEmbedder
 
                 self._sparse = SparseEmbedder()
 
@@ -220,8 +222,8 @@ class Library:
         target = choose_model(self.settings.model, index_model=current)
         if not current or target.model == current:
             return None
-        from convo_tui.core.embed import shared_dense
-        from convo_tui.core.vector_cache import VectorCache
+        from convo_tui.core.embed.dense import shared_dense
+        from convo_tui.core.index.vector_cache import VectorCache
 
         dense = shared_dense(target.model)
         notify = progress or (lambda _p: None)
@@ -270,7 +272,7 @@ class Library:
     # -- indexing --------------------------------------------------------------
 
     def default_paths(self) -> list[Path]:
-        from convo_tui.core.discover import default_locations
+        from convo_tui.core.index.discover import default_locations
 
         return [location.path for location in default_locations(self.settings)]
 
@@ -291,7 +293,7 @@ class Library:
 
         When the settings name another model than the index's, the run first
         switches the index's dense vectors (progress phase "switch": points
-        copied; nothing is parsed again, see core/model_switch.py)."""
+        copied; nothing is parsed again, see core/index/model_switch.py)."""
         if self._meta_error is not None and not rebuild:
             raise self._meta_error
         with self._index_lock:  # the app, a watcher and clients may all ask at once: one run at a time
@@ -309,8 +311,8 @@ class Library:
         rebuild: bool,
         semantic: bool,
     ) -> IndexReport:
-        from convo_tui.core.discover import iter_source_files
-        from convo_tui.core.vector_cache import VectorCache
+        from convo_tui.core.index.discover import iter_source_files
+        from convo_tui.core.index.vector_cache import VectorCache
 
         manifest = Manifest.load(self._manifest_dir())
         if rebuild:
@@ -326,7 +328,7 @@ class Library:
         self.load_model()
         assert self._dense is not None and self._sparse is not None
         self.store.ensure(self._dense.dim)
-        forget_lost(self.store, manifest, self.annotations)  # re-index what the store lost (core/health.py)
+        forget_lost(self.store, manifest, self.annotations)  # re-index what the store lost (core/index/health.py)
         meta = self.store.read_meta()
         if not meta:
             self.store.write_meta(

@@ -25,10 +25,10 @@ from pathlib import Path
 
 import pytest
 from convo_tui.cli.main import main
-from convo_tui.core.embed import shared_dense
-from convo_tui.core.index import visible_filter
+from convo_tui.core.embed.dense import shared_dense
+from convo_tui.core.index.points import session_points
+from convo_tui.core.index.publish import visible_filter
 from convo_tui.core.library import SCHEMA_VERSION, Library
-from convo_tui.core.points import session_points
 from convo_tui.core.serialize import session_to_record
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.sources import parse_path

@@ -7,7 +7,7 @@ import os
 from pathlib import Path
 
 import pytest
-from convo_tui.core.discover import Location, claude_projects_dirs, default_locations, describe_path, iter_source_files
+from convo_tui.core.index.discover import Location, claude_projects_dirs, default_locations, describe_path, iter_source_files
 from convo_tui.core.settings import Settings
 
 

@@ -8,7 +8,7 @@ import shutil
 from pathlib import Path
 
 import pytest
-from convo_tui.core.discover import default_locations, iter_source_files, survey
+from convo_tui.core.index.discover import default_locations, iter_source_files, survey
 from convo_tui.core.settings import Settings
 
 from tests.helpers.sqlite_fixtures import build_tree

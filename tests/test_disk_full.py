@@ -20,8 +20,8 @@ from pathlib import Path
 import pytest
 from convo_tui.cli.main import main
 from convo_tui.core.errors import DiskFull
+from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.library import Library
-from convo_tui.core.manifest import Manifest
 from convo_tui.core.settings import Settings
 from convo_tui.core.store import space
 

@@ -3,7 +3,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
-from convo_tui.core.embed import DenseEmbedder, SparseEmbedder, bundled_model_files
+from convo_tui.core.embed.dense import DenseEmbedder, bundled_model_files
+from convo_tui.core.embed.sparse import SparseEmbedder
 from tokenizers import Tokenizer
 
 TEXTS = [
@@ -58,7 +59,7 @@ def test_query_vector_is_the_document_vector_bit_for_bit(dense):
 
 def test_direct_onnx_path_gives_fastembeds_vectors(dense):
     """The bundled model no longer goes through fastembed; its vectors are still fastembed's."""
-    from convo_tui.core.embed import fastembed_bundled
+    from convo_tui.core.embed.dense import fastembed_bundled
 
     reference = fastembed_bundled()
     want = np.array(list(reference.embed(TEXTS, batch_size=2)))
@@ -74,7 +75,7 @@ def test_searching_process_does_not_import_fastembed():
 
     code = (
         "import sys\n"
-        "from convo_tui.core.embed import DenseEmbedder\n"
+        "from convo_tui.core.embed.dense import DenseEmbedder\n"
         "DenseEmbedder().embed_query('rollback the migration')\n"
         "print(sorted(m for m in sys.modules if m.split('.')[0] in ('fastembed', 'huggingface_hub')))\n"
     )
@@ -119,7 +120,7 @@ def test_chunking_tokenizer_is_one_private_copy_without_padding_or_truncation(de
 def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeypatch):
     """fastembed used to build a session that was thrown away for ours; now one build, and a
     second process loads the optimised graph the first one saved (same vectors)."""
-    from convo_tui.core import embed
+    from convo_tui.core.embed import dense as embed
 
     built: list[str] = []
     real = ort.InferenceSession
@@ -147,7 +148,7 @@ def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeyp
 def test_cached_graph_keeps_its_weights_in_a_mapped_file_and_is_rebuilt_without_them():
     """The optimised graph's weights sit in a file of their own that onnxruntime maps (the word
     table then costs only the rows a query touches); a graph whose weights are gone is rebuilt."""
-    from convo_tui.core import embed
+    from convo_tui.core.embed import dense as embed
 
     onnx, _ = bundled_model_files()
     cached = embed._optimized_graph_path(onnx, embed.DEFAULT_MODEL)

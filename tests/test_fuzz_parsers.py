@@ -509,14 +509,14 @@ def _build(root: bytes, entries: list[tuple[list[bytes], bytes, str]]) -> dict[b
 
 def _reachable(root: bytes, path: bytes) -> bool:
     """Discovery's own rules: hidden names and tool folders are not walked into."""
-    from convo_tui.core.discover import SKIP_DIRS
+    from convo_tui.core.index.discover import SKIP_DIRS
 
     parts = os.path.relpath(path, root).split(b"/")
     return not any(p.startswith(b".") or os.fsdecode(p) in SKIP_DIRS for p in parts)
 
 
 def _discover(base: Path, entries: list[tuple[list[bytes], bytes, str]]) -> tuple[bytes, dict[bytes, str], list[Path]]:
-    from convo_tui.core.discover import iter_source_files
+    from convo_tui.core.index.discover import iter_source_files
 
     root = os.fsencode(base / "src")
     os.mkdir(root)
@@ -538,7 +538,7 @@ def layout_store(tmp_path_factory):
     import sys
 
     sys.path.insert(0, str(Path(__file__).resolve().parents[1]))
-    from convo_tui.core.embed import SparseEmbedder
+    from convo_tui.core.embed.sparse import SparseEmbedder
     from convo_tui.core.store.edge import EdgeStore
 
     from bench.cheap import CheapEmbedder
@@ -550,8 +550,8 @@ def layout_store(tmp_path_factory):
 
 
 def _index_layout(layout_store, base: Path, entries) -> None:
-    from convo_tui.core.index import Indexer, visible_filter
-    from convo_tui.core.manifest import Manifest
+    from convo_tui.core.index.manifest import Manifest
+    from convo_tui.core.index.publish import Indexer, visible_filter
     from convo_tui.core.store.base import Cond
 
     store, _folder, dense, sparse = layout_store

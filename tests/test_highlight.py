@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from convo_tui.core.highlight import match_spans, query_terms
+from convo_tui.core.search.highlight import match_spans, query_terms
 
 
 def marked(text: str, query: str, phrases=()) -> list[str]:

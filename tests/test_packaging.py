@@ -30,16 +30,16 @@ def test_wheel_holds_only_convo_tui(tmp_path: Path) -> None:
         for module in (ROOT / folder).rglob("*.py"):
             assert f"convo_tui/{module.relative_to(ROOT).as_posix()}" in names, module
     assert "convo_tui/tui/styles/app.tcss" in names
-    assert "convo_tui/core/model_data/all-MiniLM-L6-v2-tokenizer.json" in names
+    assert "convo_tui/core/embed/model_data/all-MiniLM-L6-v2-tokenizer.json" in names
     assert not any(n.startswith(("convo_tui/tests", "convo_tui/bench")) for n in names)
 
 
 def test_bundled_tokenizer_is_all_minilm_l6_v2s() -> None:
     """The default model's tokenizer ships in the package, byte for byte the one
-    published with sentence-transformers/all-MiniLM-L6-v2 (see core/model_data/NOTICE)."""
+    published with sentence-transformers/all-MiniLM-L6-v2 (see core/embed/model_data/NOTICE)."""
     import hashlib
 
-    from convo_tui.core.embed import bundled_model_files
+    from convo_tui.core.embed.dense import bundled_model_files
 
     _, tokenizer = bundled_model_files()
     digest = hashlib.sha256(tokenizer.read_bytes()).hexdigest()

@@ -4,8 +4,7 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
-from convo_tui.core.model import Message, ToolCall
-from convo_tui.core.pairing import pair_messages
+from convo_tui.core.model import Message, ToolCall, pair_messages
 
 
 def msgs(*spec):

@@ -86,7 +86,7 @@ def test_temporary_files_are_not_left_readable(tmp_path: Path, open_umask):
 def test_server_backend_keeps_its_local_manifest_private(tmp_path: Path, open_umask, monkeypatch):
     """With a Qdrant server the manifest and annotations stay on this machine, closed too.
     qdrant-client's local mode stands in for the server."""
-    from convo_tui.core.store.server import ServerStore
+    from convo_tui.core.store.qdrant_server import ServerStore
     from qdrant_client import QdrantClient
 
     monkeypatch.setenv("CONVO_TUI_INDEX_DIR", str(tmp_path / "local" / "index"))

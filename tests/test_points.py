@@ -1,8 +1,8 @@
 from datetime import UTC, datetime
 
-from convo_tui.core.embed import bundled_model_files
+from convo_tui.core.embed.dense import bundled_model_files
+from convo_tui.core.index.points import chunk_text, session_points
 from convo_tui.core.model import Message, Session, ToolCall
-from convo_tui.core.points import chunk_text, session_points
 from tokenizers import Tokenizer
 
 
@@ -76,7 +76,7 @@ def test_short_text_needs_no_tokenizer():
 
 
 def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
-    from convo_tui.core.points import KEYWORD_CAPS, KEYWORD_CHUNK_CHARS, MAX_DENSE_CHUNKS
+    from convo_tui.core.index.points import KEYWORD_CAPS, KEYWORD_CHUNK_CHARS, MAX_DENSE_CHUNKS
 
     tokenizer = Tokenizer.from_file(str(bundled_model_files()[1]))
     tokenizer.no_truncation()

@@ -2,7 +2,7 @@ from datetime import datetime
 
 import pytest
 from convo_tui.core.errors import QueryError
-from convo_tui.core.query import parse_query
+from convo_tui.core.search.query import parse_query
 from convo_tui.core.store.base import Cond
 
 

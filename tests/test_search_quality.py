@@ -3,9 +3,9 @@ show), paging, fusion invariants, `model = "auto"`, and the seed-004 follow-up
 with the multilingual model. Real models and a real index (Edge)."""
 
 import pytest
-from convo_tui.core.embed_e5 import E5_MODEL
+from convo_tui.core.embed.choice import choose_model, cjk_share
+from convo_tui.core.embed.e5 import E5_MODEL
 from convo_tui.core.library import Library
-from convo_tui.core.model_choice import choose_model, cjk_share
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 SESSIONS = {

@@ -103,7 +103,7 @@ async def test_keyword_search_answers_while_the_model_is_still_loading(corpus, m
     """The model load is held on a gate: a typed query still gets keyword results meanwhile."""
     import shutil
 
-    import convo_tui.core.embed as embed
+    import convo_tui.core.embed.dense as embed
     from convo_tui.core.library import Library
 
     settings, _ = corpus

@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from convo_tui.core.snippets import cell_width, snippet
+from convo_tui.core.search.snippets import cell_width, snippet
 from hypothesis import given
 from hypothesis import strategies as st
 

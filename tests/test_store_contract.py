@@ -20,7 +20,7 @@ from convo_tui.core.settings import Settings
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import PAYLOAD_INDEXES, Cond, Filter, Point, Query, SparseVec, Store, point_id
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.store.server import ServerStore, connect_server
+from convo_tui.core.store.qdrant_server import ServerStore, connect_server
 from qdrant_client import QdrantClient
 from qdrant_edge import Bm25, Bm25Config, TokenizerType
 

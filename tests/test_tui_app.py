@@ -186,7 +186,7 @@ async def test_reader_toggles_thinking_and_search_in_session(corpus):
         await pilot.press("s")
         await pilot.pause()
         assert isinstance(app.screen, SearchScreen)
-        from convo_tui.core.query import session_filter
+        from convo_tui.core.search.query import session_filter
 
         assert app.screen.query_one("#query", Input).value == f"{session_filter(session_id)} "
         everywhere = await search(pilot, "test")

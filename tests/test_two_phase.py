@@ -13,18 +13,19 @@ from pathlib import Path
 
 import pytest
 from convo_tui.cli.main import main
-from convo_tui.core.dense_phase import DensePhase, point_text, token_batches
-from convo_tui.core.embed import SparseEmbedder, shared_dense
-from convo_tui.core.index import Indexer, visible_filter
+from convo_tui.core.embed.dense import shared_dense
+from convo_tui.core.embed.sparse import SparseEmbedder
+from convo_tui.core.index.dense_phase import DensePhase, point_text, token_batches
+from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.index.points import session_points
+from convo_tui.core.index.publish import Indexer, visible_filter
+from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.library import Library
-from convo_tui.core.manifest import Manifest
 from convo_tui.core.model import Message, Session, ToolCall
-from convo_tui.core.points import session_points
-from convo_tui.core.search import Embedders, search
+from convo_tui.core.search.pipeline import Embedders, search
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.store.base import Cond, Point, SparseVec
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.vector_cache import VectorCache
 
 TOPICS = [
     "the login form loses its session cookie after a redirect",
@@ -355,7 +356,7 @@ def _export(conversations: int) -> list[dict]:
 def test_a_large_export_stopped_midway_keeps_what_was_published(tmp_path, monkeypatch):
     """Ctrl-C (or the app quitting) in the middle of a one-file export with many
     conversations: the sessions published so far stay; the next run finishes."""
-    import convo_tui.core.index as index_module
+    import convo_tui.core.index.publish as index_module
 
     monkeypatch.setattr(index_module, "BATCH_TEXTS", 30)  # publish every few conversations
     src = tmp_path / "export"

@@ -133,7 +133,7 @@ class ConvoApp(App):
         try:
             # The slow part (seconds) outside the library's lock, which keyword searches
             # also take: they answer at once meanwhile. load_model then only picks it up.
-            from convo_tui.core.embed import shared_dense
+            from convo_tui.core.embed.dense import shared_dense
 
             choice = getattr(self.library, "model_choice", None)  # a holder's library loads its own
             if choice is not None:

@@ -27,7 +27,7 @@ from convo_tui.tui.markdown import session_markdown, turn_markdown
 from textual import work
 
 if TYPE_CHECKING:
-    from convo_tui.core.hits import Hit
+    from convo_tui.core.search.hits import Hit
     from convo_tui.tui.app import ConvoApp
 
 
@@ -185,7 +185,7 @@ class CardActions:
     @work(thread=True, group="export")
     def _export_context(self, session_id: str, question: str) -> None:
         from convo_tui.core.context import DEFAULT_LLM_MODEL, context_for, request_body
-        from convo_tui.core.query import parse_query
+        from convo_tui.core.search.query import parse_query
 
         app = self.app
         assert app.library is not None  # checked before the worker started

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from convo_tui.core.hits import Hit
+from convo_tui.core.search.hits import Hit
 from textual.message import Message
 
 

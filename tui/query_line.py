@@ -5,8 +5,8 @@ from __future__ import annotations
 from datetime import datetime
 
 from convo_tui.core.errors import QueryError
-from convo_tui.core.highlight import query_terms
-from convo_tui.core.query import ParsedQuery, parse_query
+from convo_tui.core.search.highlight import query_terms
+from convo_tui.core.search.query import ParsedQuery, parse_query
 from rich.text import Text
 
 

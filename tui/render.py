@@ -11,9 +11,9 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from convo_tui.core.highlight import match_spans
 from convo_tui.core.model import ToolCall
 from convo_tui.core.redact import shorten
+from convo_tui.core.search.highlight import match_spans
 from rich.console import Console, ConsoleOptions, RenderResult
 from rich.measure import Measurement
 from rich.segment import Segment

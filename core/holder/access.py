@@ -16,15 +16,15 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any, TypeVar
 
 from convo_tui.core.errors import ConvoError, IndexBusy
-from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.holder import client, codec, protocol
 from convo_tui.core.model import Session
+from convo_tui.core.search.hits import Hit, SessionSummary
 from convo_tui.core.settings import Settings
 from convo_tui.core.stats import Stats
 
 if TYPE_CHECKING:
     from convo_tui.core.context import ChatMessage
-    from convo_tui.core.index import IndexProgress, IndexReport
+    from convo_tui.core.index.publish import IndexProgress, IndexReport
     from convo_tui.core.library import Library
 
 T = TypeVar("T")
@@ -264,7 +264,7 @@ class RemoteLibrary:
                 cancel=cancel,
             )
         except client.Cancelled:
-            from convo_tui.core.index import IndexReport
+            from convo_tui.core.index.publish import IndexReport
 
             return IndexReport(cancelled=True)  # what was indexed so far is kept; the next run finishes
 

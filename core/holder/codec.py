@@ -9,13 +9,13 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
-from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.model import Session
+from convo_tui.core.search.hits import Hit, SessionSummary
 from convo_tui.core.serialize import parse_iso, session_from_record, session_to_record
 from convo_tui.core.stats import Count, Stats, Tokens
 
 if TYPE_CHECKING:
-    from convo_tui.core.index import IndexProgress, IndexReport
+    from convo_tui.core.index.publish import IndexProgress, IndexReport
 
 
 def hit_from_json(data: dict[str, Any]) -> Hit:
@@ -46,7 +46,7 @@ def report_json(report: IndexReport) -> dict[str, Any]:
 
 
 def report_from_json(data: dict[str, Any]) -> IndexReport:
-    from convo_tui.core.index import IndexReport
+    from convo_tui.core.index.publish import IndexReport
 
     values = dict(data)
     values["skipped"] = [(str(path), str(reason)) for path, reason in values.get("skipped", [])]
@@ -58,7 +58,7 @@ def progress_json(progress: IndexProgress) -> dict[str, Any]:
 
 
 def progress_from_json(data: dict[str, Any]) -> IndexProgress:
-    from convo_tui.core.index import IndexProgress
+    from convo_tui.core.index.publish import IndexProgress
 
     return IndexProgress(**data)
 

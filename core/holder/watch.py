@@ -15,7 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
-    from convo_tui.core.index import IndexReport
+    from convo_tui.core.index.publish import IndexReport
     from convo_tui.core.library import Library
 
 # Milliseconds of quiet before a batch of changes is handed over (a streaming

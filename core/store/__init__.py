@@ -13,7 +13,7 @@ def open_store(settings: Settings, *, read_only: bool = False, repair: bool = Fa
     process, missing in read-only mode, or the server refuses the connection.
     """
     if settings.qdrant_url:
-        from convo_tui.core.store.server import ServerStore, connect_server
+        from convo_tui.core.store.qdrant_server import ServerStore, connect_server
 
         client = connect_server(settings.qdrant_url, settings.qdrant_api_key, allow_insecure=settings.qdrant_allow_insecure)
         return ServerStore(client, read_only=read_only)

@@ -27,6 +27,8 @@ from typing import TYPE_CHECKING, Any
 import qdrant_edge as qe
 from convo_tui.core.store import space
 from convo_tui.core.store.base import DENSE, PAYLOAD_INDEXES, SPARSE, Cond, DenseSwitch, Filter, Restage
+from convo_tui.core.store.edge_schema import INDEX_SCHEMA, edge_errors, from_stored, shard_config, to_filter, to_stored
+from convo_tui.core.store.files import SHARD
 
 if TYPE_CHECKING:
     from convo_tui.core.store.edge import EdgeStore
@@ -39,9 +41,7 @@ _VISIBLE = Filter(must=(Cond("visible", value=True),))
 
 def recover(store: EdgeStore) -> None:
     """Finish or undo a swap a crash interrupted; drop an uncommitted copy."""
-    from convo_tui.core.store.edge import SHARD_NAME
-
-    shard, old, staged = store.path / SHARD_NAME, store.path / OLD_NAME, store.path / NEXT_NAME
+    shard, old, staged = store.path / SHARD, store.path / OLD_NAME, store.path / NEXT_NAME
     if old.is_dir():
         if (shard / "edge_config.json").is_file():
             meta = store.read_meta()
@@ -62,18 +62,16 @@ class EdgeDenseSwitch(DenseSwitch):
     """`shard.next/` being filled from the live shard, page by page."""
 
     def __init__(self, store: EdgeStore, dim: int):
-        from convo_tui.core.store.edge import _INDEX_SCHEMA, _edge_errors
-
         self.store = store
         self.path = store.path / NEXT_NAME
-        store._writable()
-        store._need()
+        store.require_writable()
+        store.live_shard()
         space.require(store.path, space.WRITE_RESERVE, "write the index")
         shutil.rmtree(self.path, ignore_errors=True)
-        with _edge_errors(store.path, "creating"):
-            self._shard: qe.EdgeShard | None = qe.EdgeShard.create(str(self.path), store._config(dim))
+        with edge_errors(store.path, "creating"):
+            self._shard: qe.EdgeShard | None = qe.EdgeShard.create(str(self.path), shard_config(dim))
             for name, kind in PAYLOAD_INDEXES.items():
-                self._shard.update(qe.UpdateOperation.create_field_index(name, _INDEX_SCHEMA[kind]))
+                self._shard.update(qe.UpdateOperation.create_field_index(name, INDEX_SCHEMA[kind]))
         self._offset: Any = None
         self._done = False
 
@@ -83,19 +81,17 @@ class EdgeDenseSwitch(DenseSwitch):
         return self._shard
 
     def copy(self, restage: Restage, batch: int = 512) -> int:
-        from convo_tui.core.store.edge import _edge_errors, _filter, _from_stored, _to_stored
-
         if self._done:
             return 0
         staged = self._staged()
-        with _edge_errors(self.store.path, "reading"):
-            records, self._offset = self.store._need().scroll(
+        with edge_errors(self.store.path, "reading"):
+            records, self._offset = self.store.live_shard().scroll(
                 qe.ScrollRequest(
-                    offset=self._offset, limit=batch, filter=_filter(_VISIBLE), with_payload=True, with_vector=[SPARSE]
+                    offset=self._offset, limit=batch, filter=to_filter(_VISIBLE), with_payload=True, with_vector=[SPARSE]
                 )
             )
         self._done = self._offset is None
-        restaged = restage([_from_stored(r.payload) for r in records])
+        restaged = restage([from_stored(r.payload) for r in records])
         points = []
         for record, (payload, dense) in zip(records, restaged, strict=True):
             vector: dict[str, Any] = {}
@@ -104,36 +100,34 @@ class EdgeDenseSwitch(DenseSwitch):
                 vector[SPARSE] = sparse
             if dense is not None:
                 vector[DENSE] = [float(x) for x in dense]
-            points.append(qe.Point(record.id, vector, _to_stored(payload)))
+            points.append(qe.Point(record.id, vector, to_stored(payload)))
         if points:
             space.require(self.store.path, space.WRITE_RESERVE, "write the index")
-            with _edge_errors(self.store.path, "writing"):
+            with edge_errors(self.store.path, "writing"):
                 staged.update(qe.UpdateOperation.upsert_points(points))
         return len(records)
 
     def commit(self, meta: dict[str, Any]) -> None:
-        from convo_tui.core.store.edge import SHARD_NAME, _edge_errors
-
         store = self.store
         staged = self._staged()
-        with _edge_errors(store.path, "writing"):
+        with edge_errors(store.path, "writing"):
             staged.flush()
             staged.close()
         self._shard = None
         store.write_meta({**store.read_meta(), SWITCH_KEY: meta})
-        live, store._shard = store._shard, None
+        live = store.release_shard()
         try:
             if live is not None:
-                with _edge_errors(store.path, "closing"):
+                with edge_errors(store.path, "closing"):
                     live.flush()
                     live.close()
-            os.replace(store.path / SHARD_NAME, store.path / OLD_NAME)
-            os.replace(self.path, store.path / SHARD_NAME)
+            os.replace(store.path / SHARD, store.path / OLD_NAME)
+            os.replace(self.path, store.path / SHARD)
             store.write_meta(meta)
             shutil.rmtree(store.path / OLD_NAME, ignore_errors=True)
         finally:
             recover(store)  # after a failure: the index as it was, or the switched one
-            store._shard = store._load(None)
+            store.reload_shard()
 
     def abort(self) -> None:
         shard, self._shard = self._shard, None

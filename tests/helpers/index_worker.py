@@ -26,7 +26,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
-import convo_tui.core.index  # noqa: E402
+import convo_tui.core.index.publish  # noqa: E402
 from convo_tui.core.library import Library  # noqa: E402
 from convo_tui.core.settings import Settings  # noqa: E402
 
@@ -60,7 +60,7 @@ def main(argv: list[str]) -> int:
             sys.stdin.read()
             return 0
         if len(argv) > 3:
-            convo_tui.core.index.BATCH_TEXTS = int(argv[3])
+            convo_tui.core.index.publish.BATCH_TEXTS = int(argv[3])
         library.load_model()
         pause_at = os.environ.get("CONVO_TUI_TEST_PAUSE_AT")
         writes = count_writes(library.store, int(pause_at) if pause_at else None)

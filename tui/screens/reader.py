@@ -268,7 +268,7 @@ class ReaderScreen(CardActions, Screen):
         self.app.push_screen(ConfirmScreen(question), answered)
 
     def action_search_here(self) -> None:
-        from convo_tui.core.query import session_filter
+        from convo_tui.core.search.query import session_filter
 
         self.app.set_query(f"{session_filter(self.session.id)} ")
 

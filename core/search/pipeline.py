@@ -12,19 +12,20 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
-from convo_tui.core import fusion
 from convo_tui.core.errors import QueryError
-from convo_tui.core.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
-from convo_tui.core.hits import Hit
-from convo_tui.core.merge import cosine, merge
-from convo_tui.core.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
-from convo_tui.core.query import ParsedQuery, parse_query, session_filter
+from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
+from convo_tui.core.search import fusion
+from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
+from convo_tui.core.search.hits import Hit
+from convo_tui.core.search.merge import cosine, merge
+from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 from rapidfuzz import fuzz, process, utils
 
 if TYPE_CHECKING:
-    from convo_tui.core.embed import DenseModel, SparseEmbedder
+    from convo_tui.core.embed.dense import DenseModel
+    from convo_tui.core.embed.sparse import SparseEmbedder
 
 MODES = SEARCH_MODES
 # Fuzzy mode scans every turn text when the filtered scope is this small,

@@ -19,9 +19,9 @@ from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from convo_tui.core.dense_phase import point_text
+from convo_tui.core.index.dense_phase import point_text
+from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.store.base import Cond, Filter, Store
-from convo_tui.core.vector_cache import VectorCache
 
 SwitchProgress = Callable[[int, int], None]  # points copied, points to copy
 

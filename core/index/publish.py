@@ -26,14 +26,14 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from convo_tui.core.dense_phase import DensePhase
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
-from convo_tui.core.manifest import FileEntry, Manifest, file_hash
+from convo_tui.core.index.dense_phase import DensePhase
+from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
+from convo_tui.core.index.points import PendingPoint, clean_text, session_points
+from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.model import Session
-from convo_tui.core.points import PendingPoint, clean_text, session_points
 from convo_tui.core.sources import detect, format_by_name, parse_path
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
-from convo_tui.core.vector_cache import VectorCache
 
 # Phase 1 publishes what it has parsed when this many texts are pending, or
 # PUBLISH_SECONDS after the batch's first session, whichever comes first: a

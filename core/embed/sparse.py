@@ -1,0 +1,33 @@
+"""The sparse encoder: Qdrant's BM25, one vector per text, for keyword search."""
+
+from __future__ import annotations
+
+from collections.abc import Sequence
+
+from convo_tui.core.store.base import SparseVec
+
+
+class SparseEmbedder:
+    """Qdrant's BM25 with the multilingual tokenizer (CJK split into words).
+
+    Documents carry term-frequency weights; the IDF part is applied by the
+    store (the sparse vector is configured with the IDF modifier).
+    """
+
+    NAME = "bm25-multilingual"
+
+    def __init__(self) -> None:
+        from qdrant_edge import Bm25, Bm25Config, TokenizerType
+
+        self._bm25 = Bm25(Bm25Config(tokenizer=TokenizerType.Multilingual))
+
+    def embed_document(self, text: str) -> SparseVec:
+        vec = self._bm25.embed_document(text)
+        return SparseVec(list(vec.indices), list(vec.values))
+
+    def embed_documents(self, texts: Sequence[str]) -> list[SparseVec]:
+        return [self.embed_document(text) for text in texts]
+
+    def embed_query(self, text: str) -> SparseVec:
+        vec = self._bm25.embed_query(text)
+        return SparseVec(list(vec.indices), list(vec.values))

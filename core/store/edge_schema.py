@@ -1,0 +1,173 @@
+"""How our points look to Qdrant Edge: the shard's config, its payload index
+schema, filters, queries and payloads translated both ways, and Edge's bare
+exceptions turned into one line. Shared by the store (edge.py) and the model
+switch's staged shard (edge_switch.py)."""
+
+from __future__ import annotations
+
+from collections.abc import Iterator
+from contextlib import contextmanager
+from pathlib import Path
+from typing import Any
+
+import qdrant_edge as qe
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.store import space
+from convo_tui.core.store.base import (
+    DENSE,
+    HNSW_EF,
+    PAYLOAD_INDEXES,
+    RRF_K,
+    SPARSE,
+    Filter,
+    Query,
+    Scored,
+    SparseVec,
+)
+
+# qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
+# stored JSON bool; so bool fields are stored as 0/1 here and turned back on read.
+BOOL_FIELDS = frozenset(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bool")
+# Payload indexes stay on disk (mmap, pages read when a filter needs them):
+# held in RAM they cost ~140 MB at 144k points and opening the index read them
+# all, though a search filters on a few small fields (measured: BENCHMARKS.md, "Search-time memory").
+INDEX_SCHEMA: dict[str, Any] = {
+    "keyword": qe.KeywordIndexParams(memory=qe.Memory.Cold),
+    "bool": qe.IntegerIndexParams(lookup=True, range=True, memory=qe.Memory.Cold),
+    "integer": qe.IntegerIndexParams(lookup=True, range=True, memory=qe.Memory.Cold),
+    "float": qe.FloatIndexParams(memory=qe.Memory.Cold),
+}
+# m=16 / ef_construct=100 are Qdrant's defaults and give >0.95 recall on
+# sentence embeddings; segments under full_scan_threshold KB are brute-forced.
+HNSW = qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000)
+DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF)
+# Memory: a search reads the int8 copies of the dense vectors (a quarter of the
+# float32 size) and rescores its few candidates against the originals; both
+# stay on disk (mmap, read on demand: an HNSW search touches a few thousand of
+# the int8 rows, so pinning them all in RAM cost 55 MB at 144k points for no
+# measurable speed). Payloads are read only for the hits, so they stay on disk
+# too. Indexes created before this keep their own persisted config and their
+# in-RAM payload indexes (loading passes no config): `index --rebuild` moves
+# them to disk (rebuilding the payload indexes in place took 275 s at 144k
+# points, too long to do unasked).
+DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Cold)
+
+
+def shard_config(dim: int) -> qe.EdgeConfig:
+    return qe.EdgeConfig(
+        vectors={
+            DENSE: qe.EdgeVectorParams(
+                size=dim,
+                distance=qe.Distance.Cosine,
+                memory=qe.Memory.Cold,
+                quantization_config=DENSE_QUANTIZATION,
+            )
+        },
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        hnsw_config=HNSW,
+        payload_memory=qe.Memory.Cold,
+    )
+
+
+def one_line(exc: BaseException) -> str:
+    return " ".join(str(exc).split())
+
+
+@contextmanager
+def edge_errors(path: Path, doing: str) -> Iterator[None]:
+    """Edge reports I/O and storage failures as bare Exception: make them one line.
+
+    A full disk gets its own line (DiskFull, with the free space); other read
+    failures name the way out, since a search that fails on a readable index
+    means damaged files."""
+    try:
+        yield
+    except Exception as exc:
+        if type(exc) is not Exception:
+            raise  # programming errors (TypeError, ValueError, ...) stay loud
+        if space.is_disk_full(exc):
+            raise space.disk_full(path, doing) from None
+        hint = "; if it happens again, rebuild the index with `convo-tui index --rebuild`" if doing == "searching" else ""
+        raise IndexUnavailable(f"index {path}: {doing} failed ({one_line(exc)}){hint}") from None
+
+
+# -- translation to qdrant_edge ---------------------------------------------
+
+
+def to_stored(payload: dict[str, Any]) -> dict[str, Any]:
+    return {k: int(v) if k in BOOL_FIELDS and isinstance(v, bool) else v for k, v in payload.items()}
+
+
+def from_stored(payload: dict[str, Any] | None) -> dict[str, Any]:
+    if not payload:
+        return {}
+    return {k: bool(v) if k in BOOL_FIELDS and isinstance(v, int) and not isinstance(v, bool) else v for k, v in payload.items()}
+
+
+def match_value(key: str, value: Any) -> Any:
+    return int(value) if key in BOOL_FIELDS and isinstance(value, bool) else value
+
+
+def condition(c: Any) -> qe.FieldCondition:
+    if c.value is not None:
+        return qe.FieldCondition(c.key, match=qe.MatchValue(match_value(c.key, c.value)))
+    if c.any:
+        return qe.FieldCondition(c.key, match=qe.MatchAny([match_value(c.key, v) for v in c.any]))
+    if c.gte is not None or c.lte is not None:
+        return qe.FieldCondition(c.key, range=qe.RangeFloat(gte=c.gte, lte=c.lte))
+    raise ValueError(f"condition on {c.key!r} has no value, any or range")
+
+
+def to_filter(flt: Filter | None) -> qe.Filter | None:
+    if flt is None or not (flt.must or flt.must_not):
+        return None
+    return qe.Filter(
+        must=[condition(c) for c in flt.must] or None,
+        must_not=[condition(c) for c in flt.must_not] or None,
+    )
+
+
+def to_request(q: Query) -> qe.QueryRequest | None:
+    flt = to_filter(q.filter)
+    sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
+    with_vector: Any = [DENSE] if q.with_dense else False
+    if q.dense is not None and sparse is not None:
+        pre = q.prefetch_limit or q.limit * 2
+        return qe.QueryRequest(
+            limit=q.limit,
+            prefetches=[
+                qe.Prefetch(limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt, params=DENSE_PARAMS),
+                qe.Prefetch(limit=pre, query=qe.Query.Nearest(to_sparse(sparse), using=SPARSE), filter=flt),
+            ],
+            # The stub declares Fusion.Rrf as a class nested in Fusion; at run time it is a Fusion.
+            query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]
+            filter=flt,
+            with_payload=True,
+            with_vector=with_vector,
+        )
+    if q.dense is not None:
+        vector: Any = list(q.dense)
+        using, params = DENSE, DENSE_PARAMS
+    elif sparse is not None:
+        vector, using, params = to_sparse(sparse), SPARSE, None
+    else:
+        return None
+    return qe.QueryRequest(
+        limit=q.limit,
+        query=qe.Query.Nearest(vector, using=using),
+        filter=flt,
+        params=params,
+        with_payload=True,
+        with_vector=with_vector,
+    )
+
+
+def to_sparse(v: SparseVec) -> qe.SparseVector:
+    return qe.SparseVector(list(v.indices), [float(x) for x in v.values])
+
+
+def to_scored(p: Any) -> Scored:
+    dense = None
+    if isinstance(p.vector, dict) and DENSE in p.vector:
+        dense = list(p.vector[DENSE])
+    return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense)
