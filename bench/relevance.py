@@ -51,7 +51,7 @@ def open_index(model: str, cache: Path) -> tuple[Library, dict[str, float]]:
     report = lib.index([source])
     finished = time.perf_counter()
     points = lib.store.count()
-    cost = {"load_s": loaded - started, "index_s": finished - loaded, "points": points, "dim": lib._dense.dim}
+    cost = {"load_s": loaded - started, "index_s": finished - loaded, "points": points, "dim": lib.models.dense.dim}
     del report
     done.write_text(json.dumps(cost))
     return lib, cost

@@ -13,8 +13,8 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
-from typing import Any
 
+from convo_tui.core.engine import Engine
 from convo_tui.core.settings import Settings
 
 API_KEY_ENV = "QDRANT_API_KEY"
@@ -49,14 +49,14 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 @contextmanager
-def open_index(args: argparse.Namespace, *, read_only: bool = False, allow_mismatch: bool = False) -> Iterator[Any]:
+def open_index(args: argparse.Namespace, *, read_only: bool = False, allow_mismatch: bool = False) -> Iterator[Engine]:
     """The index for the command line's settings: its holder's if another convo-tui
     process has it open (the app, `serve`, `mcp`, an `index` run), else opened here
     (this process then serves the others until the command ends)."""
-    from convo_tui.core.holder.access import open_library
+    from convo_tui.core.holder.access import open_engine
 
-    with open_library(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch) as library:
-        yield library
+    with open_engine(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch) as engine:
+        yield engine
 
 
 def local_time(stamp: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:

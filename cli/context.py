@@ -49,21 +49,18 @@ def _count(value: str) -> int:
 
 def run(args: argparse.Namespace) -> int:
     from convo_tui.cli.common import open_index
-    from convo_tui.core.holder.access import ask_context
 
-    kwargs = {} if args.system is None else {"system": args.system}
     redacting = settings_from_args(args).redact and not args.no_redact
-    with open_index(args, read_only=True) as library:
-        messages = ask_context(
-            library,
+    with open_index(args, read_only=True) as engine:
+        messages = engine.context(
             args.question,
             session_id=args.session,
             recent=args.recent,
             refs=args.refs,
             all_sessions=args.all_sessions,
             preferences=args.preferences,
+            system=args.system,
             split=args.split,
-            **kwargs,
         )
     if redacting:  # an export is about to leave the machine: mask what was pasted by mistake
         messages = [ChatMessage(m.role, redact(m.content)) for m in messages]

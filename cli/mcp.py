@@ -19,9 +19,8 @@ from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.settings import SEARCH_MODES, Settings
 
 if TYPE_CHECKING:
-    from convo_tui.core.holder.access import RemoteLibrary
-    from convo_tui.core.library import Library
-    from convo_tui.core.search.hits import Hit, SessionSummary
+    from convo_tui.core.engine import Engine
+    from convo_tui.core.hits import Hit, SessionSummary
 
 INSTRUCTIONS = (
     "Past conversations between this user and AI coding assistants (Claude Code, Codex, Cursor, ChatGPT...), "
@@ -55,10 +54,10 @@ class RecallTools:
 
     def __init__(self, settings: Settings):
         self.settings = settings
-        self._library: Library | RemoteLibrary | None = None
+        self._library: Engine | None = None
         self._lock = threading.Lock()
 
-    def library(self) -> Library | RemoteLibrary:
+    def library(self) -> Engine:
         with self._lock:
             if self._library is None:
                 from convo_tui.core.holder.access import attach
@@ -145,9 +144,8 @@ class RecallTools:
 
     def context(self, question: str, session_id: str | None = None, recent: int = 10, refs: int = 5) -> dict[str, Any]:
         from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, request_body
-        from convo_tui.core.holder.access import ask_context
 
-        messages = ask_context(self.library(), question, session_id=session_id, recent=max(0, recent), refs=max(0, refs))
+        messages = self.library().context(question, session_id=session_id, recent=max(0, recent), refs=max(0, refs))
         messages = [ChatMessage(m.role, self._clean(m.content)) for m in messages]
         return request_body(DEFAULT_LLM_MODEL, messages)
 

@@ -8,9 +8,9 @@ import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import Hit
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.hits import Hit
 from convo_tui.core.search.query import parse_query
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES

@@ -40,8 +40,8 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from convo_tui.core.holder import client, protocol
+    from convo_tui.core.holder.access import open_local
     from convo_tui.core.holder.watch import watch_and_index, watched_roots
-    from convo_tui.core.library import Library
 
     settings = settings_from_args(args)
     paths = [Path(p).expanduser() for p in args.paths]
@@ -56,9 +56,7 @@ def run(args: argparse.Namespace) -> int:
     previous = signal.signal(signal.SIGTERM, _interrupt)
     err = sys.stderr
     try:
-        with Library.open(settings) as library:
-            if library.serve_error is not None:
-                raise library.serve_error
+        with open_local(settings, must_serve=True) as library:
             err.write(f"convo-tui: serving {settings.index_dir} (pid {_pid()}); Ctrl+C stops\n")
             err.write("convo-tui: loading the embedding model\n")
             library.load_model()

@@ -9,24 +9,10 @@ from __future__ import annotations
 
 import argparse
 import sys
-from collections.abc import Iterator
-from contextlib import contextmanager
-from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, open_index
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.redact import display
-
-if TYPE_CHECKING:
-    from convo_tui.core.library import Library
-
-
-@contextmanager
-def open_library(args: argparse.Namespace, *, read_only: bool = False) -> Iterator[Library]:
-    """The Library for the command line's settings (config, --index-dir, --qdrant-*),
-    or its holder's when another convo-tui process has the index open."""
-    with open_index(args, read_only=read_only) as library:
-        yield library
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -81,45 +67,47 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def _rename(args: argparse.Namespace) -> int:
-    with open_library(args) as library:
-        summary = library.rename_session(args.id, args.title)
+    with open_index(args) as engine:
+        summary = engine.rename_session(args.id, args.title)
     print(f"{summary.id}: title is now {summary.title!r}")
     return 0
 
 
 def _describe(args: argparse.Namespace) -> int:
-    with open_library(args) as library:
-        summary = library.describe_session(args.id, args.text)
+    with open_index(args) as engine:
+        summary = engine.describe_session(args.id, args.text)
     print(f"{summary.id}: description set" if summary.description else f"{summary.id}: description cleared")
     return 0
 
 
 def _star(args: argparse.Namespace) -> int:
-    with open_library(args) as library:
-        summary = library.star_session(args.id, args.starred)
+    with open_index(args) as engine:
+        summary = engine.star_session(args.id, args.starred)
     print(f"{summary.id}: {'starred' if summary.starred else 'not starred'}")
     return 0
 
 
 def _tag(args: argparse.Namespace) -> int:
-    with open_library(args) as library:
-        summary = library.tag_session(args.id, args.tags, remove=args.remove)
+    with open_index(args) as engine:
+        summary = engine.tag_session(args.id, args.tags, remove=args.remove)
     print(f"{summary.id}: tags {', '.join(summary.tags) if summary.tags else '(none)'}")
     return 0
 
 
 def _settings(args: argparse.Namespace) -> int:
-    changes = {k: v for k in ("hide_thinking", "hide_tools") if (v := getattr(args, k)) is not None}
-    with open_library(args) as library:
-        values = library.set_session_settings(args.id, **changes) if changes else library.session_settings(args.id)
+    with open_index(args) as engine:
+        if args.hide_thinking is None and args.hide_tools is None:
+            values = engine.session_settings(args.id)
+        else:
+            values = engine.set_session_settings(args.id, hide_thinking=args.hide_thinking, hide_tools=args.hide_tools)
     for key, value in values.items():
         print(f"{key} = {'true' if value else 'false'}")
     return 0
 
 
 def _delete(args: argparse.Namespace) -> int:
-    with open_library(args) as library:
-        summary = library.session_summary(args.id)
+    with open_index(args) as engine:
+        summary = engine.session_summary(args.id)
         if not args.yes:
             if not sys.stdin.isatty():
                 raise ConvoError(f"not deleting {args.id}: stdin is not a terminal, pass --yes to confirm")
@@ -130,14 +118,14 @@ def _delete(args: argparse.Namespace) -> int:
             if answer.strip().lower() not in {"y", "yes"}:
                 print("not deleted")
                 return 1
-        library.delete_session(args.id)
+        engine.delete_session(args.id)
     print(f"{args.id}: deleted from the index (source file kept; `convo-tui session restore {args.id}` to undo)")
     return 0
 
 
 def _restore(args: argparse.Namespace) -> int:
-    with open_library(args) as library:
-        restored = library.restore_session(args.id)
+    with open_index(args) as engine:
+        restored = engine.restore_session(args.id)
     if not restored:
         raise ConvoError(f"session {args.id} was not deleted")
     print(f"{args.id}: restored; the next `convo-tui index` brings it back")

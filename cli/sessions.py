@@ -7,8 +7,8 @@ import json
 import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index
+from convo_tui.core.hits import SessionSummary
 from convo_tui.core.redact import display
-from convo_tui.core.search.hits import SessionSummary
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:

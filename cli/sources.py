@@ -25,9 +25,9 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for report in reports:
         print(describe(report))
-    from convo_tui.core.library import Library
+    from convo_tui.core.holder.access import readiness as index_readiness
 
-    if readiness := Library.readiness(settings):  # how much of the index is searchable (indexing helper)
+    if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
         print(readiness)
     if not any(report.files for report in reports):
         print("No transcripts found. Looked in:")

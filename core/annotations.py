@@ -27,8 +27,8 @@ from pathlib import Path
 from typing import Any
 
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.model import Session
-from convo_tui.core.search.hits import Hit, SessionSummary
 
 FILE_NAME = "annotations.sqlite3"
 

@@ -4,7 +4,7 @@ The text format and the request body follow the "context sending" seed (004):
 section titles are fixed so a model can tell the current conversation from
 reference material, and the whole context travels as plain text inside one
 `user` message (or two with `split`). The formatting functions are pure;
-`context_for` gathers the recent messages and references from a Library.
+`context_for` gathers the recent messages and references from an Engine.
 """
 
 from __future__ import annotations
@@ -13,13 +13,12 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
+from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
-from convo_tui.core.search.hits import Hit
 from convo_tui.core.search.query import session_filter
 
 if TYPE_CHECKING:
-    from convo_tui.core.holder.access import RemoteLibrary
-    from convo_tui.core.library import Library
+    from convo_tui.core.engine import Engine
 
 ChatRole = Literal["system", "user", "assistant"]
 
@@ -147,7 +146,7 @@ def reference_lines(hits: Iterable[Hit], count: int, exclude: Iterable[str] = ()
 
 
 def context_for(
-    library: Library | RemoteLibrary,
+    engine: Engine,
     question: str,
     *,
     session_id: str | None = None,
@@ -168,14 +167,14 @@ def context_for(
     # A stray quote in a question is prose, not an unfinished phrase.
     query = question if question.count('"') % 2 == 0 else question.replace('"', " ")
     if session_id is not None:
-        recent_part = recent_lines(library.session(session_id), recent)
+        recent_part = recent_lines(engine.session(session_id), recent)
         if not all_sessions:
             # Last, so a `session:` written in the question cannot widen the scope.
             query = f"{query} {session_filter(session_id)}"
     references: list[str] = []
     if refs > 0 and question.strip():
         # Ask for spares: hits made only of recent lines do not count.
-        hits = library.search(query, limit=refs + recent // 2 + 2)
+        hits = engine.search(query, limit=refs + recent // 2 + 2)
         references = reference_lines(hits, refs, exclude=recent_part)
     return build_messages(
         question,

@@ -3,7 +3,7 @@ import shutil
 from pathlib import Path
 
 from convo_tui.cli.main import main
-from convo_tui.core.search.hits import Hit
+from convo_tui.core.hits import Hit
 
 RELEVANCE = Path(__file__).parent / "fixtures" / "relevance"
 

@@ -110,7 +110,7 @@ def test_format_line_labels_and_rejects_unknown_roles():
 
 
 def _hit(user: str, ai: str, turn: int = 0):
-    from convo_tui.core.search.hits import Hit
+    from convo_tui.core.hits import Hit
 
     return Hit("turn", "s", "t", "p", "cursor", "/x", turn, [], [], 0.5, 1.0, None, user, ai)
 

@@ -106,7 +106,7 @@ def test_engine_reporting_enospc_mid_run_keeps_what_was_published(corpus, tmp_pa
     _add_chatgpt(corpus)
     with Library.open(Settings(index_dir=index_dir)) as lib:
         lib.load_model()
-        lib.store.ensure(lib._dense.dim)
+        lib.store.ensure(lib.models.dense.dim)
         edge = lib.store.inner  # the Edge store under the holder's thread guard
         edge._shard = _FillingShard(edge._shard, room)
         with pytest.raises(DiskFull) as caught:

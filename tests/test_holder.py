@@ -16,7 +16,8 @@ from pathlib import Path
 import pytest
 from convo_tui.cli.main import main
 from convo_tui.core.holder import client, protocol
-from convo_tui.core.holder.access import RemoteLibrary, attach
+from convo_tui.core.holder.access import attach, open_local
+from convo_tui.core.holder.remote import RemoteEngine
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 
@@ -62,25 +63,24 @@ def test_socket_is_private_and_bad_requests_get_one_line_errors(index_dir: Path,
     path = protocol.socket_path(index_dir)
     assert path == index_dir.absolute() / "holder.sock"
     assert path.stat().st_mode & 0o777 == 0o600
-    replies = raw(path, b'not json\n{"v":2,"op":"search"}\n{"v":1,"op":"drop_everything"}\n{"v":1,"op":"session","args":{}}\n')
+    replies = raw(path, b'not json\n{"v":1,"op":"search"}\n{"v":2,"op":"drop_everything"}\n{"v":2,"op":"session","args":{}}\n')
     assert [r.get("kind") for r in replies] == ["ProtocolError", "ProtocolError", "ProtocolError", "ConvoError"]
-    assert replies[1]["error"] == "protocol version 2 is not supported (this holder speaks 1)"
+    assert replies[1]["error"] == "protocol version 1 is not supported (this holder speaks 2)"
     assert replies[2]["error"] == "unknown op 'drop_everything'"
-    assert replies[3]["error"] == "'id' must be a string"
-    assert all(r["v"] == 1 for r in replies)
+    assert replies[3]["error"] == "session: 'session_id' is required"
+    assert all(r["v"] == protocol.VERSION for r in replies)
     # The holder's own errors keep their class on this side.
     with pytest.raises(client.ConvoError, match="no session 'nope' in the index"):
-        client.call(path, "session", {"id": "nope"})
+        client.call(path, "session", {"session_id": "nope"})
     hello = client.call(path, "hello")
-    assert (hello["pid"], hello["protocol"]) == (holder.pid, 1)
+    assert (hello["pid"], hello["protocol"]) == (holder.pid, protocol.VERSION)
 
 
 def test_a_long_index_path_gets_a_short_private_socket(tmp_path: Path):
     deep = tmp_path.joinpath(*["a-rather-long-folder-name"] * 5) / "index"
     path = protocol.socket_path(deep)
     assert len(str(path)) < 100 and path.name.endswith(".sock") and path.parent != deep
-    with Library.open(Settings(index_dir=deep)) as library:
-        assert library.serve_error is None
+    with open_local(Settings(index_dir=deep)):
         assert path.exists() and path.parent.stat().st_mode & 0o777 == 0o700
         assert client.call(path, "sessions") == []
     assert not path.exists()
@@ -90,7 +90,7 @@ def test_holder_killed_mid_request_client_takes_over_and_index_is_intact(index_d
     path = protocol.socket_path(index_dir)
     settings = Settings(index_dir=index_dir)
     remote = attach(settings)
-    assert isinstance(remote, RemoteLibrary) and remote.holder_pid == holder.pid
+    assert isinstance(remote, RemoteEngine) and remote.holder_pid == holder.pid
 
     # Freeze the holder, then put requests in flight: the kernel accepts the connections, nobody answers.
     os.kill(holder.pid, signal.SIGSTOP)
@@ -123,7 +123,7 @@ def test_holder_killed_mid_request_client_takes_over_and_index_is_intact(index_d
     assert served.returncode == 0, served.stderr
     assert sorted(json.loads(line)["id"] for line in served.stdout.splitlines()) == ["chat_log", "conv-7"]
     remote.close()
-    with Library.open(settings) as library:
+    with open_local(settings) as library:
         assert library.store.count() > 0 and len(library.sessions()) == 2
 
 
@@ -162,7 +162,7 @@ def test_a_cold_keyword_search_loads_no_model(index_dir: Path):
 def test_a_remote_index_run_stops_waiting_when_cancelled_and_the_holder_goes_on(index_dir: Path, holder: subprocess.Popen):
     """The app quitting during an index run it asked the holder for must not hang."""
     remote = attach(Settings(index_dir=index_dir))
-    assert isinstance(remote, RemoteLibrary)
+    assert isinstance(remote, RemoteEngine)
     cancel = threading.Event()
     phases: list[str] = []
 
@@ -177,7 +177,7 @@ def test_a_remote_index_run_stops_waiting_when_cancelled_and_the_holder_goes_on(
 
 def test_a_remote_library_reads_whole_sessions(index_dir: Path, holder: subprocess.Popen):
     remote = attach(Settings(index_dir=index_dir))
-    assert isinstance(remote, RemoteLibrary)
+    assert isinstance(remote, RemoteEngine)
     sessions = sorted((remote.session(summary.id) for summary in remote.sessions()), key=lambda s: s.id)
     assert [s.id for s in sessions] == ["chat_log", "conv-7"]
     assert all(s.messages for s in sessions)

@@ -6,7 +6,7 @@ import shutil
 import threading
 from pathlib import Path
 
-from convo_tui.core.library import Library
+from convo_tui.core.holder.access import open_local
 from convo_tui.core.settings import Settings
 
 SAMPLES = Path(__file__).parent / "fixtures" / "reliability" / "samples"
@@ -15,7 +15,7 @@ SAMPLES = Path(__file__).parent / "fixtures" / "reliability" / "samples"
 def test_searches_and_listings_run_while_an_index_run_writes(tmp_path: Path):
     src = tmp_path / "src"
     shutil.copytree(SAMPLES, src)
-    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
+    with open_local(Settings(index_dir=tmp_path / "index")) as library:
         library.index([src / "openai"])
         errors: list[BaseException] = []
         done = threading.Event()

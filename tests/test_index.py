@@ -85,8 +85,8 @@ def test_old_schema_is_refused_with_the_way_out_and_another_model_waits_for_inde
     # `index` switches its dense vectors (tests/test_model_switch.py).
     other = Settings(index_dir=tmp_path / "index", model="BAAI/bge-small-en-v1.5")
     with Library.open(other) as lib:
-        assert lib.model_choice().model == "all-MiniLM-L6-v2-int8"
-        assert "switches it" in lib.model_choice().reason
+        assert lib.model_info().model == "all-MiniLM-L6-v2-int8"
+        assert "switches it" in lib.model_info().reason
     with Library.open(settings) as lib:
         lib.store.write_meta({**lib.store.read_meta(), "schema": 0})
     with pytest.raises(

@@ -100,8 +100,8 @@ def test_switch_keeps_every_point_and_its_bm25_and_replaces_only_dense_vectors(b
     events: list[IndexProgress] = []
     with Library.open(settings(index_dir, E5_MODEL)) as library:
         # Until `index` switches it, the index answers with the model it was built with.
-        assert library.model_choice().model == DEFAULT_MODEL
-        assert "switches it" in library.model_choice().reason
+        assert library.model_info().model == DEFAULT_MODEL
+        assert "switches it" in library.model_info().reason
         report = library.index([corpus], progress=events.append)
 
         # Phase 1 parsed and published nothing: no file read, no session added or replaced.
@@ -116,7 +116,7 @@ def test_switch_keeps_every_point_and_its_bm25_and_replaces_only_dense_vectors(b
         assert report.embedded == len(set(texts.values()))
         assert report.semantic_ready == report.semantic_total == len(texts)
         assert library.store.read_meta()["model"] == E5_MODEL
-        assert library.model_choice().model == E5_MODEL
+        assert library.model_info().model == E5_MODEL
         cached = VectorCache(index_dir, E5_MODEL, 384)
         try:
             assert set(cached.get_many(texts.values())) == set(texts.values())
@@ -177,7 +177,7 @@ def test_searches_work_while_the_model_is_switched(built):
             # The copy is complete but not committed: the old index, the old model.
             if event.phase == "switch" and event.done == event.total:
                 seen["copying"] = [h.session_id for h in library.search("Redis cache expire", mode="hybrid")]
-                seen["copying-model"] = [library.model_choice().model]
+                seen["copying-model"] = [library.model_info().model]
             # Committed, no vector embedded yet: keyword search covers everything.
             if event.phase == "semantic" and event.done == 0:
                 seen["keyword"] = [h.session_id for h in library.search("Redis EXPIRE", mode="keyword")]
@@ -267,7 +267,7 @@ def test_a_kill_at_any_step_of_the_switch_leaves_a_usable_index(built, tmp_path,
         worker.send_signal(signal.SIGKILL)
         worker.wait()
     # Whoever opens it next (here a reader with the old settings) finds a whole index.
-    with Library.open(settings(index_dir, DEFAULT_MODEL), read_only=True, serve=False) as library:
+    with Library.open(settings(index_dir, DEFAULT_MODEL), read_only=True) as library:
         assert snapshot(library) == before
         assert library.search("Redis EXPIRE", mode="keyword")[0].session_id == "redis-ttl"
     with Library.open(settings(index_dir, E5_MODEL)) as library:

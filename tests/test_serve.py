@@ -111,7 +111,7 @@ def test_a_transcript_written_before_the_watch_is_live_is_not_missed(tmp_path: P
     root = tmp_path / "claude"
     watched = root / "projects" / "-home-dev-code-zoo"
     watched.mkdir(parents=True)
-    with Library.open(Settings(index_dir=tmp_path / "index"), serve=False) as library:
+    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
         library.index([root])  # serve's first run: nothing yet
         (watched / f"{SESSION}.jsonl").write_text(claude_transcript(), encoding="utf-8")  # no watch yet
         stop, live, found = threading.Event(), threading.Event(), []

@@ -89,7 +89,7 @@ def test_the_demo_index_counts_what_the_sessions_list_shows(tmp_path_factory):
     with utc_clock():
         _, library = demo_library(tmp_path_factory)
         try:
-            stats = count_sessions(library.iter_sessions())
+            stats = count_sessions(library.reader.iter_sessions())
             summaries = library.sessions()
         finally:
             library.close()
@@ -112,7 +112,7 @@ def test_an_index_of_sessions_that_record_usage_reports_their_tokens(tmp_path):
     with Library.open(Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False)) as library:
         report = library.index([corpus])
         assert report.sessions == 4, report.skipped
-        stats = count_sessions(library.iter_sessions(), UTC)
+        stats = count_sessions(library.reader.iter_sessions(), UTC)
     assert {name: count.tokens for name, count in stats.sources()} == {
         "claude-code": Tokens(52000, 490),  # a reply written over three lines counted once
         "codex": Tokens(30900, 650),

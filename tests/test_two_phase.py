@@ -15,6 +15,7 @@ import pytest
 from convo_tui.cli.main import main
 from convo_tui.core.embed.dense import shared_dense
 from convo_tui.core.embed.sparse import SparseEmbedder
+from convo_tui.core.holder.access import readiness as index_readiness
 from convo_tui.core.index.dense_phase import DensePhase, point_text, token_batches
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.points import session_points
@@ -111,12 +112,12 @@ def test_sessions_are_keyword_searchable_before_any_dense_vector(tmp_path):
         assert report.unchanged == 6 and report.vectors_added == status.total
         assert library.semantic_status().ready == status.total
         assert library.search("where is the needle hidden", mode="semantic", limit=1)[0].session_id == "s0"
-    searchable, model = Library.readiness(Settings(index_dir=tmp_path / "index")).split("\n")
+    searchable, model = index_readiness(Settings(index_dir=tmp_path / "index")).split("\n")
     assert (
         searchable == f"index: 6 sessions searchable by keyword; {status.total}/{status.total} texts (100%) searchable by meaning"
     )
-    assert model.startswith(f"model: {library.model_choice().model} (")
-    assert Library.readiness(Settings(index_dir=tmp_path / "nothing")) is None
+    assert model.startswith(f"model: {library.model_info().model} (")
+    assert index_readiness(Settings(index_dir=tmp_path / "nothing")) is None
 
 
 def test_appending_embeds_only_the_new_texts(tmp_path):

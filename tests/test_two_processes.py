@@ -23,7 +23,7 @@ from pathlib import Path
 
 import pytest
 from convo_tui.cli.main import main
-from convo_tui.core.library import Library
+from convo_tui.core.holder.access import open_local
 from convo_tui.core.settings import Settings
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -104,7 +104,7 @@ def test_every_command_is_served_by_the_holder(index_dir: Path, holder: subproce
     # The holder wrote all of it: once it closes, the index has the edits and the new sessions.
     holder.stdin.close()
     assert holder.wait(timeout=60) == 0
-    with Library.open(Settings(index_dir=index_dir)) as library:
+    with open_local(Settings(index_dir=index_dir)) as library:
         assert len(library.sessions()) == 6  # conv-7 waits for the next index run
         assert library.annotations.get("conv-7").starred
 
@@ -165,7 +165,7 @@ def test_the_holders_work_is_intact_after_it_ends_or_is_killed(index_dir: Path, 
     out, err = writer.communicate(timeout=300)
     assert writer.returncode == 0, err
     assert out.startswith("done 5 0 2")  # 5 new sessions, the 2 OpenAI ones unchanged
-    with Library.open(Settings(index_dir=index_dir)) as library:
+    with open_local(Settings(index_dir=index_dir)) as library:
         assert len(library.sessions()) == 7
 
     # A holder killed outright leaves a stale socket and no lock: the next process takes over.
@@ -178,7 +178,7 @@ def test_the_holders_work_is_intact_after_it_ends_or_is_killed(index_dir: Path, 
 
 
 def test_the_app_opened_beside_a_holder_uses_it(index_dir: Path, holder: subprocess.Popen):
-    from convo_tui.core.holder.access import RemoteLibrary
+    from convo_tui.core.holder.remote import RemoteEngine
     from convo_tui.tui.app import create_app
 
     async def scenario() -> tuple[list[str], object, list[str]]:
@@ -193,19 +193,20 @@ def test_the_app_opened_beside_a_holder_uses_it(index_dir: Path, holder: subproc
 
     messages, library, ids = asyncio.run(scenario())
     assert messages == []
-    assert isinstance(library, RemoteLibrary) and library.holder_pid == holder.pid
+    assert isinstance(library, RemoteEngine) and library.holder_pid == holder.pid
     assert sorted(ids) == ["chat_log", "conv-7"]
 
 
 def test_stats_are_counted_by_the_holder(index_dir: Path, holder: subprocess.Popen):
     """The stats screen of an app beside a holder (e.g. `serve`) asks the holder to count."""
-    from convo_tui.core.holder.access import RemoteLibrary, attach
+    from convo_tui.core.holder.access import attach
+    from convo_tui.core.holder.remote import RemoteEngine
 
     remote = attach(Settings(index_dir=index_dir))
-    assert isinstance(remote, RemoteLibrary)
+    assert isinstance(remote, RemoteEngine)
     served = remote.stats()
     holder.stdin.close()
     assert holder.wait(timeout=60) == 0
-    with Library.open(Settings(index_dir=index_dir)) as library:
+    with open_local(Settings(index_dir=index_dir)) as library:
         assert served == library.stats()
     assert served.total.sessions == 2 and set(served.by_source) == {"openai"}

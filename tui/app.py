@@ -23,6 +23,8 @@ from convo_tui.tui.messages import (
     IndexingProgress,
     LibraryOpened,
     ModelLoaded,
+    OpenReader,
+    ReaderLoaded,
 )
 from convo_tui.tui.reveal import Redactor
 from convo_tui.tui.screens.help import HelpScreen
@@ -35,8 +37,7 @@ from textual.binding import Binding
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
-    from convo_tui.core.holder.access import RemoteLibrary
-    from convo_tui.core.library import Library
+    from convo_tui.core.engine import Engine
 
 MODES = SEARCH_MODES
 SESSIONS_TOLD_EVERY = 2.0  # seconds between list reloads while indexing adds sessions
@@ -64,16 +65,16 @@ class ConvoApp(App):
     ]
 
     def __init__(
-        self, settings: Settings, *, library: Library | None = None, demo: bool = False, index_on_start: bool = True
+        self, settings: Settings, *, library: Engine | None = None, demo: bool = False, index_on_start: bool = True
     ) -> None:
         super().__init__()
         self.settings = settings
-        self.library: Library | RemoteLibrary | None = library
+        self.library: Engine | None = library
         self._owns_library = library is None
         self.demo = demo
         self.index_on_start = index_on_start
         self.mode: str = settings.search_mode if settings.search_mode in MODES else "hybrid"
-        self.model_ready = bool(library is not None and library.model_ready)
+        self.model_ready = library is not None and library.model_info().ready
         self.indexing = False
         self.cancel_indexing = threading.Event()  # set when the app exits: every worker stops early
         self.background = BackgroundThreads()  # the threads the index must outlive
@@ -131,14 +132,7 @@ class ConvoApp(App):
     def _load_model_now(self) -> None:
         assert self.library is not None
         try:
-            # The slow part (seconds) outside the library's lock, which keyword searches
-            # also take: they answer at once meanwhile. load_model then only picks it up.
-            from convo_tui.core.embed.dense import shared_dense
-
-            choice = getattr(self.library, "model_choice", None)  # a holder's library loads its own
-            if choice is not None:
-                shared_dense(choice().model)  # the index's model ("auto" resolved), not the setting
-            self.library.load_model()
+            self.library.load_model()  # seconds; keyword searches answer meanwhile
         except (ConvoError, OSError, ValueError) as exc:
             self.post_message(BackgroundFailed("load the embedding model", str(exc)))
             return
@@ -288,6 +282,31 @@ class ConvoApp(App):
         self.search_screen.refresh_search()
         self.notify(f"Search mode: {mode}", timeout=2)
 
+    # -- the reader --------------------------------------------------------------------
+
+    def on_open_reader(self, event: OpenReader) -> None:
+        if self.library is None:
+            self.notify("The index is still opening", severity="warning")
+            return
+        self._read_for_reader(event.session_id, event.turn_index, event.query)
+
+    @work(thread=True, group="reader-load", exclusive=True)
+    def _read_for_reader(self, session_id: str, turn_index: int | None, query: str) -> None:
+        with self.background.running():
+            if self.library is None:
+                return
+            try:
+                session = self.library.session(session_id)
+            except ConvoError as exc:
+                self.post_message(BackgroundFailed("open the session", str(exc)))
+                return
+            self.post_message(ReaderLoaded(session, turn_index, query))
+
+    def on_reader_loaded(self, event: ReaderLoaded) -> None:
+        from convo_tui.tui.screens.reader import ReaderScreen
+
+        self.push_screen(ReaderScreen(event.session, event.turn_index, event.query))
+
     def action_sessions(self) -> None:
         from convo_tui.tui.screens.sessions import SessionsScreen
 
@@ -320,9 +339,7 @@ def keep_out_of_collections() -> None:
     gc.freeze()
 
 
-def create_app(
-    settings: Settings, *, library: Library | None = None, demo: bool = False, index_on_start: bool = True
-) -> ConvoApp:
+def create_app(settings: Settings, *, library: Engine | None = None, demo: bool = False, index_on_start: bool = True) -> ConvoApp:
     """The app over `settings`; `library` lets a caller (tests) hand in an open index."""
     from convo_tui.tui.keymap import check_keys
 

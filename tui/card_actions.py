@@ -24,10 +24,11 @@ from convo_tui.tui.card_messages import (
 )
 from convo_tui.tui.clipboard import copies_dir, copy_text
 from convo_tui.tui.markdown import session_markdown, turn_markdown
+from convo_tui.tui.messages import OpenReader
 from textual import work
 
 if TYPE_CHECKING:
-    from convo_tui.core.search.hits import Hit
+    from convo_tui.core.hits import Hit
     from convo_tui.tui.app import ConvoApp
 
 
@@ -101,11 +102,7 @@ class CardActions:
             return None
 
     def open_reader(self, session_id: str, turn_index: int | None, query: str) -> None:
-        from convo_tui.tui.screens.reader import ReaderScreen
-
-        session = self.load_session(session_id)
-        if session is not None:
-            self.app.push_screen(ReaderScreen(session, turn_index, query))
+        self.app.post_message(OpenReader(session_id, turn_index, query))
 
     def copy_turn(self, hit: Hit) -> None:
         session = self.load_session(hit.session_id)

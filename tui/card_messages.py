@@ -12,7 +12,7 @@ from typing import TYPE_CHECKING
 from textual.message import Message
 
 if TYPE_CHECKING:
-    from convo_tui.core.search.hits import Hit
+    from convo_tui.core.hits import Hit
     from convo_tui.tui.widgets.card import ResultCard
 
 

@@ -5,7 +5,7 @@ from __future__ import annotations
 from dataclasses import dataclass
 from typing import Any
 
-from convo_tui.core.search.hits import Hit
+from convo_tui.core.hits import Hit
 from textual.message import Message
 
 
@@ -32,6 +32,26 @@ class IndexingFinished(Message):
     def __init__(self, report: Any) -> None:
         super().__init__()
         self.report = report
+
+
+class OpenReader(Message):
+    """Open a session in the reader (the app loads it off the UI thread, then shows it)."""
+
+    def __init__(self, session_id: str, turn_index: int | None = None, query: str = "") -> None:
+        super().__init__()
+        self.session_id = session_id
+        self.turn_index = turn_index
+        self.query = query
+
+
+class ReaderLoaded(Message):
+    """A session OpenReader asked for, read from the index."""
+
+    def __init__(self, session: Any, turn_index: int | None, query: str) -> None:
+        super().__init__()
+        self.session = session
+        self.turn_index = turn_index
+        self.query = query
 
 
 class BackgroundFailed(Message):

@@ -4,8 +4,8 @@ from __future__ import annotations
 
 from dataclasses import dataclass
 
+from convo_tui.core.hits import SessionSummary
 from convo_tui.core.redact import display
-from convo_tui.core.search.hits import SessionSummary
 from rapidfuzz import fuzz, process, utils
 
 SCORE_CUTOFF = 60

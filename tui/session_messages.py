@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from convo_tui.core.search.hits import SessionSummary
+from convo_tui.core.hits import SessionSummary
 from textual.message import Message
 
 if TYPE_CHECKING:

@@ -9,8 +9,8 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.model import Session
-from convo_tui.core.search.hits import Hit, SessionSummary
 from convo_tui.core.serialize import parse_iso, session_from_record, session_to_record
 from convo_tui.core.stats import Count, Stats, Tokens
 

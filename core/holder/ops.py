@@ -1,178 +1,194 @@
-"""What a holder answers: each protocol op, run against the open Library.
+"""The engine's operations as the holder serves them: one table, both ends.
 
-Every op takes the request's `args` and returns plain JSON; `index` also
-reports progress through `emit` and stops when `cancel` is set (the client
-went away).
+Each `Operation` names an `Engine` method (core/engine.py), its arguments
+(checked where a request arrives, so a client's bad value is one line, not a
+crash in the holder) and the codec of its result. The server calls the method
+the table names; `RemoteEngine` encodes its arguments and decodes the answer
+with the same entry. tests/engine/test_conformance.py checks that the table,
+the Protocol and both implementations agree.
 """
 
 from __future__ import annotations
 
-import os
-import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
+from dataclasses import asdict, dataclass
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from convo_tui.core.context import ChatMessage
+from convo_tui.core.engine import ModelInfo, Readiness
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import codec
-from convo_tui.core.holder.protocol import VERSION
 
-if TYPE_CHECKING:
-    from convo_tui.core.library import Library
-
-Emit = Callable[[dict[str, Any]], None]
-Op = Callable[["Library", dict[str, Any], Emit, threading.Event], Any]
+# Largest whole number an argument may carry (a page size, a count of messages).
+MAX_COUNT = 100_000
+_REQUIRED = object()
 
 
-def _text(args: dict[str, Any], key: str, default: str | None = None) -> str:
-    value = args.get(key, default)
-    if not isinstance(value, str):
-        raise ConvoError(f"'{key}' must be a string")
+@dataclass(frozen=True)
+class Kind:
+    """An argument's type on the wire: how to check it, send it and read it back."""
+
+    describe: str
+    accepts: Callable[[Any], bool]
+    to_wire: Callable[[Any], Any] = lambda value: value
+    from_wire: Callable[[Any], Any] = lambda value: value
+
+
+def _is_count(value: Any) -> bool:
+    return isinstance(value, int) and not isinstance(value, bool) and 0 <= value <= MAX_COUNT
+
+
+TEXT = Kind("a string", lambda v: isinstance(v, str))
+OPTIONAL_TEXT = Kind("a string or null", lambda v: v is None or isinstance(v, str))
+COUNT = Kind(f"a whole number from 0 to {MAX_COUNT:,}", _is_count)
+FLAG = Kind("true or false", lambda v: isinstance(v, bool))
+OPTIONAL_FLAG = Kind("true, false or null", lambda v: v is None or isinstance(v, bool))
+TEXTS = Kind("a list of strings", lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v))
+PATHS = Kind(
+    "a list of paths or null",
+    lambda v: v is None or (isinstance(v, list) and all(isinstance(p, str | Path) for p in v)),
+    to_wire=lambda v: None if v is None else [str(Path(p).absolute()) for p in v],
+    from_wire=lambda v: None if v is None else [Path(p) for p in v],
+)
+
+
+@dataclass(frozen=True)
+class Param:
+    name: str
+    kind: Kind
+    default: Any = _REQUIRED
+
+
+@dataclass(frozen=True)
+class Codec:
+    encode: Callable[[Any], Any]
+    decode: Callable[[Any], Any]
+
+
+def _same(value: Any) -> Any:
     return value
 
 
-def _int(args: dict[str, Any], key: str, default: int) -> int:
-    value = args.get(key, default)
-    if not isinstance(value, int) or isinstance(value, bool) or value < 0:
-        raise ConvoError(f"'{key}' must be a whole number, 0 or more")
-    return value
+def _many(one: Codec) -> Codec:
+    return Codec(lambda items: [one.encode(i) for i in items], lambda items: [one.decode(i) for i in items])
 
 
-def _hello(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    model = library.store.read_meta().get("model")
-    return {"pid": os.getpid(), "protocol": VERSION, "model_ready": library.model_ready, "index_model": model}
+HIT = Codec(lambda hit: hit.to_json(), codec.hit_from_json)
+SUMMARY = Codec(lambda summary: summary.to_json(), codec.summary_from_json)
+SESSION = Codec(codec.session_json, codec.session_from_json)
+STATS = Codec(codec.stats_json, codec.stats_from_json)
+REPORT = Codec(codec.report_json, codec.report_from_json)
+MESSAGE = Codec(lambda message: message.to_json(), lambda data: ChatMessage(data["role"], data["content"]))
+READINESS = Codec(asdict, lambda data: Readiness(**data))
+MODEL_INFO = Codec(asdict, lambda data: ModelInfo(**data))
+PROJECTS = Codec(lambda pairs: [[name, count] for name, count in pairs], lambda pairs: [(str(n), int(c)) for n, c in pairs])
+FLAGS = Codec(dict, lambda data: {str(k): bool(v) for k, v in data.items()})
+BOOL = Codec(bool, bool)
+INT = Codec(int, int)
+NOTHING = Codec(lambda _: None, lambda _: None)
 
 
-def _search(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    hits = library.search(_text(args, "query"), limit=_int(args, "limit", 10), mode=_text(args, "mode", "hybrid"))
-    return [hit.to_json() for hit in hits]
+@dataclass(frozen=True)
+class Operation:
+    """One Engine method as served. `edit`: runs one at a time in the holder;
+    `streams`: takes `progress` and `cancel`, which travel as progress lines and
+    a closed connection rather than as arguments."""
+
+    name: str
+    params: tuple[Param, ...]
+    result: Codec
+    edit: bool = False
+    streams: bool = False
+
+    def to_wire(self, values: Mapping[str, Any]) -> dict[str, Any]:
+        """The request's args from the method's arguments (the client side)."""
+        return {p.name: p.kind.to_wire(values[p.name]) for p in self.params if p.name in values}
+
+    def from_wire(self, args: Mapping[str, Any]) -> dict[str, Any]:
+        """The method's keyword arguments from a request's args, checked (the holder side)."""
+        unknown = sorted(set(args) - {p.name for p in self.params})
+        if unknown:
+            raise ConvoError(f"{self.name}: unknown argument '{unknown[0]}'")
+        values: dict[str, Any] = {}
+        for param in self.params:
+            if param.name not in args:
+                if param.default is _REQUIRED:
+                    raise ConvoError(f"{self.name}: '{param.name}' is required")
+                continue
+            value = args[param.name]
+            if not param.kind.accepts(value):
+                raise ConvoError(f"{self.name}: '{param.name}' must be {param.kind.describe}")
+            values[param.name] = param.kind.from_wire(value)
+        return values
 
 
-def _hits_in_session(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    hits = library.hits_in_session(_text(args, "query"), _text(args, "session_id"), mode=_text(args, "mode", "hybrid"))
-    return [hit.to_json() for hit in hits]
+def _op(name: str, result: Codec, *params: Param, edit: bool = False, streams: bool = False) -> Operation:
+    return Operation(name, params, result, edit=edit, streams=streams)
 
 
-def _sessions(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    project = args.get("project")
-    return [s.to_json() for s in library.sessions(project if isinstance(project, str) else None)]
+_ID = Param("session_id", TEXT)
+_MODE = Param("mode", TEXT, "hybrid")
 
-
-def _projects(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return [[name, count] for name, count in library.projects()]
-
-
-def _stats(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return codec.stats_json(library.stats())
-
-
-def _readiness(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.readiness_line()
-
-
-def _session(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return codec.session_json(library.session(_text(args, "id")))
-
-
-def _summary(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.session_summary(_text(args, "id")).to_json()
-
-
-def _settings(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.session_settings(_text(args, "id"))
-
-
-def _set_settings(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    values = args.get("values", {})
-    if not isinstance(values, dict) or not all(isinstance(v, bool) for v in values.values()):
-        raise ConvoError("'values' must map setting names to true or false")
-    return library.set_session_settings(_text(args, "id"), **values)
-
-
-def _rename(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.rename_session(_text(args, "id"), _text(args, "title")).to_json()
-
-
-def _describe(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.describe_session(_text(args, "id"), _text(args, "text")).to_json()
-
-
-def _star(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.star_session(_text(args, "id"), bool(args.get("starred", True))).to_json()
-
-
-def _tag(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    tags = args.get("tags", [])
-    if not isinstance(tags, list) or not all(isinstance(t, str) for t in tags):
-        raise ConvoError("'tags' must be a list of strings")
-    return library.tag_session(_text(args, "id"), tags, remove=bool(args.get("remove", False))).to_json()
-
-
-def _delete(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    library.delete_session(_text(args, "id"))
-    return True
-
-
-def _restore(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.restore_session(_text(args, "id"))
-
-
-def _prune(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    return library.prune()
-
-
-def _index(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    raw = args.get("paths")
-    if raw is not None and (not isinstance(raw, list) or not all(isinstance(p, str) for p in raw)):
-        raise ConvoError("'paths' must be a list of strings")
-    paths = [Path(p) for p in raw] if raw is not None else None
-
-    def progress(p: Any) -> None:
-        emit({"progress": codec.progress_json(p)})
-
-    report = library.index(paths, progress=progress, cancel=cancel, rebuild=bool(args.get("rebuild", False)))
-    return codec.report_json(report)
-
-
-def _context(library: Library, args: dict[str, Any], emit: Emit, cancel: threading.Event) -> Any:
-    from convo_tui.core.context import context_for
-
-    session_id = args.get("session_id")
-    extra = {"system": _text(args, "system")} if "system" in args else {}
-    preferences = args.get("preferences")
-    messages = context_for(
-        library,
-        _text(args, "question"),
-        session_id=session_id if isinstance(session_id, str) else None,
-        recent=_int(args, "recent", 10),
-        refs=_int(args, "refs", 5),
-        all_sessions=bool(args.get("all_sessions", False)),
-        preferences=preferences if isinstance(preferences, str) else None,
-        split=bool(args.get("split", False)),
-        **extra,
+OPERATIONS: dict[str, Operation] = {
+    op.name: op
+    for op in (
+        _op("load_model", NOTHING),
+        _op("model_info", MODEL_INFO),
+        _op(
+            "search",
+            _many(HIT),
+            Param("query", TEXT),
+            Param("limit", COUNT, 10),
+            _MODE,
+            Param("offset", COUNT, 0),
+        ),
+        _op("hits_in_session", _many(HIT), Param("query", TEXT), _ID, _MODE),
+        _op(
+            "context",
+            _many(MESSAGE),
+            Param("question", TEXT),
+            Param("session_id", OPTIONAL_TEXT, None),
+            Param("recent", COUNT, 10),
+            Param("refs", COUNT, 5),
+            Param("all_sessions", FLAG, False),
+            Param("preferences", OPTIONAL_TEXT, None),
+            Param("system", OPTIONAL_TEXT, None),
+            Param("split", FLAG, False),
+        ),
+        _op("sessions", _many(SUMMARY), Param("project", OPTIONAL_TEXT, None)),
+        _op("projects", PROJECTS),
+        _op("session", SESSION, _ID),
+        _op("session_summary", SUMMARY, _ID),
+        _op("stats", STATS),
+        _op("readiness", READINESS),
+        _op("rename_session", SUMMARY, _ID, Param("title", TEXT), edit=True),
+        _op("describe_session", SUMMARY, _ID, Param("text", TEXT), edit=True),
+        _op("star_session", SUMMARY, _ID, Param("starred", FLAG, True), edit=True),
+        _op("tag_session", SUMMARY, _ID, Param("tags", TEXTS), Param("remove", FLAG, False), edit=True),
+        _op("session_settings", FLAGS, _ID),
+        _op(
+            "set_session_settings",
+            FLAGS,
+            _ID,
+            Param("hide_thinking", OPTIONAL_FLAG, None),
+            Param("hide_tools", OPTIONAL_FLAG, None),
+            edit=True,
+        ),
+        _op("delete_session", NOTHING, _ID, edit=True),
+        _op("restore_session", BOOL, _ID, edit=True),
+        _op("default_paths", Codec(lambda paths: [str(p) for p in paths], lambda paths: [Path(p) for p in paths])),
+        _op(
+            "index",
+            REPORT,
+            Param("paths", PATHS, None),
+            Param("rebuild", FLAG, False),
+            Param("semantic", FLAG, True),
+            streams=True,
+        ),
+        _op("prune", INT, edit=True),
     )
-    return [m.to_json() for m in messages]
-
-
-OPS: dict[str, Op] = {
-    "hello": _hello,
-    "search": _search,
-    "hits_in_session": _hits_in_session,
-    "sessions": _sessions,
-    "projects": _projects,
-    "stats": _stats,
-    "readiness": _readiness,
-    "session": _session,
-    "session_summary": _summary,
-    "session_settings": _settings,
-    "set_session_settings": _set_settings,
-    "rename": _rename,
-    "describe": _describe,
-    "star": _star,
-    "tag": _tag,
-    "delete": _delete,
-    "restore": _restore,
-    "prune": _prune,
-    "index": _index,
-    "context": _context,
 }
+
+# Methods of the Engine that are not requests to a holder: closing is local.
+LOCAL_ONLY = frozenset({"close"})

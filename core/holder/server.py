@@ -14,27 +14,28 @@ import os
 import queue
 import socket
 import threading
+from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.holder import protocol
-from convo_tui.core.holder.ops import OPS
+from convo_tui.core.holder import codec, protocol
+from convo_tui.core.holder.ops import OPERATIONS
 
 if TYPE_CHECKING:
-    from convo_tui.core.library import Library
+    from convo_tui.core.engine import Engine
 
 # Longest request line accepted (a query, a title, a list of paths).
 MAX_REQUEST = 1 << 20
-_EDITS = protocol.WRITE_OPS - {"index"}
 _DONE = object()
 
 
 class HolderServer:
-    """Serve `library` to other processes until `stop()`."""
+    """Serve `engine` (this process's Library) to other processes until `stop()`."""
 
-    def __init__(self, library: Library, index_dir: Path):
-        self.library = library
+    def __init__(self, engine: Engine, index_dir: Path):
+        self.engine = engine
+        self.index_dir = Path(index_dir).absolute()
         self.path = protocol.socket_path(index_dir)
         self._listener: socket.socket | None = None
         self._inode: int | None = None
@@ -48,7 +49,7 @@ class HolderServer:
 
     def start(self) -> HolderServer:
         """Bind (replacing a stale socket) and accept in a daemon thread."""
-        if self.path.parent != self.library.settings.index_dir.absolute():
+        if self.path.parent != self.index_dir:
             self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
             os.chmod(self.path.parent, 0o700)
         with contextlib.suppress(FileNotFoundError):
@@ -92,7 +93,7 @@ class HolderServer:
 
     def _remove_private_folder(self) -> None:
         """The short private folder of a socket kept outside the index, once no holder uses it."""
-        if self.path.parent != self.library.settings.index_dir.absolute():
+        if self.path.parent != self.index_dir:
             with contextlib.suppress(OSError):
                 self.path.parent.rmdir()
 
@@ -151,6 +152,8 @@ class HolderServer:
                     return
                 try:
                     op, args = protocol.check_request(protocol.decode(line))
+                    if op != "hello" and op not in OPERATIONS:
+                        raise protocol.ProtocolError(f"unknown op {op!r}")
                 except protocol.ProtocolError as exc:
                     if not _send(conn, protocol.error(str(exc), "ProtocolError")):
                         return
@@ -165,12 +168,7 @@ class HolderServer:
 
         def work() -> None:
             try:
-                if op in _EDITS:
-                    with self._edit_lock:
-                        result = OPS[op](self.library, args, replies.put, cancel)
-                else:
-                    result = OPS[op](self.library, args, replies.put, cancel)
-                replies.put(protocol.ok(result))
+                replies.put(protocol.ok(self._run(op, args, replies.put, cancel)))
             except ConvoError as exc:
                 replies.put(protocol.error(str(exc), type(exc).__name__))
             except Exception as exc:  # a bug must not take the holder down with it
@@ -191,6 +189,21 @@ class HolderServer:
             if not _send(conn, reply):
                 cancel.set()  # nobody is waiting for this index run any more
                 return False
+
+    def _run(self, name: str, args: dict[str, Any], emit: Any, cancel: threading.Event) -> Any:
+        """The engine's answer to one request, as JSON (core/holder/ops.py says how)."""
+        if name == "hello":
+            return {"pid": os.getpid(), "protocol": protocol.VERSION, "model": asdict(self.engine.model_info())}
+        operation = OPERATIONS[name]
+        kwargs = operation.from_wire(args)
+        if operation.streams:
+            kwargs["progress"] = lambda p: emit({"progress": codec.progress_json(p)})
+            kwargs["cancel"] = cancel
+        method = getattr(self.engine, operation.name)
+        if operation.edit:
+            with self._edit_lock:
+                return operation.result.encode(method(**kwargs))
+        return operation.result.encode(method(**kwargs))
 
 
 def _send(conn: socket.socket, message: dict[str, Any]) -> bool:

@@ -15,8 +15,8 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 if TYPE_CHECKING:
+    from convo_tui.core.engine import Engine
     from convo_tui.core.index.publish import IndexReport
-    from convo_tui.core.library import Library
 
 # Milliseconds of quiet before a batch of changes is handed over (a streaming
 # transcript is appended to many times a second).
@@ -34,7 +34,7 @@ def watched_roots(paths: Iterable[Path]) -> list[Path]:
 
 
 def watch_and_index(
-    library: Library,
+    engine: Engine,
     roots: list[Path],
     stop: threading.Event,
     on_report: Callable[[IndexReport], None] | None = None,
@@ -52,7 +52,7 @@ def watch_and_index(
     for changes in watch(*roots, debounce=DEBOUNCE_MS, stop_event=stop, rust_timeout=1000, yield_on_timeout=True):
         if not live:
             live = True
-            caught_up = library.index(list(roots))  # incremental: unchanged files are skipped unread
+            caught_up = engine.index(list(roots))  # incremental: unchanged files are skipped unread
             if on_report is not None:
                 on_report(caught_up)
             if on_watching is not None:
@@ -60,6 +60,6 @@ def watch_and_index(
         changed = sorted({Path(path) for kind, path in changes if kind != Change.deleted and Path(path).is_file()})
         if not changed:
             continue
-        report = library.index(changed)
+        report = engine.index(changed)
         if on_report is not None:
             on_report(report)

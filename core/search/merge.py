@@ -5,8 +5,8 @@ from __future__ import annotations
 import operator
 from collections.abc import Sequence
 
+from convo_tui.core.hits import Hit
 from convo_tui.core.index.points import from_epoch
-from convo_tui.core.search.hits import Hit
 from convo_tui.core.store.base import Scored
 from rapidfuzz import fuzz
 

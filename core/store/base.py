@@ -180,6 +180,10 @@ class DenseSwitch(ABC):
 class Store(ABC):
     """An open index. Not thread-safe for writes; reads may run alongside."""
 
+    # Set when a store opened for repair (`index --rebuild`) cannot be read:
+    # nothing may be read from it; drop() and a rebuild are the way out.
+    damaged: IndexUnavailable | None = None
+
     @abstractmethod
     def ensure(self, dim: int) -> None:
         """Create the collection (vectors, BM25 with IDF, payload indexes) if absent."""

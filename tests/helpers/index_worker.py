@@ -27,7 +27,7 @@ ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
 import convo_tui.core.index.publish  # noqa: E402
-from convo_tui.core.library import Library  # noqa: E402
+from convo_tui.core.holder.access import open_local  # noqa: E402
 from convo_tui.core.settings import Settings  # noqa: E402
 
 WRITES = ("upsert", "delete", "set_payload", "update_vectors", "write_meta", "drop", "flush")
@@ -54,7 +54,8 @@ def count_writes(store: Any, pause_at: int | None) -> list[int]:
 
 def main(argv: list[str]) -> int:
     index_dir, action = Path(argv[0]), argv[1]
-    with Library.open(Settings(index_dir=index_dir), allow_mismatch=argv[4:5] == ["rebuild"]) as library:
+    # open_local: this process serves the index to the others while it holds it, as `index` does.
+    with open_local(Settings(index_dir=index_dir), allow_mismatch=argv[4:5] == ["rebuild"]) as library:
         if action == "hold":
             print("ready", flush=True)
             sys.stdin.read()

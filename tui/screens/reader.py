@@ -198,7 +198,10 @@ class ReaderScreen(CardActions, Screen):
             title = None
             try:
                 if what == "settings":
-                    library.set_session_settings(sid, **dict(value))  # type: ignore[call-overload]
+                    wanted = dict(value) if isinstance(value, dict) else {}
+                    library.set_session_settings(
+                        sid, hide_thinking=wanted.get("hide_thinking"), hide_tools=wanted.get("hide_tools")
+                    )
                     done = ""
                 elif what == "star":
                     library.star_session(sid, bool(value))

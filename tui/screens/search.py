@@ -11,7 +11,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.history import QueryHistory, ViewState
-from convo_tui.core.search.hits import Hit
+from convo_tui.core.hits import Hit
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.messages import SearchFinished, SearchOutcome
 from convo_tui.tui.query_line import describe_query, highlight_words

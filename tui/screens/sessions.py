@@ -10,8 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import SessionSummary
 from convo_tui.core.redact import display
-from convo_tui.core.search.hits import SessionSummary
 from convo_tui.tui.render import format_date, plural
 from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
 from convo_tui.tui.session_filter import SORTS, fuzzy_filter, group_by_project, only_starred, sort_sessions

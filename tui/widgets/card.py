@@ -10,9 +10,9 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
-from convo_tui.core.search.hits import Hit
 from convo_tui.core.search.snippets import snippet
 from convo_tui.tui.card_messages import (
     CardCopy,

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
-from convo_tui.core.search.hits import Hit
+from convo_tui.core.hits import Hit
 from convo_tui.core.search.snippets import snippet
 from convo_tui.tui.render import format_date, highlighted
 from rich.text import Text

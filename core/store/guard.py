@@ -13,6 +13,7 @@ from collections.abc import Iterator, Sequence
 from contextlib import contextmanager
 from typing import Any
 
+from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.store.base import DenseSwitch, Filter, Point, Query, Restage, Scored, Store
 
 
@@ -61,8 +62,12 @@ class GuardedStore(Store):
         self.inner = inner
         self._lock = SharedLock()
 
-    def __getattr__(self, name: str) -> Any:  # path, damaged, read_only...
+    def __getattr__(self, name: str) -> Any:  # path, read_only...
         return getattr(self.inner, name)
+
+    @property
+    def damaged(self) -> IndexUnavailable | None:  # type: ignore[override]
+        return self.inner.damaged
 
     def ensure(self, dim: int) -> None:
         with self._lock.exclusive():

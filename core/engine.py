@@ -1,0 +1,165 @@
+"""The one typed interface the faces use: what the engine does, whoever runs it.
+
+`Library` (core/library/) runs it in this process; `RemoteEngine`
+(core/holder/remote.py) asks the process that holds the index. The holder
+serves exactly these operations: core/holder/ops.py describes each one's
+arguments and result codec once, and tests/engine/test_conformance.py checks
+that both implementations answer alike. The app and the CLI hold an `Engine`
+and nothing else of the engine's insides.
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+from typing import TYPE_CHECKING, Protocol, Self
+
+if TYPE_CHECKING:
+    from convo_tui.core.context import ChatMessage
+    from convo_tui.core.hits import Hit, SessionSummary
+    from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
+    from convo_tui.core.model import Session
+    from convo_tui.core.settings import Settings
+    from convo_tui.core.stats import Stats
+
+
+@dataclass(frozen=True)
+class ModelInfo:
+    """The dense model searches use, why it was chosen, and whether it is loaded."""
+
+    model: str
+    reason: str
+    ready: bool
+
+
+@dataclass(frozen=True)
+class Readiness:
+    """How much of the index is searchable, by keyword and by meaning."""
+
+    sessions: int
+    texts_ready: int
+    texts_total: int
+    model: str
+    model_reason: str
+
+    @property
+    def fraction(self) -> float:
+        return self.texts_ready / self.texts_total if self.texts_total else 1.0
+
+    def describe(self) -> str:
+        """Two lines, as `convo-tui sources` prints them."""
+        return (
+            f"index: {self.sessions} sessions searchable by keyword; {self.texts_ready}/{self.texts_total} texts "
+            f"({self.fraction:.0%}) searchable by meaning\nmodel: {self.model} ({self.model_reason})"
+        )
+
+
+class Engine(Protocol):
+    """Search, browse, edit and index one index; every method may block (run it off the UI thread)."""
+
+    settings: Settings
+    read_only: bool
+
+    # -- models ------------------------------------------------------------------
+
+    def load_model(self) -> None:
+        """Make search by meaning ready (seconds the first time; keyword search never waits for it)."""
+        ...
+
+    def model_info(self) -> ModelInfo: ...
+
+    # -- search --------------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0) -> list[Hit]:
+        """Cards `offset .. offset+limit` of the ranking for `query` (filters included)."""
+        ...
+
+    def hits_in_session(self, query: str, session_id: str, *, mode: str = "hybrid") -> list[Hit]:
+        """Every hit of `query` in one session, in session order (the reader's n/N)."""
+        ...
+
+    def context(
+        self,
+        question: str,
+        *,
+        session_id: str | None = None,
+        recent: int = 10,
+        refs: int = 5,
+        all_sessions: bool = False,
+        preferences: str | None = None,
+        system: str | None = None,
+        split: bool = False,
+    ) -> list[ChatMessage]:
+        """An LLM request's messages for `question`, drawn from the index (core/context.py);
+        `system` None is the default system message."""
+        ...
+
+    # -- browsing --------------------------------------------------------------------
+
+    def sessions(self, project: str | None = None) -> list[SessionSummary]:
+        """Indexed sessions, newest first."""
+        ...
+
+    def projects(self) -> list[tuple[str, int]]:
+        """(project, session count), most sessions first."""
+        ...
+
+    def session(self, session_id: str) -> Session: ...
+
+    def session_summary(self, session_id: str) -> SessionSummary: ...
+
+    def stats(self) -> Stats: ...
+
+    def readiness(self) -> Readiness: ...
+
+    # -- the user's edits (never written to the source file) ---------------------------
+
+    def rename_session(self, session_id: str, title: str) -> SessionSummary: ...
+
+    def describe_session(self, session_id: str, text: str) -> SessionSummary: ...
+
+    def star_session(self, session_id: str, starred: bool = True) -> SessionSummary: ...
+
+    def tag_session(self, session_id: str, tags: list[str], *, remove: bool = False) -> SessionSummary: ...
+
+    def session_settings(self, session_id: str) -> dict[str, bool]: ...
+
+    def set_session_settings(
+        self, session_id: str, *, hide_thinking: bool | None = None, hide_tools: bool | None = None
+    ) -> dict[str, bool]:
+        """Change how the app shows the session (None keeps a setting); returns them all."""
+        ...
+
+    def delete_session(self, session_id: str) -> None: ...
+
+    def restore_session(self, session_id: str) -> bool: ...
+
+    # -- indexing ------------------------------------------------------------------------
+
+    def default_paths(self) -> list[Path]:
+        """The tools' usual places and the configured sources: what `index` reads by default."""
+        ...
+
+    def index(
+        self,
+        paths: list[Path] | None = None,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: CancelLike = None,
+        rebuild: bool = False,
+        semantic: bool = True,
+    ) -> IndexReport:
+        """Phase 1 (keyword) then, unless `semantic` is False, phase 2 (meaning); see core/index/."""
+        ...
+
+    def prune(self) -> int: ...
+
+    # -- lifecycle -------------------------------------------------------------------------
+
+    def close(self) -> None: ...
+
+    def __enter__(self) -> Self:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

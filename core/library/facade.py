@@ -1,0 +1,222 @@
+"""`Library`: the engine run in this process, over an index it has opened.
+
+`open` is fast (no model): it opens the store and checks the index's metadata
+(schema version, model) and health. The parts do the work: `Models`
+(models.py), `Reader` (reading.py), `Editor` (edits.py) and `IndexRuns`
+(indexing.py); this class is the `Engine` interface over them. Methods are
+safe to call from several threads: the store is guarded
+(core/store/guard.py) and index runs queue.
+
+Serving other processes is not the library's business: core/holder/access.py
+opens a library and, when it may, serves it (`on_close` stops the server
+before the library lets go of the index).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from convo_tui.core.annotations import Annotations, overlay_hits
+from convo_tui.core.engine import Engine, ModelInfo, Readiness
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
+from convo_tui.core.library.edits import Editor
+from convo_tui.core.library.indexing import IndexRuns
+from convo_tui.core.library.models import Models
+from convo_tui.core.library.opening import open_checked
+from convo_tui.core.library.reading import Reader
+from convo_tui.core.search.pipeline import hits_in_session, search
+from convo_tui.core.settings import Settings, default_index_dir
+from convo_tui.core.store.base import Store
+from convo_tui.core.store.guard import GuardedStore
+
+if TYPE_CHECKING:
+    from convo_tui.core.context import ChatMessage
+    from convo_tui.core.hits import Hit, SessionSummary
+    from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
+    from convo_tui.core.model import Session
+    from convo_tui.core.stats import Stats
+
+
+def manifest_dir(settings: Settings) -> Path:
+    """Where the manifest, the user's edits and the vector cache live: the index
+    folder, or for a server collection a folder beside this machine's settings."""
+    if not settings.qdrant_url:
+        return settings.index_dir
+    folder = default_index_dir() / "server"
+    for private in (folder.parent, folder):  # it lists every transcript path: owner only
+        private.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private.chmod(0o700)
+    return folder
+
+
+class Library(Engine):
+    def __init__(self, settings: Settings, store: Store, *, read_only: bool, meta_error: IndexUnavailable | None):
+        self.settings = settings
+        self.store: Store = store if isinstance(store, GuardedStore) else GuardedStore(store)
+        self.read_only = read_only
+        self._closers: list[Callable[[], None]] = []
+        folder = manifest_dir(settings)
+        # User edits (titles, stars, deletions...) beside the manifest: they survive re-indexing.
+        self.annotations = Annotations(folder)
+        self.models = Models(settings, self.store)
+        self.reader = Reader(self.store, self.annotations)
+        self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
+        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder)
+        self.runs.meta_error = meta_error
+
+    @classmethod
+    def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False, reading: bool = False) -> Library:
+        """Open the index; IndexUnavailable if it is locked, damaged, or built by
+        another schema (unless `allow_mismatch`, which `index --rebuild` uses).
+        `reading`: a read-only command that opens the index writable (to serve
+        others' edits) still gets a reader's checks: a lost store or lost
+        sessions are named, not silently served as an empty index."""
+        store, error = open_checked(settings, read_only=read_only, allow_mismatch=allow_mismatch, reading=reading)
+        return cls(settings, store, read_only=read_only, meta_error=error)
+
+    def on_close(self, closer: Callable[[], None]) -> None:
+        """Run `closer` first when the library closes (the holder's server stops there)."""
+        self._closers.append(closer)
+
+    # -- models ----------------------------------------------------------------
+
+    def load_model(self) -> None:
+        self.models.load()
+
+    def model_info(self) -> ModelInfo:
+        return self.models.info()
+
+    @property
+    def model_ready(self) -> bool:
+        return self.models.ready
+
+    # -- search ----------------------------------------------------------------
+
+    def search(self, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0) -> list[Hit]:
+        embedders = self.models.embedders(mode, self.runs.meta_error)
+        hits = search(self.store, embedders, query, limit=limit, mode=mode, offset=offset)
+        return overlay_hits(hits, self.annotations.all())
+
+    def hits_in_session(self, query: str, session_id: str, *, mode: str = "hybrid") -> list[Hit]:
+        embedders = self.models.embedders(mode, self.runs.meta_error)
+        return overlay_hits(hits_in_session(self.store, embedders, query, session_id, mode=mode), self.annotations.all())
+
+    def context(
+        self,
+        question: str,
+        *,
+        session_id: str | None = None,
+        recent: int = 10,
+        refs: int = 5,
+        all_sessions: bool = False,
+        preferences: str | None = None,
+        system: str | None = None,
+        split: bool = False,
+    ) -> list[ChatMessage]:
+        from convo_tui.core.context import DEFAULT_SYSTEM, context_for
+
+        return context_for(
+            self,
+            question,
+            session_id=session_id,
+            recent=recent,
+            refs=refs,
+            all_sessions=all_sessions,
+            preferences=preferences,
+            system=DEFAULT_SYSTEM if system is None else system,
+            split=split,
+        )
+
+    # -- browsing ----------------------------------------------------------------
+
+    def sessions(self, project: str | None = None) -> list[SessionSummary]:
+        return self.reader.sessions(project)
+
+    def projects(self) -> list[tuple[str, int]]:
+        return self.reader.projects()
+
+    def session(self, session_id: str) -> Session:
+        return self.reader.session(session_id)
+
+    def session_summary(self, session_id: str) -> SessionSummary:
+        return self.reader.session_summary(session_id)
+
+    def stats(self) -> Stats:
+        return self.reader.stats()
+
+    def readiness(self) -> Readiness:
+        choice = self.models.choice()
+        return self.reader.readiness(choice.model, choice.reason)
+
+    def semantic_status(self) -> SemanticStatus:
+        """How many of the index's text points have their dense vector (found by meaning)."""
+        return semantic_status(self.store)
+
+    # -- edits ---------------------------------------------------------------------
+
+    def rename_session(self, session_id: str, title: str) -> SessionSummary:
+        return self.editor.rename(session_id, title)
+
+    def describe_session(self, session_id: str, text: str) -> SessionSummary:
+        return self.editor.describe(session_id, text)
+
+    def star_session(self, session_id: str, starred: bool = True) -> SessionSummary:
+        return self.editor.star(session_id, starred)
+
+    def tag_session(self, session_id: str, tags: list[str], *, remove: bool = False) -> SessionSummary:
+        return self.editor.tag(session_id, tags, remove=remove)
+
+    def session_settings(self, session_id: str) -> dict[str, bool]:
+        return self.editor.settings(session_id)
+
+    def set_session_settings(
+        self, session_id: str, *, hide_thinking: bool | None = None, hide_tools: bool | None = None
+    ) -> dict[str, bool]:
+        values = {k: v for k, v in (("hide_thinking", hide_thinking), ("hide_tools", hide_tools)) if v is not None}
+        return self.editor.set_settings(session_id, values)
+
+    def delete_session(self, session_id: str) -> None:
+        self.editor.delete(session_id)
+
+    def restore_session(self, session_id: str) -> bool:
+        return self.editor.restore(session_id)
+
+    # -- indexing --------------------------------------------------------------------
+
+    def default_paths(self) -> list[Path]:
+        return self.runs.default_paths()
+
+    def index(
+        self,
+        paths: list[Path] | None = None,
+        *,
+        progress: ProgressFn | None = None,
+        cancel: CancelLike = None,
+        rebuild: bool = False,
+        semantic: bool = True,
+    ) -> IndexReport:
+        """Bring the index up to date: phase 1 publishes new and changed sessions
+        for keyword search in batches, phase 2 adds their dense vectors (skipped
+        when `semantic` is False; the next run continues it). `cancel` (an Event
+        or a callable) is checked between publish batches and inside embedding
+        batches: set it to stop within about a second; what was published stays.
+
+        When the settings name another model than the index's, the run first
+        switches the index's dense vectors (progress phase "switch": points
+        copied; nothing is parsed again, see core/index/model_switch.py)."""
+        return self.runs.run(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+
+    def prune(self) -> int:
+        return self.runs.prune()
+
+    # -- lifecycle ---------------------------------------------------------------------
+
+    def close(self) -> None:
+        """Stop serving (running requests finish), then let go of the index."""
+        closers, self._closers = self._closers, []
+        for closer in closers:
+            closer()
+        self.store.close()

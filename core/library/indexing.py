@@ -1,0 +1,114 @@
+"""Index runs: bring the index up to date with the transcripts on disk, one run
+at a time per process (the app, a watcher and clients may all ask at once)."""
+
+from __future__ import annotations
+
+import threading
+from pathlib import Path
+
+from convo_tui.core.annotations import Annotations
+from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.index.health import forget_lost
+from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.index.publish import CancelLike, Indexer, IndexReport, ProgressFn, prune
+from convo_tui.core.library.models import Models
+from convo_tui.core.library.opening import SCHEMA_VERSION
+from convo_tui.core.settings import Settings
+from convo_tui.core.store.base import Store
+
+
+def adopt_model(manifest: Manifest, model: str) -> None:
+    """The manifest's files count as indexed with the index's model: after a
+    model switch their sessions are already in the store and only their dense
+    vectors were redone (the indexer parses a file again when its entry names
+    another model)."""
+    stale = [entry for entry in manifest.files.values() if entry.model != model]
+    for entry in stale:
+        entry.model = model
+    if stale:
+        manifest.save(force=True)
+
+
+class IndexRuns:
+    def __init__(self, settings: Settings, store: Store, models: Models, annotations: Annotations, manifest_dir: Path):
+        self.settings = settings
+        self.store = store
+        self.models = models
+        self.annotations = annotations
+        self.manifest_dir = manifest_dir
+        self._one_at_a_time = threading.Lock()
+        # Why the index may not be read (a rebuild clears it).
+        self.meta_error: IndexUnavailable | None = None
+
+    def default_paths(self) -> list[Path]:
+        from convo_tui.core.index.discover import default_locations
+
+        return [location.path for location in default_locations(self.settings)]
+
+    def run(
+        self,
+        paths: list[Path] | None,
+        *,
+        progress: ProgressFn | None,
+        cancel: CancelLike,
+        rebuild: bool,
+        semantic: bool,
+    ) -> IndexReport:
+        if self.meta_error is not None and not rebuild:
+            raise self.meta_error
+        with self._one_at_a_time:
+            try:
+                return self._run(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+            finally:
+                self.store.release_pages()  # a holder lives on: what the run read and wrote need not stay resident
+
+    def _run(
+        self, paths: list[Path] | None, *, progress: ProgressFn | None, cancel: CancelLike, rebuild: bool, semantic: bool
+    ) -> IndexReport:
+        from convo_tui.core.index.discover import iter_source_files
+        from convo_tui.core.index.vector_cache import VectorCache
+
+        manifest = Manifest.load(self.manifest_dir)
+        if rebuild:
+            self.store.drop()
+            manifest.clear()  # the vector cache stays: same model, same texts, same vectors
+            manifest.save(force=True)
+            self.meta_error = None
+        roots = list(paths) if paths is not None else self.default_paths()
+        self.models.choose_for(roots)
+        switched = self.models.switch(self.manifest_dir, progress, cancel)
+        if switched is not None and switched.cancelled:
+            return IndexReport(cancelled=True)
+        self.models.load()
+        dense, sparse = self.models.dense, self.models.sparse
+        assert dense is not None and sparse is not None
+        self.store.ensure(dense.dim)
+        forget_lost(self.store, manifest, self.annotations)  # re-index what the store lost (core/index/health.py)
+        if not self.store.read_meta():
+            self.store.write_meta(
+                {
+                    "schema": SCHEMA_VERSION,
+                    "model": dense.name,
+                    "model_reason": self.models.choice().reason,
+                    "dim": dense.dim,
+                    "sparse": sparse.NAME,
+                }
+            )
+        adopt_model(manifest, dense.name)
+        cache = VectorCache(self.manifest_dir, dense.name, dense.dim)
+        unreadable: list[tuple[str, str]] = []  # folders we may not open, links to nothing: told once each
+        try:
+            indexer = Indexer(self.store, manifest, dense, sparse, suppressed=self.annotations.suppressor(), cache=cache)
+            report = indexer.run(
+                iter_source_files(roots, lambda path, reason: unreadable.append((str(path), reason))),
+                progress=progress,
+                cancel=cancel,
+                semantic=semantic,
+            )
+        finally:
+            cache.close()
+        report.skipped.extend(unreadable)
+        return report
+
+    def prune(self) -> int:
+        return prune(self.store, Manifest.load(self.manifest_dir))

@@ -1,0 +1,130 @@
+"""Reading the index: sessions, projects, whole sessions, stats and readiness.
+
+Every read sees only published points (`visible`), and the user's edits
+(core/annotations.py) laid over what the transcript said.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable, Iterator
+from pathlib import Path
+from typing import Any
+
+from convo_tui.core.annotations import Annotations, overlay_session, overlay_summary
+from convo_tui.core.engine import Readiness
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.hits import SessionSummary
+from convo_tui.core.index.dense_phase import semantic_status
+from convo_tui.core.index.points import LEVEL_SESSION, from_epoch
+from convo_tui.core.index.publish import visible_filter
+from convo_tui.core.model import Session
+from convo_tui.core.serialize import session_from_record
+from convo_tui.core.stats import Stats, count_sessions
+from convo_tui.core.store.base import Cond, Scored, Store
+
+SUMMARY_FIELDS = [
+    "session_id",
+    "session_title",
+    "project",
+    "source",
+    "path",
+    "message_count",
+    "turn_count",
+    "started_at",
+    "updated_at",
+    "description",
+    "starred",
+    "tags",
+    "generation",
+]
+
+
+def newest_generation(points: Iterable[Scored]) -> list[Scored]:
+    """One session point per session. The indexer flips a new generation visible
+    before it deletes the old one, so for a moment a session has two."""
+    newest: dict[str, Scored] = {}
+    for point in points:
+        sid = point.payload.get("session_id", "")
+        kept = newest.get(sid)
+        if kept is None or point.payload.get("generation", 0) > kept.payload.get("generation", 0):
+            newest[sid] = point
+    return list(newest.values())
+
+
+def summary_of(p: dict[str, Any]) -> SessionSummary:
+    """A session point's payload as the summary lists show."""
+    path = p.get("path", "")
+    return SessionSummary(
+        id=p.get("session_id", ""),
+        title=p.get("session_title", ""),
+        project=p.get("project", ""),
+        source=p.get("source", ""),
+        path=path,
+        message_count=int(p.get("message_count", 0)),
+        turn_count=int(p.get("turn_count", 0)),
+        started_at=from_epoch(p.get("started_at")),
+        updated_at=from_epoch(p.get("updated_at")),
+        description=p.get("description", "") or "",
+        starred=bool(p.get("starred", False)),
+        tags=list(p.get("tags", []) or []),
+        orphaned=bool(path) and not Path(path).exists(),
+    )
+
+
+class Reader:
+    def __init__(self, store: Store, annotations: Annotations):
+        self.store = store
+        self.annotations = annotations
+
+    def _session_points(self, *conds: Cond, fields: list[str]) -> list[Scored]:
+        flt = visible_filter(Cond("level", value=LEVEL_SESSION), *conds)
+        return newest_generation(self.store.scroll(flt, fields=fields))
+
+    def sessions(self, project: str | None = None) -> list[SessionSummary]:
+        conds = [Cond("project", value=project)] if project else []
+        notes = self.annotations.all()
+        summaries = [
+            overlay_summary(summary_of(p.payload), notes.get(p.payload.get("session_id", "")))
+            for p in self._session_points(*conds, fields=SUMMARY_FIELDS)
+        ]
+        summaries.sort(key=lambda s: when.timestamp() if (when := s.updated_at or s.started_at) else 0.0, reverse=True)
+        return summaries
+
+    def projects(self) -> list[tuple[str, int]]:
+        counts: dict[str, int] = {}
+        for point in self._session_points(fields=["session_id", "project", "generation"]):
+            name = point.payload.get("project", "")
+            counts[name] = counts.get(name, 0) + 1
+        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+    def session(self, session_id: str) -> Session:
+        fields = ["session_id", "record", "generation"]
+        for point in self._session_points(Cond("session_id", value=session_id), fields=fields):
+            record = point.payload.get("record")
+            if isinstance(record, dict):
+                return overlay_session(session_from_record(record), self.annotations.get(session_id))
+        raise ConvoError(f"no session '{session_id}' in the index")
+
+    def session_summary(self, session_id: str) -> SessionSummary:
+        for point in self._session_points(Cond("session_id", value=session_id), fields=SUMMARY_FIELDS):
+            return overlay_summary(summary_of(point.payload), self.annotations.get(session_id))
+        raise ConvoError(f"no session '{session_id}' in the index")
+
+    def iter_sessions(self) -> Iterator[Session]:
+        """Every indexed session, whole (for counting: stats), in no particular order."""
+        notes = self.annotations.all()
+        for point in self._session_points(fields=["session_id", "record", "generation"]):
+            record = point.payload.get("record")
+            if isinstance(record, dict):
+                yield overlay_session(session_from_record(record), notes.get(point.payload.get("session_id", "")))
+
+    def stats(self) -> Stats:
+        """Sessions, messages and tokens per project, source and week (the stats screen)."""
+        return count_sessions(self.iter_sessions())
+
+    def readiness(self, model: str, model_reason: str) -> Readiness:
+        status = semantic_status(self.store)
+        sessions = self.store.count(visible_filter(Cond("level", value=LEVEL_SESSION)))
+        return Readiness(
+            sessions=sessions, texts_ready=status.ready, texts_total=status.total, model=model, model_reason=model_reason
+        )
