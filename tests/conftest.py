@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 import pytest
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
+from tests.paths import FIXTURES
+
 if TYPE_CHECKING:
     from convo_tui.core.library import Library
 
-FIXTURES = Path(__file__).parent / "fixtures"
 XDG_DIRS = {
     "XDG_CACHE_HOME": ".cache",
     "XDG_CONFIG_HOME": ".config",
@@ -28,6 +29,17 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 os.environ["NO_COLOR"] = os.environ.get("NO_COLOR", "")
+
+
+TIERS = ("unit", "engine", "tui", "e2e")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Each test carries its tier's marker (the folder it lives in): `-m unit`, `-m "not e2e"`."""
+    for item in items:
+        tier = next((part for part in item.path.parts[-3:-1] if part in TIERS), None)
+        if tier is not None:
+            item.add_marker(tier)
 
 
 def _point_home_at(patch: pytest.MonkeyPatch, home: Path) -> None:
@@ -117,7 +129,7 @@ def open_copy(tmp_path_factory: pytest.TempPathFactory, built: Path, settings: S
 def _build_demo(folder: Path, model: str = DEFAULT_MODEL) -> None:
     from convo_tui.core.library import Library
 
-    from tests.tui_corpus import copy_demo
+    from tests.helpers.demo_corpus import copy_demo
 
     corpus = copy_demo(folder)
     with Library.open(Settings(index_dir=folder / "index", sources=[corpus], discover_defaults=False, model=model)) as library:
@@ -128,7 +140,7 @@ def _build_demo(folder: Path, model: str = DEFAULT_MODEL) -> None:
 
 @pytest.fixture(scope="session")
 def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Library]]:
-    """(settings, open Library) over the demo corpus (tests/tui_corpus.py: fixed mtimes)."""
+    """(settings, open Library) over the demo corpus (tests/helpers/demo_corpus.py: fixed mtimes)."""
     built = built_once(tmp_path_factory, "demo-index", _build_demo)
     settings = Settings(sources=[built / "corpus"], discover_defaults=False, debounce_ms=0, model=DEFAULT_MODEL)
     library = open_copy(tmp_path_factory, built, settings)
@@ -165,7 +177,7 @@ def demo_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settin
     """(settings, open Library) over a module's own writable copy of the demo index,
     built once per run with the default model (`auto`: the demo's Chinese picks e5),
     dates shown in UTC. For app tests that edit sessions or re-index."""
-    from tests.tui_corpus import utc_clock
+    from tests.helpers.demo_corpus import utc_clock
 
     built = built_once(tmp_path_factory, "demo-index-auto", _build_demo_auto)
     with utc_clock():

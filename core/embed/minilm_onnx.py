@@ -5,7 +5,7 @@ memory and ~0.4 s of import in a process that only embeds one short query;
 for the bundled model all fastembed did was tokenize, run the session, mean
 pool and normalise. `MiniLmOnnx` does exactly those steps, the same way
 (fastembed's `load_tokenizer` settings, its float64 pooling and its
-normalisation), so vectors are the ones fastembed computed (tests/test_embed.py).
+normalisation), so vectors are the ones fastembed computed (tests/engine/test_embed.py).
 
 The ONNX session is built once from a cached optimised graph (`build_session`).
 """

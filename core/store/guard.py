@@ -1,7 +1,7 @@
 """A Store shared by threads: the holder answers requests while it indexes.
 
 Qdrant Edge runs reads and writes from several threads at once (its .pyi says
-nothing either way; tests/test_holder_threads.py drives upserts, optimize,
+nothing either way; tests/engine/test_holder_threads.py drives upserts, optimize,
 queries and scrolls together), but a close, drop or create swaps the shard
 under everyone. So every call shares a lock that those three take alone.
 """

@@ -1,0 +1,47 @@
+"""What the app tests share: run an async test body, build the app over an open
+engine, let its workers finish, search, focus a card."""
+
+from __future__ import annotations
+
+import asyncio
+import dataclasses
+import functools
+
+from convo_tui.tui.app import create_app
+from convo_tui.tui.widgets.card import ResultCard
+
+
+def run_async(test):
+    """Run an async test body in a fresh event loop (no async pytest plugin needed)."""
+
+    @functools.wraps(test)
+    def wrapper(*args, **kwargs):
+        return asyncio.run(test(*args, **kwargs))
+
+    return wrapper
+
+
+def make_app(corpus, **changes):
+    settings, library = corpus
+    changes.setdefault("debounce_ms", 0)  # searches start on the key: nothing to wait out
+    return create_app(dataclasses.replace(settings, **changes), library=library, index_on_start=False)
+
+
+async def settle(pilot):
+    await pilot.pause()
+    await pilot.app.workers.wait_for_complete()
+    await pilot.pause()
+
+
+async def search(pilot, text: str) -> list[ResultCard]:
+    pilot.app.search_screen.set_query(text)
+    await settle(pilot)
+    return pilot.app.search_screen.cards()
+
+
+async def focus_card(pilot, query: str, title: str, turn: int | None = None) -> ResultCard:
+    """Search `query` and focus the card of the session titled `title` (its turn `turn`, if given)."""
+    cards = await search(pilot, query)
+    card = next(c for c in cards if c.hit.session_title == title and turn in (None, c.hit.turn_index))
+    card.focus()
+    return card

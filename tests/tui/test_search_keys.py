@@ -1,0 +1,297 @@
+"""The search screen's keyboard model, palette and copy, driven as a user would (issue 14)."""
+
+from __future__ import annotations
+
+import inspect
+
+import pytest
+from convo_tui.tui.screens.help import HelpScreen
+from convo_tui.tui.screens.reader import ReaderScreen
+from convo_tui.tui.screens.search import SearchScreen
+from convo_tui.tui.widgets.card import ResultCard
+from convo_tui.tui.widgets.turn_detail import TurnDetail
+from textual.widgets import Input
+
+from tests.helpers.app import focus_card, make_app, run_async, search, settle
+
+SIZE = (100, 32)
+
+
+@pytest.fixture(scope="module")
+def corpus(demo_copy):
+    """This module's own copy of the demo index (tests/conftest.py)."""
+    return demo_copy
+
+
+def query_box(app) -> Input:
+    return app.search_screen.query_one("#query", Input)
+
+
+def notes(app) -> list[str]:
+    return [str(n.message) for n in app._notifications]
+
+
+@run_async
+async def test_typing_on_a_result_card_extends_the_query_and_runs_no_card_action(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "qdrant")
+        assert cards
+        await pilot.press("down")
+        assert app.focused is cards[0]
+        clipboard_before = app.clipboard
+        await pilot.press(*" collection")
+        await settle(pilot)
+        assert query_box(app).value == "qdrant collection"
+        assert app.focused is query_box(app)
+        assert isinstance(app.screen, SearchScreen)  # no reader opened (o), no editor (e)
+        assert app.clipboard == clipboard_before  # no copy (c)
+        assert not any(card.expanded for card in app.search_screen.cards())  # no expand (space)
+        assert notes(app) == []
+        assert app.search_screen.query_text == "qdrant collection"
+
+
+@run_async
+async def test_printable_keys_reach_the_query_from_inside_an_expanded_card(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, "coupon registry flaky")
+        await pilot.press("down", "down", "enter", "tab")  # the second card has a long tool call
+        card = app.search_screen.cards()[1]
+        assert card.expanded and app.focused is not card and card in app.focused.ancestors
+        await pilot.press(*" on CI?")
+        assert query_box(app).value == "coupon registry flaky on CI?"
+        assert not isinstance(app.screen, HelpScreen)  # "?" typed, not the help key
+
+
+@run_async
+async def test_moving_through_results_uses_keys_that_never_type(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Decimal rounding")
+        assert len(cards) >= 3
+        await pilot.press("ctrl+n")
+        assert app.focused is cards[0]
+        await pilot.press("ctrl+j", "down")
+        assert app.focused is cards[2]
+        await pilot.press("ctrl+k", "up")
+        assert app.focused is cards[0]
+        await pilot.press("up")
+        assert app.focused is query_box(app)
+        assert query_box(app).value == "Decimal rounding"
+
+
+@run_async
+async def test_card_actions_act_on_the_current_card_from_the_card_or_the_query(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Postgres index concurrently without locking")
+        await pilot.press("down", "down", "escape")  # second card, then back to the query
+        assert app.focused is query_box(app)
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        assert isinstance(app.screen, ReaderScreen)
+        assert app.screen.session.id == cards[1].hit.session_id
+
+
+@run_async
+async def test_escape_steps_back_and_a_cleared_query_comes_back(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "coupon registry flaky")
+        box = query_box(app)
+        await pilot.press("down", "enter")
+        assert cards[0].expanded
+        await pilot.press("escape")
+        assert not cards[0].expanded and app.focused is cards[0]
+        await pilot.press("escape")
+        assert app.focused is box and box.value == "coupon registry flaky"
+        assert box.selection.is_empty and box.cursor_position == len(box.value)  # never selected on return
+        await pilot.press("escape")
+        assert box.value == ""
+        assert any("ctrl+z" in note for note in notes(app))
+        await pilot.press("ctrl+z")
+        await settle(pilot)
+        assert box.value == "coupon registry flaky"
+        assert app.search_screen.cards()
+
+
+@run_async
+async def test_up_on_an_empty_query_walks_the_query_history(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        box = query_box(app)
+        for text in ("Decimal rounding", "Redis cache"):
+            await search(pilot, text)
+            await pilot.press("enter")  # a query the user settled on
+            await pilot.press("escape")
+        await pilot.press("escape")
+        assert box.value == ""
+        await pilot.press("up")
+        assert box.value == "Redis cache"
+        await pilot.press("up")
+        assert box.value == "Decimal rounding"
+        await pilot.press("x")
+        assert box.value == "Decimal roundingx"
+        await pilot.press("up")  # typing ended the walk: up now does nothing to the query
+        assert box.value == "Decimal roundingx"
+
+
+@run_async
+async def test_more_than_one_page_of_results_past_the_last_card(corpus):
+    _settings, library = corpus
+    ranking = [(h.session_id, h.turn_index) for h in library.search("test", limit=50)]
+    assert len(ranking) > 4  # more than one page of four
+    app = make_app(corpus, search_limit=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "test")
+        assert len(cards) == 4
+        first_page = [(c.hit.session_id, c.hit.turn_index) for c in cards]
+        cards[-1].focus()
+        await pilot.press("down")
+        await settle(pilot)
+        more = app.search_screen.cards()
+        assert [(c.hit.session_id, c.hit.turn_index) for c in more] == ranking[:8]  # the next page, in order
+        assert [(c.hit.session_id, c.hit.turn_index) for c in more[:4]] == first_page  # a longer list
+        assert app.focused is more[4]
+
+
+@run_async
+async def test_palette_copy_from_the_query_box_does_not_crash(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, "Postgres index concurrently without locking")
+        assert app.focused is query_box(app)
+        await pilot.press("ctrl+p", *"Copy as Markdown")
+        await settle(pilot)
+        await pilot.press("enter")
+        await settle(pilot)
+        assert app.is_running and isinstance(app.screen, SearchScreen)
+        assert app.clipboard.startswith("# Postgres index for order search\n")
+
+
+PALETTE_SCREENS = ("search", "card", "reader", "sessions", "help")
+
+
+# One test per screen, so the suite's workers share the load (all five in one test took a minute).
+@pytest.mark.parametrize("where", PALETTE_SCREENS)
+@run_async
+async def test_every_palette_command_works_from_every_screen(corpus, where):
+    from convo_tui.tui.commands import ConvoCommands
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+
+        async def to_search():
+            app.set_query("Decimal rounding")
+            await settle(pilot)
+
+        async def to_card():
+            await to_search()
+            app.search_screen.cards()[0].focus()
+
+        async def to_reader():
+            await to_card()
+            await pilot.press("ctrl+o")
+            await settle(pilot)
+
+        async def to_sessions():
+            await to_search()
+            await pilot.press("f3")
+            await settle(pilot)
+
+        async def to_help():
+            await to_search()
+            await pilot.press("f1")
+            await settle(pilot)
+
+        go = {"search": to_search, "card": to_card, "reader": to_reader, "sessions": to_sessions, "help": to_help}[where]
+        ran: set[str] = set()
+        await go()
+        provider = ConvoCommands(app.screen)
+        await provider.startup()
+        titles = [title for title, _, _ in provider._commands()]
+        for title in titles:
+            if title.startswith(("Re-index", "Open the source file", "Resume in its tool")):
+                continue  # indexing, an editor and the tool's own program need a real terminal
+            await go()
+            provider = ConvoCommands(app.screen)
+            await provider.startup()
+            callback = next(cb for t, cb, _ in provider._commands() if t == title)
+            result = callback()
+            if inspect.isawaitable(result):
+                await result
+            await settle(pilot)
+            assert app.is_running, (where, title)
+            ran.add(title)
+        assert "Mode: keyword" in ran
+        if where in ("search", "card", "reader"):
+            assert "Copy as Markdown" in ran
+        if where == "search":
+            assert any(t.startswith("Filter by project") for t in ran)
+    assert app.return_code in (None, 0)
+
+
+@run_async
+async def test_copy_without_a_clipboard_says_where_the_text_went(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await focus_card(pilot, "Postgres index concurrently without locking", "Postgres index for order search")
+        await pilot.press("ctrl+y")
+        await settle(pilot)
+        said = notes(app)
+        assert said and not any(note.startswith("Copied") for note in said)
+        path = said[-1].split(" saved to ")[1].split(" (")[0]
+        with open(path, encoding="utf-8") as saved:
+            assert saved.read().startswith("# Postgres index for order search\n")
+
+
+@run_async
+async def test_copy_session_id_and_resume_without_a_command(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        card = await focus_card(pilot, "Docker image multi-stage build smaller", "Docker image size")
+        await pilot.press("ctrl+g")
+        await settle(pilot)
+        assert app.clipboard == card.hit.session_id
+        session = app.library.session(card.hit.session_id)
+        await pilot.press("ctrl+r")
+        await settle(pilot)
+        if session.resume is None:
+            assert f"No resume command for {session.source}" in notes(app)
+        assert isinstance(app.screen, SearchScreen) and app.is_running
+
+
+def test_card_has_no_printable_bindings():
+    for binding in ResultCard.BINDINGS:
+        assert all(len(key) > 1 for key in binding.key.split(",")), binding
+    for binding in SearchScreen.BINDINGS:
+        assert all(len(key) > 1 for key in binding.key.split(",")), binding
+
+
+@run_async
+async def test_help_names_the_result_keys(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, "Decimal rounding")
+        await pilot.press("f1")
+        await pilot.pause()
+        rows = app.screen._rows(app.screen.under)
+        actions = {row[1] for row in rows}
+        assert {"Next", "Previous", "Open", "Copy", "Resume", "Copy id", "Back"} <= actions
+        assert not app.search_screen.query(TurnDetail)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        assert isinstance(app.screen, SearchScreen)

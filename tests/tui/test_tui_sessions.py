@@ -1,0 +1,333 @@
+"""The sessions browser (F3) driven as a user would, over the real Library on the demo corpus."""
+
+from __future__ import annotations
+
+import dataclasses
+import io
+import threading
+
+import pytest
+from convo_tui.core.settings import Settings
+from convo_tui.tui.app import create_app
+from convo_tui.tui.screens.reader import ReaderScreen
+from convo_tui.tui.screens.search import SearchScreen
+from convo_tui.tui.screens.sessions import SessionsScreen
+from textual.widgets import OptionList, Static
+
+from tests.helpers.app import run_async, settle
+from tests.helpers.demo_corpus import copy_demo, demo_library, utc_clock
+
+SIZE = (100, 32)
+
+
+@pytest.fixture(scope="module")
+def corpus(demo_copy):
+    """This module's own copy of the demo index (tests/conftest.py)."""
+    return demo_copy
+
+
+def make_app(corpus, **changes):
+    settings, library = corpus
+    return create_app(dataclasses.replace(settings, **changes), library=library, index_on_start=False)
+
+
+async def open_browser(pilot) -> SessionsScreen:
+    await settle(pilot)
+    await pilot.press("f3")
+    await settle(pilot)
+    screen = pilot.app.screen
+    assert isinstance(screen, SessionsScreen)
+    return screen
+
+
+def highlighted_title(screen: SessionsScreen) -> str:
+    summary = screen._highlighted()
+    assert summary is not None
+    return summary.title
+
+
+def count_line(screen: SessionsScreen) -> str:
+    return str(screen.query_one("#sessions-count", Static).render())
+
+
+@run_async
+async def test_the_list_is_read_in_a_worker_newest_first(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    threads: list[bool] = []
+    original = library.sessions
+
+    def recorded(*args, **kwargs):
+        threads.append(threading.current_thread() is threading.main_thread())
+        return original(*args, **kwargs)
+
+    library.sessions = recorded
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_browser(pilot)
+            assert threads and not any(threads), "the store was asked on the UI thread"
+            shown = screen.shown()
+            assert len(shown) == 15
+            stamps = [(s.updated_at or s.started_at).timestamp() for s in shown if s.updated_at or s.started_at]
+            assert stamps == sorted(stamps, reverse=True)
+            assert "15 sessions · by date" in count_line(screen)
+    finally:
+        del library.sessions
+
+
+@run_async
+async def test_s_cycles_the_sort_and_f_keeps_only_starred_sessions(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        listing = screen.query_one(OptionList)
+        await pilot.press("down", "s")
+        titles = [s.title.casefold() for s in screen.shown()]
+        assert titles == sorted(titles) and "by title" in count_line(screen)
+        await pilot.press("s")
+        headers = [
+            str(listing.get_option_at_index(i).prompt).split("  ")[0].lstrip("▍")
+            for i in range(listing.option_count)
+            if listing.get_option_at_index(i).disabled
+        ]
+        assert sorted(headers) == ["ChatGPT", "recall", "shopfront", "support-bot"]
+        assert listing.option_count == 15 + 4
+        await pilot.press("s")
+        assert "by date" in count_line(screen)
+        await pilot.press("g", "j", "j")
+        starred_id = screen._highlighted_id()
+        try:
+            await pilot.press("asterisk")
+            await settle(pilot)
+            assert library.session_summary(starred_id).starred
+            await pilot.press("f")
+            assert [s.id for s in screen.shown()] == [starred_id]
+            assert "1 of 15 sessions" in count_line(screen) and "starred only" in count_line(screen)
+            await pilot.press("f")
+            assert len(screen.shown()) == 15
+            assert screen._highlighted_id() == starred_id  # the reload kept the cursor on its row
+        finally:
+            library.star_session(starred_id, False)
+
+
+@run_async
+async def test_j_k_g_shift_g_move_through_the_list(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        shown = screen.shown()
+        await pilot.press("down")  # from the filter box onto the first row
+        assert screen._highlighted_id() == shown[0].id
+        await pilot.press("j", "j")
+        assert screen._highlighted_id() == shown[2].id
+        await pilot.press("k")
+        assert screen._highlighted_id() == shown[1].id
+        await pilot.press("G")
+        assert screen._highlighted_id() == shown[-1].id
+        await pilot.press("g")
+        assert screen._highlighted_id() == shown[0].id
+        await pilot.press("slash", *"jk")  # in the filter box j and k are letters
+        assert screen.query_one("#session-filter").value == "jk"
+
+
+@run_async
+async def test_filter_then_enter_opens_the_reader_and_escape_comes_back(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        await pilot.press(*"docker")
+        assert screen.shown()[0].title == "Docker image size"
+        assert "best match first" in count_line(screen)
+        await pilot.press("enter", "enter")
+        await settle(pilot)
+        assert isinstance(app.screen, ReaderScreen)
+        assert app.screen.session.title == "Docker image size"
+        await pilot.press("escape")
+        assert app.screen is screen
+        await pilot.press("escape")
+        assert isinstance(app.screen, SearchScreen)
+
+
+@run_async
+async def test_a_rename_in_the_reader_shows_in_the_list(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        await pilot.press("down", "j", "enter")
+        await settle(pilot)
+        reader = app.screen
+        assert isinstance(reader, ReaderScreen)
+        session_id = reader.session.id
+        try:
+            await pilot.press("r", "ctrl+u", *"Renamed in the reader", "enter")
+            await settle(pilot)
+            await pilot.press("escape")
+            await settle(pilot)
+            assert app.screen is screen
+            assert {s.id: s.title for s in screen.shown()}[session_id] == "Renamed in the reader"
+            assert highlighted_title(screen) == "Renamed in the reader"
+        finally:
+            library.rename_session(session_id, "")
+
+
+@run_async
+async def test_rename_star_and_delete_from_the_list(tmp_path_factory):
+    with utc_clock():
+        settings, library = demo_library(tmp_path_factory)
+        try:
+            app = create_app(settings, library=library, index_on_start=False)
+            async with app.run_test(size=SIZE) as pilot:
+                screen = await open_browser(pilot)
+                await pilot.press("down", "j", "j")
+                target = screen._highlighted()
+                await pilot.press("r", "ctrl+u", *"Picked from the list", "enter")
+                await settle(pilot)
+                assert highlighted_title(screen) == "Picked from the list"
+                assert library.session_summary(target.id).title == "Picked from the list"
+                await pilot.press("d")
+                await pilot.pause()
+                await pilot.press("y")
+                await settle(pilot)
+                assert target.id not in [s.id for s in screen.shown()]
+                assert "14 sessions" in count_line(screen)
+                assert dict(app.projects) == dict(library.projects())  # the palette's cache follows
+        finally:
+            library.close()
+
+
+@run_async
+async def test_opened_while_indexing_the_list_fills_as_sessions_are_indexed(tmp_path):
+    with utc_clock():
+        corpus = copy_demo(tmp_path)
+        settings = Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False)
+        app = create_app(settings)
+        async with app.run_test(size=SIZE) as pilot:
+            await pilot.press("f3")  # before the index is even open
+            screen = app.screen
+            assert isinstance(screen, SessionsScreen)
+            while app.library is None or not app.model_ready or app.indexing or app.background.busy:
+                await app.workers.wait_for_complete()
+                await pilot.pause()
+            await settle(pilot)
+            assert len(screen.shown()) == 15
+            assert "15 sessions" in count_line(screen)
+            assert sum(count for _, count in app.projects) == 15
+
+
+@run_async
+async def test_palette_projects_come_from_the_apps_cache(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert app.projects == library.projects()
+        from convo_tui.tui.commands import ConvoCommands
+
+        provider = ConvoCommands(app.screen, None)
+        names = [name for name, _, _ in provider._commands()]
+        assert any(name.startswith("Filter by project: shopfront (") for name in names)
+        assert "Stats: sessions, messages, tokens" in names
+
+
+def table_text(screen, selector: str) -> str:
+    from rich.console import Console
+
+    console = Console(width=100, record=True, file=io.StringIO())
+    console.print(screen.query_one(selector, Static).content)
+    return console.export_text()
+
+
+@run_async
+async def test_f4_counts_the_index_per_project_source_and_week(corpus):
+    from convo_tui.tui.screens.stats import StatsScreen
+
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f7")
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, StatsScreen)
+        summary = str(screen.query_one("#stats-summary", Static).render())
+        assert summary.startswith("15 sessions · ") and "4 projects" in summary
+        assert "no source recorded token usage" in summary  # the demo's sources keep no usage
+        projects = table_text(screen, "#stats-projects")
+        for name, count in library.projects():
+            assert any(line.split()[:2] == [name, str(count)] for line in projects.splitlines()), (name, projects)
+        assert "Tokens" not in projects
+        assert "cursor" in table_text(screen, "#stats-sources")
+        assert "2026-W01" in table_text(screen, "#stats-weeks")  # the corpus copies are dated 2026-01-01
+        await pilot.press("escape")
+        assert isinstance(app.screen, SearchScreen)
+
+
+@run_async
+async def test_help_names_quit_stats_and_the_browser_keys(corpus):
+    from convo_tui.tui.screens.help import HelpScreen
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f1")
+        rows = app.screen._rows(app.screen.under)
+        assert ("^q", "Quit", "app.quit") in rows and ("f7", "Stats", "app.stats") in rows
+        assert [row for row in rows if row[1] == "Quit"] == [("^q", "Quit", "app.quit")]
+        await pilot.press("escape")
+        await open_browser(pilot)
+        await pilot.press("down", "f1")
+        assert isinstance(app.screen, HelpScreen)
+        rows = app.screen._rows(app.screen.under)
+        for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("*", "Star", "sessions.star")]:
+            assert row[1:] in [r[1:] for r in rows], row
+
+
+@run_async
+async def test_the_reader_reads_and_writes_the_index_off_the_ui_thread(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    on_ui: list[str] = []
+    names = ["session_summary", "session_settings", "set_session_settings", "star_session", "rename_session", "sessions"]
+
+    def watched(name):
+        original = getattr(library, name)
+
+        def call(*args, **kwargs):
+            if threading.current_thread() is threading.main_thread():
+                on_ui.append(name)
+            return original(*args, **kwargs)
+
+        return call
+
+    for name in names:
+        setattr(library, name, watched(name))
+    session_id = None
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            screen = await open_browser(pilot)
+            await pilot.press("down", "enter")
+            await settle(pilot)
+            reader = app.screen
+            assert isinstance(reader, ReaderScreen)
+            session_id = reader.session.id
+            await pilot.press("asterisk")
+            await settle(pilot)
+            await pilot.press("t")
+            await settle(pilot)
+            await pilot.press("r", "ctrl+u", *"Off the UI thread", "enter")
+            await settle(pilot)
+            assert "★" in str(reader.query_one("#reader-head", Static).render())
+            await pilot.press("escape")
+            await settle(pilot)
+            row = next(s for s in screen.shown() if s.id == session_id)
+            assert row.starred and row.title == "Off the UI thread"
+        assert on_ui == []
+    finally:
+        for name in names:
+            delattr(library, name)
+        if session_id:
+            library.rename_session(session_id, "")
+            library.star_session(session_id, False)
+            library.set_session_settings(session_id, hide_thinking=False)
