@@ -23,8 +23,9 @@ def count_usage(count: Count) -> Usage:
 
 
 def usd(pico: int) -> float:
-    """Dollars for JSON: rounded to a millionth of a dollar (the table's own precision)."""
-    return round(pico / PICO_PER_USD, 6)
+    """Dollars for JSON. Prices have at most six decimals per million tokens, so a cost has at
+    most twelve: the division is exact to the last printed digit for any sum below $1,000."""
+    return pico / PICO_PER_USD
 
 
 def count_json(name: str | None, count: Count, table: PriceTable) -> dict[str, Any]:

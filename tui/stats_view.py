@@ -12,21 +12,13 @@ from convo_tui.core.cost.prices import PICO_PER_USD, PriceTable
 from convo_tui.core.cost.pricing import Cost, format_usd
 from convo_tui.core.stats import Count, Stats
 from convo_tui.core.stats_report import count_cost, count_usage
-from convo_tui.tui.render import plural
+from convo_tui.tui.render import plural, short_number
 from convo_tui.tui.widgets.charts import ColumnChart, HeatMap, continuous_weeks
 from rich.console import Group
 from rich.table import Table
 from rich.text import Text
 
 WEEKS_SHOWN = 12
-
-
-def short_number(value: float) -> str:
-    """12345 -> 12.3k: token counts are large and only their size matters here."""
-    for limit, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
-        if value >= limit:
-            return f"{value / limit:.1f}{suffix}"
-    return str(round(value))
 
 
 def tokens_cell(count: Count) -> Text:

@@ -35,6 +35,9 @@ def render_export(session: Session, fmt: str, table: PriceTable, shown: Callable
 def export_file_name(session: Session, fmt: str) -> str:
     """A file name that says what it holds: the title's words and the id's start."""
     words = "".join(ch if ch.isalnum() else "-" for ch in session.title.lower())
-    stem = "-".join(part for part in words.split("-") if part)[:48].strip("-") or "session"
+    stem = "-".join(part for part in words.split("-") if part)
+    if len(stem) > 48:  # cut at a word
+        stem = stem[:49].rsplit("-", 1)[0]
+    stem = stem or "session"
     safe_id = "".join(ch for ch in session.id if ch.isalnum())[:8] or "id"
     return f"{stem}-{safe_id}{FORMATS[fmt]}"

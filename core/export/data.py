@@ -18,7 +18,7 @@ def render_json(session: Session, facts: SessionFacts) -> str:
     summary: dict[str, Any] = {"tool": facts.tool, "models": facts.models}
     summary["usage"] = facts.usage.to_json() if facts.usage else None
     if facts.cost is not None:
-        summary["cost_usd"] = round(facts.cost.pico / PICO_PER_USD, 6)
+        summary["cost_usd"] = facts.cost.pico / PICO_PER_USD
         summary["unpriced_tokens"] = dict(sorted(facts.cost.unpriced.items()))
     data["export"] = summary
     return json.dumps(data, ensure_ascii=False, indent=2) + "\n"

@@ -20,6 +20,7 @@ EIGHTHS = " ▁▂▃▄▅▆▇█"
 SHADES = "·░▒▓█"  # no activity, then four quartiles of the busiest day
 DAY_NAMES = ("Mon", "", "Wed", "", "Fri", "", "Sun")
 AXIS_WIDTH = 8  # the y-axis labels ("$12.34 ┤")
+MIN_WEEKS = 12
 
 
 def monday(day: date) -> date:
@@ -69,7 +70,8 @@ class ColumnChart:
             yield Text("  nothing recorded", style="dim")
             return
         top = max(value for _, value in weeks)
-        levels = [round(value / top * self.height * 8) if top else 0 for _, value in weeks]
+        # in eighths of a row; a week with anything at all shows at least one eighth
+        levels = [max(1, round(value / top * self.height * 8)) if value > 0 else 0 for _, value in weeks]
         for row in range(self.height - 1, -1, -1):
             axis = self.label(top) if row == self.height - 1 else ("0" if row == 0 else "")
             line = Text(f"{axis:>{AXIS_WIDTH - 2}} ┤", style="dim")
@@ -107,7 +109,11 @@ class HeatMap:
         return Measurement(12, options.max_width)
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        weeks = max(1, min(self.weeks_wanted, (options.max_width - 4) // 2))
+        fit = max(1, (options.max_width - 4) // 2)
+        active = [day for day, count in self.days.items() if count and day <= self.last_day]
+        span = (monday(self.last_day) - monday(min(active))).days // 7 + 1 if active else 1
+        # from the first active week (at least MIN_WEEKS, so it reads as a calendar), within the width
+        weeks = min(fit, self.weeks_wanted, max(span, MIN_WEEKS))
         first = monday(self.last_day) - timedelta(weeks=weeks - 1)
         busiest = max((count for day, count in self.days.items() if first <= day <= self.last_day), default=0)
         yield Text(self.title, style="bold")
