@@ -68,7 +68,7 @@ def group_table(
 def model_table(stats: Stats, table: PriceTable) -> Table:
     """Per model: the prompt split as it is billed (fresh input, cache reads, cache writes), output, cost."""
     title = Text("Per model", style="bold")
-    title.append("  (prompt tokens: fresh input, read from and written to the cache)", style="dim")
+    title.append("  (prompt: fresh, read from cache, written to cache)", style="dim")
     grid = Table(title=title, title_justify="left", box=None, padding=(0, 1))
     grid.add_column("Model", max_width=30, overflow="ellipsis", no_wrap=True)
     for name in ("Input", "Read", "Written", "Output", "Cost"):
