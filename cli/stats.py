@@ -13,9 +13,6 @@ import sys
 from typing import Any
 
 from convo_tui.cli.common import add_store_options, open_index, settings_from_args
-from convo_tui.core.cost.prices import PICO_PER_USD, price_table
-from convo_tui.core.cost.pricing import format_usd
-from convo_tui.core.stats_report import stats_report
 
 TABLES = (("by_project", "Project"), ("by_source", "Source"), ("by_model", "Model"), ("by_week", "Week"))
 
@@ -36,6 +33,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from convo_tui.core.cost.prices import price_table
+    from convo_tui.core.stats_report import stats_report
+
     table = price_table(settings_from_args(args))
     with open_index(args, read_only=True) as library:
         report = stats_report(library.stats(), table)
@@ -48,6 +48,9 @@ def run(args: argparse.Namespace) -> int:
 
 
 def _money(row: dict[str, Any]) -> str:
+    from convo_tui.core.cost.prices import PICO_PER_USD
+    from convo_tui.core.cost.pricing import format_usd
+
     pico = round(row["cost_usd"] * PICO_PER_USD)
     if not row["has_tokens"]:
         return "-"
