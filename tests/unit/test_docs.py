@@ -64,8 +64,14 @@ def quotes() -> list[tuple[str, str]]:
         (f"`TURN_BONUS` is {_n(merge.TURN_BONUS)}", "merge.TURN_BONUS"),
         (f"at least {merge.DUPLICATE_RATIO:g}% alike", "merge.DUPLICATE_RATIO"),
         (f"holds at most {_n(pipeline.FUZZY_SCAN_LIMIT)}, else over {pipeline.FUZZY_CANDIDATES} candidates", "pipeline fuzzy"),
-        (f"at least {choice.CJK_SHARE:.0%} of the newest {choice.SAMPLE_BYTES // 1_000_000} MB", "choice.CJK_SHARE / SAMPLE_BYTES"),
-        ("heartbeats every second" if protocol.HEARTBEAT == 1.0 else "", "protocol.HEARTBEAT"),
+        (
+            f"at least {choice.CJK_SHARE:.0%} of the newest {choice.SAMPLE_BYTES // 1_000_000} MB",
+            "choice.CJK_SHARE / SAMPLE_BYTES",
+        ),
+        (
+            f"heartbeats every {'second' if protocol.HEARTBEAT == 1.0 else f'{protocol.HEARTBEAT:g} seconds'}",
+            "protocol.HEARTBEAT",
+        ),
         (f"({protocol.DEFAULT_TIMEOUT:g} s, `{protocol.TIMEOUT_ENV}`)", "protocol timeout"),
         (f"(version {protocol.VERSION})", "protocol.VERSION"),
         (f"({space.READ_RESERVE // space.MB} MB, more on tmpfs)", "space.READ_RESERVE"),
