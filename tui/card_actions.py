@@ -6,6 +6,7 @@ import json
 import os
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -227,6 +228,7 @@ class CardActions:
     def _export_page(self, session_id: str, fmt: str) -> None:
         from convo_tui.core.cost.prices import price_table
         from convo_tui.core.export import export_file_name, render_export
+        from convo_tui.core.redact import redact
 
         app = self.app
         with app.background.running():  # the index stays open until this returns
@@ -235,7 +237,9 @@ class CardActions:
                 return
             try:
                 session = library.session(session_id)
-                text = render_export(session, fmt, price_table(app.settings), app.redactor)
+                # a page to share masks every secret, also one revealed on screen (v in the reader)
+                shown: Callable[[str], str] = redact if app.settings.redact else str
+                text = render_export(session, fmt, price_table(app.settings), shown)
             except ConvoError as exc:
                 app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
                 return
