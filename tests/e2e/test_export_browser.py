@@ -27,6 +27,8 @@ USER_BACKGROUND = (0xDD, 0xF4, 0xFF)  # --user in the light theme (core/export/h
 
 
 def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
+    """One browser run. Each run gets its own profile: the previous run's helper processes
+    may still hold their profile's lock for a moment after the browser exits."""
     assert CHROMIUM is not None
     command = [
         CHROMIUM,
@@ -38,21 +40,23 @@ def chromium(*args: str, profile: Path) -> subprocess.CompletedProcess[str]:
         f"--user-data-dir={profile}",
         *args,
     ]
-    return subprocess.run(command, capture_output=True, text=True, timeout=120, check=True)
+    done = subprocess.run(command, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, f"chromium exited {done.returncode}: {done.stderr[-2000:]}"
+    return done
 
 
 def test_the_page_runs_and_draws_in_chromium(tmp_path):
     page = tmp_path / "session.html"
     subprocess.run([*convo_tui(), "export", str(SESSION_FILE), "-o", str(page)], check=True, capture_output=True, timeout=120)
 
-    folded = chromium("--dump-dom", page.as_uri(), profile=tmp_path / "profile")
+    folded = chromium("--dump-dom", page.as_uri(), profile=tmp_path / "profile-folded")
     assert folded.stdout.count("<details") == 3 and " open=" not in folded.stdout
-    opened = chromium("--dump-dom", page.as_uri() + "#expanded", profile=tmp_path / "profile")
+    opened = chromium("--dump-dom", page.as_uri() + "#expanded", profile=tmp_path / "profile-opened")
     assert opened.stdout.count('<details class="tool" open="">') == 2  # the page's script opened every fold
     assert '<details class="thinking" open="">' in opened.stdout
 
     shot = tmp_path / "page.png"
-    chromium("--window-size=1000,1400", f"--screenshot={shot}", page.as_uri() + "#expanded", profile=tmp_path / "profile")
+    chromium("--window-size=1000,1400", f"--screenshot={shot}", page.as_uri() + "#expanded", profile=tmp_path / "profile-shot")
     from PIL import Image
 
     with Image.open(shot) as image:
