@@ -16,6 +16,7 @@ from collections.abc import Callable
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.cli.common import add_store_options, settings_from_args
+from convo_tui.core.limits import check_count
 from convo_tui.core.settings import SEARCH_MODES, Settings
 
 if TYPE_CHECKING:
@@ -88,12 +89,17 @@ class RecallTools:
         after: str | None = None,
         before: str | None = None,
     ) -> dict[str, Any]:
+        from convo_tui.core.errors import shown
+
         if mode not in SEARCH_MODES:
-            raise ValueError(f"mode must be one of {', '.join(SEARCH_MODES)}")
-        filters = [f'{key}:"{value}"' for key, value in (("project", project), ("source", source)) if value]
-        filters += [f"{key}:{value}" for key, value in (("after", after), ("before", before)) if value]
-        text = " ".join([query, *filters])
-        hits = self.library().search(text, limit=max(1, min(limit, 100)), mode=mode)
+            raise ValueError(f"mode must be one of {', '.join(SEARCH_MODES)} (got {shown(mode, 40)})")
+        limit = check_count("limit", limit, minimum=1)
+        named = (("project", project), ("source", source), ("after", after), ("before", before))
+        for key, value in named:
+            if value is not None and '"' in value:
+                raise ValueError(f"{key} must not contain a double quote (got {shown(value, 60)})")
+        text = " ".join([query, *(f'{key}:"{value}"' for key, value in named if value)])
+        hits = self.library().search(text, limit=limit, mode=mode)
         return {"hits": [self._hit(hit) for hit in hits]}
 
     def _hit(self, hit: Hit) -> dict[str, Any]:
@@ -112,6 +118,9 @@ class RecallTools:
         }
 
     def show_session(self, session_id: str, first_turn: int | None = None, last_turn: int | None = None) -> dict[str, Any]:
+        for name, value in (("first_turn", first_turn), ("last_turn", last_turn)):
+            if value is not None:
+                check_count(name, value)
         session = self.library().session(session_id)
         turn_of = {mid: turn.index for turn in session.turns for mid in turn.message_ids}
         low = first_turn if first_turn is not None else -1
@@ -145,12 +154,14 @@ class RecallTools:
     def context(self, question: str, session_id: str | None = None, recent: int = 10, refs: int = 5) -> dict[str, Any]:
         from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, request_body
 
-        messages = self.library().context(question, session_id=session_id, recent=max(0, recent), refs=max(0, refs))
+        recent, refs = check_count("recent", recent), check_count("refs", refs)
+        messages = self.library().context(question, session_id=session_id, recent=recent, refs=refs)
         messages = [ChatMessage(m.role, self._clean(m.content)) for m in messages]
         return request_body(DEFAULT_LLM_MODEL, messages)
 
     def list_sessions(self, project: str | None = None, limit: int = 20) -> dict[str, Any]:
-        summaries = self.library().sessions(project or None)[: max(1, limit)]
+        limit = check_count("limit", limit, minimum=1)
+        summaries = self.library().sessions(project or None)[:limit]
         return {"sessions": [self._summary(s) for s in summaries]}
 
     def _summary(self, s: SessionSummary) -> dict[str, Any]:
@@ -162,18 +173,21 @@ class RecallTools:
 
 def build_server(tools: RecallTools) -> Any:
     """The MCPServer with the four tools (typed signatures become their JSON schemas)."""
-    from convo_tui.core.errors import ConvoError
+    from convo_tui.core.errors import ConvoError, shown
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     server = MCPServer("convo-tui", instructions=INSTRUCTIONS)
 
     def answer(call: Callable[[], dict[str, Any]]) -> dict[str, Any]:
-        """Our one-line errors reach the agent as they are (the SDK hides other exceptions' text)."""
+        """Every error reaches the agent as one line with its reason (the SDK would
+        answer "Error executing tool" and hide the text of any other exception)."""
         try:
             return call()
         except (ConvoError, ValueError) as exc:
-            raise ToolError(str(exc)) from None
+            raise ToolError(shown(exc, 500)) from None
+        except Exception as exc:  # a bug: still a reason, and the server lives on
+            raise ToolError(shown(f"internal error ({type(exc).__name__}: {exc})", 500)) from None
 
     @server.tool()
     def search(

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.holder import codec, protocol
+from convo_tui.core.holder import codec, peer, protocol
 from convo_tui.core.holder.ops import OPERATIONS
 
 if TYPE_CHECKING:
@@ -50,8 +50,7 @@ class HolderServer:
     def start(self) -> HolderServer:
         """Bind (replacing a stale socket) and accept in a daemon thread."""
         if self.path.parent != self.index_dir:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.path.parent, 0o700)
+            peer.make_folder(self.path.parent)  # 0700 and ours, or refused (core/holder/peer.py)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # we hold the index lock: whoever bound it is gone
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -127,7 +126,17 @@ class HolderServer:
                 conn, _ = listener.accept()
             except OSError:
                 return  # closed by stop()
+            if not self._same_user(conn):
+                conn.close()  # another user's process: not a word
+                continue
             self._spawn(self._serve_connection, "holder client", conn)
+
+    @staticmethod
+    def _same_user(conn: socket.socket) -> bool:
+        try:
+            return peer.is_ours(conn)
+        except OSError:
+            return False
 
     def _serve_connection(self, conn: socket.socket) -> None:
         with self._threads_lock:

@@ -351,13 +351,15 @@ def _starts_with(path: Path, magic: bytes) -> bool:
 
 
 def _looks_like_text(path: Path) -> bool:
-    """A cheap sniff for extension-less files: non-empty and no NUL byte."""
+    """A cheap sniff for extension-less files: non-empty and text (sources.looks_binary)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
     except OSError:
         return False
-    return bool(head.strip()) and b"\x00" not in head
+    from convo_tui.core.sources import looks_binary
+
+    return bool(head.strip()) and not looks_binary(head)
 
 
 @dataclass(frozen=True)
