@@ -43,7 +43,9 @@ def run(args: argparse.Namespace) -> int:
     terms = query_terms(parsed.text, list(parsed.phrases))
     for hit in hits:
         if args.json:
-            out.write(json.dumps(hit.to_json(), ensure_ascii=False) + "\n")
+            data = hit.to_json()
+            data["session_title"] = display(hit.session_title)  # masked as the text line masks it
+            out.write(json.dumps(data, ensure_ascii=False) + "\n")
         else:
             out.write(_format(hit, terms))
     return 0

@@ -88,7 +88,8 @@ class HolderServer:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RD)
         for thread in threads:
-            thread.join(wait)
+            if thread.ident is not None:  # started (a thread never started has nothing to finish)
+                thread.join(wait)
 
     def _remove_private_folder(self) -> None:
         """The short private folder of a socket kept outside the index, once no holder uses it."""
@@ -113,9 +114,9 @@ class HolderServer:
                     self._threads.discard(threading.current_thread())
 
         thread = threading.Thread(target=run, name=name, daemon=True)
-        with self._threads_lock:
+        with self._threads_lock:  # stop() sees a thread only once it has started
             self._threads.add(thread)
-        thread.start()
+            thread.start()
 
     def _accept_loop(self) -> None:
         while not self._stopping.is_set():
@@ -180,7 +181,9 @@ class HolderServer:
                 replies.put(protocol.ok(self._run(op, args, replies.put, cancel)))
             except ConvoError as exc:
                 replies.put(protocol.error(str(exc), type(exc).__name__))
-            except Exception as exc:  # a bug must not take the holder down with it
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # a bug (or an engine panic) must not take the holder down with it
                 replies.put(protocol.error(f"internal error: {type(exc).__name__}: {exc}", "InternalError"))
             finally:
                 replies.put(_DONE)

@@ -172,6 +172,7 @@ def test_the_holder_answers_no_other_user(deep, runtime):
     path = _socket(deep, runtime)
     with open_local(Settings(index_dir=deep)):
         # A permission slip (folder and socket opened up) must still not let another user in.
+        os.chmod(runtime, 0o755)
         os.chmod(path.parent, 0o755)
         os.chmod(path, 0o666)
         done = subprocess.run(
