@@ -252,7 +252,7 @@ def parse_path(path: str | Path) -> list[Session]:
         raise
     except RecursionError:
         raise ParseError(path, "structure nested too deeply") from None
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ArithmeticError) as exc:
         # A parser bug or a shape we did not foresee: still one line, never a traceback.
         raise ParseError(path, f"unexpected {fmt.label} structure ({type(exc).__name__}: {exc})") from None
     finally:
