@@ -40,7 +40,7 @@ from convo_tui.core.store.edge_schema import (
     to_stored,
 )
 from convo_tui.core.store.edge_switch import EdgeDenseSwitch, recover
-from convo_tui.core.store.files import SHARD, check_index_path, store_missing
+from convo_tui.core.store.files import SHARD, check_index_path, damaged, missing_before_load, store_missing
 from convo_tui.core.store.lock import IndexLock
 from convo_tui.core.store.resident import release_index_pages
 
@@ -84,6 +84,9 @@ class EdgeStore(Store):
             if self._has_shard():
                 # Edge maps its files even to read them: on a full disk that is a SIGBUS.
                 space.require(self.path, space.open_reserve(self.path, self.path / SHARD), "open the index")
+                missing = missing_before_load(self.path)  # Edge would make them anew, empty
+                if missing:
+                    raise IndexUnavailable(damaged(self.path, missing[0]))
                 if isinstance(self._lock, readonly.SharedLock):
                     self._copy = readonly.copy_shard(self.path / SHARD)
                 self._shard = self._load(None)
@@ -110,14 +113,8 @@ class EdgeStore(Store):
             shutil.rmtree(copy.parent, ignore_errors=True)
 
     def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
-        try:
-            with edge_errors(self.path, "opening"):
-                shard = qe.EdgeShard.load(str(self._copy or self.path / SHARD), config)
-        except IndexUnavailable as exc:
-            raise IndexUnavailable(
-                f"{exc}; your transcripts are not affected: rebuild the index with `convo-tui index --rebuild`"
-            ) from None
-        return shard
+        with edge_errors(self.path, "opening"):  # a shard Edge cannot load is damaged: the rebuild line
+            return qe.EdgeShard.load(str(self._copy or self.path / SHARD), config)
 
     def ensure(self, dim: int) -> None:
         self._writable()

@@ -85,8 +85,8 @@ _DOING = {
     "searching": "search the index",
     "reading": "read the index",
 }
-# Steps that only read: a failure there means damaged files (the index opened fine).
-_READS = frozenset({"searching", "reading"})
+# Steps whose failure means damaged files: loading the shard, and reads of a shard that loaded.
+_READS = frozenset({"opening", "searching", "reading"})
 
 
 def is_engine_panic(exc: BaseException) -> bool:

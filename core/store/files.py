@@ -12,13 +12,13 @@ read it (layouts read from qdrant-edge-py 0.9.0's files and Qdrant's sources):
   bitmask and gap files cover exactly those pages, and (deep) every value the
   tracker and its journal point at lies inside an existing page;
 - dense vectors: the appendable segment's chunks hold every vector its
-  `status.dat` counts; an optimized segment's `matrix.dat` holds whole vectors,
-  as many as the segment indexed, and its quantized copy and deletion flags
-  have the matching sizes;
+  `status.dat` counts; an optimized segment's `matrix.dat` is there and holds
+  whole vectors, as many as the segment indexed, and its quantized copy and
+  deletion flags have the matching sizes;
 - flag files (deletions, the payload indexes' null flags): `status.dat` whole,
   the flags long enough for the count it holds;
 - an optimized segment's BM25 inverted index as long as its config says, and
-  its id tracker's versions one per point;
+  its id tracker's versions and deletion flags one per point;
 - (deep) a sampled read of every file, each page included: its first and last
   block, so a file the disk cannot read is named here, not mid-search.
 
@@ -107,6 +107,22 @@ def check_files(index_dir: Path, meta: dict[str, Any], *, deep: bool = False) ->
     return problems
 
 
+def missing_before_load(index_dir: Path) -> list[str]:
+    """Files of an optimized segment that Edge would silently make anew, empty,
+    when it loads the shard (a zero-filled `matrix.dat` finds nothing by meaning;
+    an empty id mapping loses every point): checked before it gets the chance."""
+    problems = []
+    for segment in sorted(p for p in _children(index_dir / SHARD / "segments") if p.is_dir()):
+        if not (segment / "id_tracker.versions").exists():
+            continue  # the appendable segment: Edge makes nothing anew there
+        dense = segment / f"vector_storage-{DENSE}"
+        wanted = [segment / "id_tracker.mappings"]
+        if (dense / "quantized.config.json").exists() or (segment / f"vector_index-{DENSE}").exists():
+            wanted.append(dense / "matrix.dat")
+        problems.extend(f"{path} is missing" for path in wanted if not path.exists())
+    return problems
+
+
 def _children(folder: Path) -> list[Path]:
     try:
         return list(folder.iterdir())
@@ -155,8 +171,9 @@ def _check_segment(segment: Path, dim: int | None, *, deep: bool) -> list[str]:
         if (status.parent / "flags_a.dat").exists() or (status.parent / "flags_b.dat").exists():
             problems.extend(_check_flags(status.parent))
     dense = segment / f"vector_storage-{DENSE}"
-    if (dense / "matrix.dat").exists() and dim:
-        problems.extend(_check_matrix(segment, dense, dim))
+    optimized = (segment / "id_tracker.versions").exists()
+    if optimized and dim:
+        problems.extend(_check_optimized(segment, dense, dim))
     inverted = next(iter(sorted(segment.glob("vector_index-*/inverted_index_config.json"))), None)
     if inverted is not None:
         problems.extend(_check_inverted(inverted))
@@ -271,7 +288,9 @@ def _check_chunks(folder: Path, config: dict[str, Any]) -> list[str]:
         chunk = folder / f"chunk_{number}.mmap"
         size = _size(chunk)
         if size is None or size < chunk_bytes:
-            return [f"vector file {chunk} is {_bytes(size)}, {count:,} vectors need {needed} chunk(s) of {chunk_bytes:,} bytes"]
+            return [
+                f"vector file {chunk} is cut short ({_bytes(size)}; {count:,} vectors need {needed} of {chunk_bytes:,} bytes)"
+            ]
     return []
 
 
@@ -290,15 +309,23 @@ def _check_flags(folder: Path) -> list[str]:
     return []
 
 
-def _check_matrix(segment: Path, dense: Path, dim: int) -> list[str]:
-    """An optimized segment's dense vectors, their deletion flags and quantized copy."""
+def _check_optimized(segment: Path, dense: Path, dim: int) -> list[str]:
+    """An optimized segment: its id tracker, dense vectors, their deletion flags
+    and quantized copy, each as long as the segment's point count needs."""
+    expected = _segment_points(segment, dense)
+    if expected is not None:
+        for name, need in (("id_tracker.versions", expected * 8), ("id_tracker.deleted", math.ceil(expected / 64) * 8)):
+            have = _size(segment / name)
+            if have is None or have < need:
+                return [f"{segment / name} is {_bytes(have)}, {expected:,} points need {need:,} bytes"]
     row = dim * 4
     matrix = dense / "matrix.dat"
-    size = _size(matrix) or 0
+    size = _size(matrix)
+    if size is None:
+        return [f"{matrix} is missing"] if (dense / "deleted.dat").exists() or expected else []
     vectors = (size - _MATRIX_HEADER) // row if size >= _MATRIX_HEADER else 0
     if size < _MATRIX_HEADER or (size - _MATRIX_HEADER) % row:
         return [f"{matrix} is {_bytes(size)}, not a whole number of {dim}-dimension vectors"]
-    expected = _segment_points(segment)
     if expected is not None and vectors < expected:
         return [f"{matrix} holds {vectors:,} vectors, its segment {expected:,}"]
     deleted = _size(dense / "deleted.dat")
@@ -307,7 +334,7 @@ def _check_matrix(segment: Path, dense: Path, dim: int) -> list[str]:
         return [f"{dense / 'deleted.dat'} is {_bytes(deleted)}, {vectors:,} vectors need {need:,} bytes"]
     quantized = dense / "quantized.data"
     config = _json(dense / "quantized.config.json")
-    if config is not None and quantized.exists() and "scalar" in (config.get("quantization_config") or {}):
+    if config is not None and "scalar" in (config.get("quantization_config") or {}):
         need = vectors * (dim + 4)  # int8 per dimension, and an f32 offset
         have = _size(quantized)
         if have != need:
@@ -315,13 +342,18 @@ def _check_matrix(segment: Path, dense: Path, dim: int) -> list[str]:
     return []
 
 
-def _segment_points(segment: Path) -> int | None:
-    """How many points an optimized segment indexed (its HNSW config or id tracker say)."""
+def _segment_points(segment: Path, dense: Path) -> int | None:
+    """How many points an optimized segment holds, as its indexes recorded it."""
     hnsw = _json(segment / f"vector_index-{DENSE}" / "hnsw_config.json")
     if hnsw is not None and isinstance(hnsw.get("indexed_vector_count"), int):
         return int(hnsw["indexed_vector_count"])
-    versions = _size(segment / "id_tracker.versions")
-    return versions // 8 if versions is not None else None
+    quantized = _json(dense / "quantized.config.json")
+    count = ((quantized or {}).get("vector_parameters") or {}).get("count")
+    if isinstance(count, int):
+        return count
+    inverted = _json(segment / "vector_index-bm25" / "inverted_index_config.json")
+    count = (inverted or {}).get("vector_count")
+    return count if isinstance(count, int) else None
 
 
 def _check_inverted(config_path: Path) -> list[str]:

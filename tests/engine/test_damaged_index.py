@@ -42,6 +42,9 @@ CASES = [
     ("optimized", "segments/*/vector_index-bm25/inverted_index.dat", "cut"),
     ("optimized", "segments/*/id_tracker.mappings", "junk"),
     ("optimized", "segments/*/id_tracker.versions", "delete"),
+    ("optimized", "segments/*/id_tracker.versions", "cut"),
+    ("optimized", "segments/*/id_tracker.mappings", "delete"),  # Edge would make it anew, empty: every point lost
+    ("optimized", "segments/*/vector_storage-dense/matrix.dat", "delete"),  # anew, zero-filled: nothing by meaning
 ]
 
 
