@@ -111,7 +111,7 @@ def missing_before_load(index_dir: Path) -> list[str]:
     """Files of an optimized segment that Edge would silently make anew, empty,
     when it loads the shard (a zero-filled `matrix.dat` finds nothing by meaning;
     an empty id mapping loses every point): checked before it gets the chance."""
-    problems = []
+    problems: list[str] = []
     for segment in sorted(p for p in _children(index_dir / SHARD / "segments") if p.is_dir()):
         if not (segment / "id_tracker.versions").exists():
             continue  # the appendable segment: Edge makes nothing anew there
