@@ -35,6 +35,8 @@ def run(args: argparse.Namespace) -> int:
     with open_index(args, allow_mismatch=args.rebuild) as library:
         report = _run_with_progress(library, paths, args.rebuild)
     _print_report(report)
+    for note in report.notes:
+        print(f"convo-tui: {note}", file=sys.stderr)
     if report.cancelled:
         return 130
     if report.skipped:

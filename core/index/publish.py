@@ -80,6 +80,8 @@ class IndexReport:
     semantic_ready: int = 0
     semantic_total: int = 0
     keyword_seconds: float = 0.0
+    # One line each about the run itself (a damaged vector cache started afresh).
+    notes: list[str] = field(default_factory=list)
 
 
 ProgressFn = Callable[[IndexProgress], None]

@@ -8,7 +8,7 @@ from pathlib import Path
 
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.index.health import forget_lost
+from convo_tui.core.index.health import forget_lost, verify_files
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.publish import CancelLike, Indexer, IndexReport, ProgressFn, prune
 from convo_tui.core.library.models import Models
@@ -39,6 +39,7 @@ class IndexRuns:
         self._one_at_a_time = threading.Lock()
         # Why the index may not be read (a rebuild clears it).
         self.meta_error: IndexUnavailable | None = None
+        self._verified = False  # the store's files checked (verify_files) by this process
 
     def default_paths(self) -> list[Path]:
         from convo_tui.core.index.discover import default_locations
@@ -74,6 +75,10 @@ class IndexRuns:
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
             manifest.save(force=True)
             self.meta_error = None
+        elif not self.settings.qdrant_url and not self._verified:
+            # A damaged store is named, never indexed into; once per process (a holder re-indexes often).
+            verify_files(self.store, self.settings.index_dir)
+            self._verified = True
         roots = list(paths) if paths is not None else self.default_paths()
         self.models.choose_for(roots)
         switched = self.models.switch(self.manifest_dir, progress, cancel)
@@ -108,6 +113,8 @@ class IndexRuns:
         finally:
             cache.close()
         report.skipped.extend(unreadable)
+        if cache.notice:
+            report.notes.append(cache.notice)
         return report
 
     def prune(self) -> int:
