@@ -291,9 +291,7 @@ class EdgeStore(Store):
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
-            raise IndexUnavailable(
-                f"{self.path / META_NAME}: unreadable index metadata ({exc}); rebuild the index with `convo-tui index --rebuild`"
-            ) from None
+            raise IndexUnavailable(damaged(self.path, f"{META_NAME} is unreadable ({exc})")) from None
         return meta
 
     def write_meta(self, meta: dict[str, Any]) -> None:

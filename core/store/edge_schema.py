@@ -5,8 +5,9 @@ switch's staged shard (edge_switch.py)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -89,6 +90,22 @@ _DOING = {
 _READS = frozenset({"opening", "searching", "reading"})
 
 
+# Edge's words for a file it could not parse, at the end of a chain of causes.
+_UNPARSED = re.compile(r"Failed to deserialize (/.+?): (.+)$")
+
+
+def _what_failed(path: Path, doing: str, exc: BaseException) -> str:
+    """The damaged file and why, when Edge names one; else the step and Edge's own words."""
+    said = one_line(exc)
+    found = _UNPARSED.search(said)
+    if found is None:
+        return f"{doing} failed ({said})"
+    name, why = found.groups()
+    with suppress(ValueError):
+        name = str(Path(name).relative_to(path))
+    return f"{name} is unreadable ({why})"
+
+
 def is_engine_panic(exc: BaseException) -> bool:
     """A Rust panic inside Edge (pyo3's PanicException derives from BaseException):
     a file that held what its metadata promised would not have caused it."""
@@ -111,7 +128,7 @@ def edge_errors(path: Path, doing: str) -> Iterator[None]:
         if space.is_disk_full(exc):
             raise space.disk_full(path, _DOING.get(doing, "")) from None
         if panic or doing in _READS:
-            raise IndexUnavailable(damaged(path, f"{doing} failed ({one_line(exc)})")) from None
+            raise IndexUnavailable(damaged(path, _what_failed(path, doing, exc))) from None
         raise IndexUnavailable(f"index {path}: {doing} failed ({one_line(exc)})") from None
 
 

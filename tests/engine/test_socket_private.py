@@ -114,7 +114,10 @@ _LISTENER = textwrap.dedent(
         pass
     received = b""
     while True:
-        chunk = conn.recv(4096)
+        try:
+            chunk = conn.recv(4096)
+        except ConnectionResetError:  # the client closed before reading the hello sent above
+            break
         if not chunk:
             break
         received += chunk
