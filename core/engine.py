@@ -156,6 +156,11 @@ class Engine(Protocol):
 
     # -- lifecycle -------------------------------------------------------------------------
 
+    def served_by(self) -> str | None:
+        """Who does this engine's work: None for this process, else the process
+        that holds the index, as `pid 123 (convo-tui serve)` (for one-line notices)."""
+        ...
+
     def close(self) -> None: ...
 
     def __enter__(self) -> Self:

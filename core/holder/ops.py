@@ -190,5 +190,5 @@ OPERATIONS: dict[str, Operation] = {
     )
 }
 
-# Methods of the Engine that are not requests to a holder: closing is local.
-LOCAL_ONLY = frozenset({"close"})
+# Methods of the Engine that are not requests to a holder: closing, and who answers, are local.
+LOCAL_ONLY = frozenset({"close", "served_by"})

@@ -53,6 +53,7 @@ class RemoteEngine(Engine):
         self.path = path
         self.read_only = read_only
         self.holder_pid = int(hello.get("pid", 0) or 0)
+        self.holder_command = str(hello.get("command") or "")
         model = hello.get("model") or {}
         self.index_model = str(model.get("model") or "")
         self._take_over = take_over
@@ -68,7 +69,11 @@ class RemoteEngine(Engine):
                 answer = client.call(self.path, name, operation.to_wire(kwargs), **extra)
                 return operation.result.decode(answer)
             except (client.NoHolder, client.HolderGone):
-                self._local = self._take_over()  # the holder died: whoever gets the lock now holds the index
+                self._local = self._take_over()  # the holder died or quit: whoever gets the lock now holds the index
+                if operation.streams and kwargs.get("progress") is not None:
+                    from convo_tui.core.index.publish import IndexProgress
+
+                    kwargs["progress"](IndexProgress("takeover", 0, 0))  # the run goes on here (or at the new holder)
         return getattr(self._local, name)(**kwargs)
 
     # -- models: the holder's ------------------------------------------------------
@@ -219,6 +224,11 @@ class RemoteEngine(Engine):
         return removed
 
     # -- lifecycle -------------------------------------------------------------------------
+
+    def served_by(self) -> str | None:
+        if self._local is not None:
+            return self._local.served_by()
+        return f"pid {self.holder_pid} ({self.holder_command})" if self.holder_command else f"pid {self.holder_pid}"
 
     def close(self) -> None:
         local, self._local = self._local, None

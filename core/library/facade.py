@@ -214,6 +214,9 @@ class Library(Engine):
 
     # -- lifecycle ---------------------------------------------------------------------
 
+    def served_by(self) -> str | None:
+        return None  # this process holds the index
+
     def close(self) -> None:
         """Stop serving (running requests finish), then let go of the index."""
         closers, self._closers = self._closers, []
