@@ -30,14 +30,56 @@ INSTRUCTIONS = (
 )
 
 
+# One line per tool for `mcp --help` (their arguments come from RecallTools' signatures).
+TOOL_SUMMARIES = {
+    "search": "past turns found by words and meaning; after/before take YYYY-MM-DD",
+    "show_session": "one session's messages (its id or the id's first 8+ characters)",
+    "context": "an OpenAI chat request body: recent messages and the most relevant turns",
+    "list_sessions": "indexed sessions, newest first",
+}
+
+
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "mcp",
         help="run an MCP server over stdio so coding agents can search your past conversations",
-        description="Serve the index to AI coding agents over the Model Context Protocol (stdio transport).",
+        description=(
+            "Serve the index to AI coding agents over the Model Context Protocol (stdio\n"
+            "transport). An agent starts it; run by hand it waits for a client on stdin."
+        ),
+        epilog=help_epilog(),
+        formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_store_options(parser, model=False)
     parser.set_defaults(func=run)
+
+
+def tool_signature(name: str) -> str:
+    """`search(query, limit=10, mode='hybrid', ...)` from the tool's method."""
+    import inspect
+
+    params = list(inspect.signature(getattr(RecallTools, name)).parameters.values())[1:]
+    shown = [p.name if p.default is inspect.Parameter.empty or p.default is None else f"{p.name}={p.default!r}" for p in params]
+    return f"{name}({', '.join(shown)})"
+
+
+def help_epilog() -> str:
+    import shutil
+    import sys
+    from pathlib import Path
+
+    tools = "\n".join(f"  {tool_signature(name)}\n      {summary}" for name, summary in TOOL_SUMMARIES.items())
+    script = shutil.which("convo-tui") or str(Path(sys.argv[0]).absolute())
+    return (
+        f"tools:\n{tools}\n\n"
+        "register it with your agent (every project):\n"
+        "  Claude Code  claude mcp add -s user convo-tui -- convo-tui mcp\n"
+        "  Codex        codex mcp add convo-tui -- convo-tui mcp\n"
+        "  Cursor       in ~/.cursor/mcp.json:\n"
+        '    {"mcpServers": {"convo-tui": {"command": "convo-tui", "args": ["mcp"]}}}\n'
+        "When convo-tui is not on the agent's PATH (a virtualenv), give its full path:\n"
+        f"  {script}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
