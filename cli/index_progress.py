@@ -11,6 +11,7 @@ work: the holder the run was handed to, a run it waits for, a take-over.
 from __future__ import annotations
 
 import time
+from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
 if TYPE_CHECKING:
@@ -80,10 +81,11 @@ class Notices:
 class PlainProgress:
     """Plain lines on a stream that is not a terminal."""
 
-    def __init__(self, out: TextIO, holder: str | None, every: float = PLAIN_EVERY):
+    def __init__(self, out: TextIO, holder: str | None, every: float = PLAIN_EVERY, clock: Callable[[], float] = time.monotonic):
         self.out = out
         self.notices = Notices(holder)
         self.every = every
+        self.clock = clock
         self._last: dict[str, float] = {}
         self._last_line: dict[str, str] = {}
 
@@ -109,7 +111,7 @@ class PlainProgress:
         if line is None:
             return
         step = "keyword" if p.phase in ("scan", "index") else p.phase
-        now = time.monotonic()
+        now = self.clock()
         first = step not in self._last
         last = p.phase != "scan" and p.done >= p.total  # the phase's end (an empty one too) is always told
         if not (first or last or now - self._last[step] >= self.every) or self._last_line.get(step) == line:

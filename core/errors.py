@@ -35,6 +35,10 @@ class QueryError(ConvoError):
     """A search query has a malformed filter."""
 
 
+class AmbiguousSessionId(ConvoError):
+    """An id prefix that starts more than one indexed session id (the message lists some)."""
+
+
 class IndexUnavailable(ConvoError):
     """The index cannot be opened or used as asked (locked, other model, ...)."""
 

@@ -11,6 +11,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.core.resume import plan_resume
 from convo_tui.tui.card_messages import (
     CardCopy,
     CardCopyId,
@@ -130,31 +131,31 @@ class CardActions:
         session = self.load_session(session_id)
         if session is None:
             return
-        if not session.resume:
+        plan = plan_resume(session)
+        if plan.command is None:
             self.app.notify(f"No resume command for {session.source}", severity="warning")
             return
-        cwd = session.cwd
-        if cwd and not Path(cwd).is_dir():
-            self.app.notify(f"The session's folder {cwd} is gone: copying the command instead", severity="warning")
+        if plan.problem is not None:
+            self.app.notify(f"Cannot resume here: {plan.problem}. Copying the command instead", severity="warning")
             self.copy_resume(session)
             return
+        command = plan.command
         try:
             with self.app.suspend():
-                subprocess.run(session.resume, cwd=cwd or None, check=False)
+                subprocess.run(command, cwd=plan.cwd, check=False)
         except OSError as exc:
-            self.app.notify(f"Could not run {session.resume[0]}: {exc.strerror or exc}", severity="error")
+            self.app.notify(f"Could not run {command[0]}: {exc.strerror or exc}", severity="error")
             self.copy_resume(session)
         except Exception as exc:  # SuspendNotSupported (textual-web, tests): the command is still useful
             self.app.notify(f"Cannot suspend here ({type(exc).__name__}): copying the command", severity="warning")
             self.copy_resume(session)
 
     def copy_resume(self, session: Session) -> None:
-        if not session.resume:
+        plan = plan_resume(session)
+        command = plan.shell_line()
+        if command is None:
             self.app.notify(f"No resume command for {session.source}", severity="warning")
             return
-        command = shlex.join(session.resume)
-        if session.cwd:
-            command = f"cd {shlex.quote(session.cwd)} && {command}"
         self.copy_text(command, "the resume command", file_name="resume.sh")
 
     def edit_source(self, path: str) -> None:

@@ -160,6 +160,7 @@ OPERATIONS: dict[str, Operation] = {
         _op("projects", PROJECTS),
         _op("session", SESSION, _ID),
         _op("session_summary", SUMMARY, _ID),
+        _op("resolve_session_id", Codec(str, str), _ID),
         _op("stats", STATS),
         _op("readiness", READINESS),
         _op("rename_session", SUMMARY, _ID, Param("title", TEXT), edit=True),

@@ -138,6 +138,10 @@ class RemoteEngine(Engine):
         summary: SessionSummary = self._call("session_summary", session_id=session_id)
         return summary
 
+    def resolve_session_id(self, session_id: str) -> str:
+        resolved: str = self._call("resolve_session_id", session_id=session_id)
+        return resolved
+
     def stats(self) -> Stats:
         stats: Stats = self._call("stats")
         return stats

@@ -119,7 +119,6 @@ def test_the_bench_report_goes_to_bench_out_on_a_fresh_clone(tmp_path: Path, mon
     """Issue 23: `python -m bench --quick` failed with FileNotFoundError: bench/out/scale.md
     (the folder is git-ignored, so a fresh clone has none). Rendered from the stored results."""
     from bench.__main__ import main
-
     from tests.paths import ROOT
 
     monkeypatch.chdir(tmp_path)  # a checkout without bench/out/
