@@ -148,6 +148,17 @@ def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Setti
     library.close()
 
 
+@pytest.fixture(scope="module")
+def demo_writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Library]]:
+    """(settings, open Library) over a module's own copy of the demo index (bundled
+    model, built once per run like `demo_index`): for engine tests that edit or re-index."""
+    built = built_once(tmp_path_factory, "demo-index", _build_demo)
+    settings = Settings(sources=[built / "corpus"], discover_defaults=False, debounce_ms=0, model=DEFAULT_MODEL)
+    library = open_copy(tmp_path_factory, built, settings)
+    yield settings, library
+    library.close()
+
+
 def _build_relevance(folder: Path) -> None:
     from convo_tui.core.library import Library
 
