@@ -29,10 +29,6 @@ def run(args: argparse.Namespace) -> int:
         return 0
     for report in reports:
         print(describe(report))
-    from convo_tui.core.holder.access import readiness as index_readiness
-
-    if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
-        print(readiness)
     found = any(report.files for report in reports)
     if missing:
         print("Also looked in (nothing there):" if found else "No transcripts found. Looked in:")
@@ -47,6 +43,10 @@ def run(args: argparse.Namespace) -> int:
         print("No transcripts found.")
     if not found:
         print(f"Add folders or files to `sources` in {settings.config_path}, or pass paths to `convo-tui index`.")
+    from convo_tui.core.holder.access import readiness as index_readiness
+
+    if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
+        print(readiness)
     return 0
 
 

@@ -148,6 +148,12 @@ def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Setti
     library.close()
 
 
+@pytest.fixture(scope="session")
+def demo_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the demo index built once per run (`corpus/` and `index/`): copy it before use."""
+    return built_once(tmp_path_factory, "demo-index", _build_demo)
+
+
 @pytest.fixture(scope="module")
 def demo_writable(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Library]]:
     """(settings, open Library) over a module's own copy of the demo index (bundled

@@ -403,7 +403,8 @@ def _session_count(format_name: str, path: Path) -> int:
         return count_conversations(path)
     if format_name == "claude-ai":
         return count_claude(path)
-    if format_name == "aider" or (format_name in ("cursor-ide", "opencode") and path.suffix in DATABASE_SUFFIXES):
+    # Aider histories, OpenAI-style row logs (one conversation_id a session) and databases hold several.
+    if format_name in ("aider", "openai") or (format_name in ("cursor-ide", "opencode") and path.suffix in DATABASE_SUFFIXES):
         from convo_tui.core.errors import ParseError
         from convo_tui.core.sources import parse_path
 
