@@ -60,10 +60,13 @@ class Notices:
 
     def __init__(self, holder: str | None):
         self.holder = holder
+        self._handed = holder is None
 
     def handed(self) -> str | None:
-        if self.holder is None:
+        """Once, when the holder starts the run (a run it refuses is its own one line)."""
+        if self._handed:
             return None
+        self._handed = True
         return f"the index is held by {self.holder}: it runs this index (Ctrl+C stops it there)"
 
     def of(self, p: IndexProgress) -> str | None:
@@ -90,8 +93,6 @@ class PlainProgress:
         self._last_line: dict[str, str] = {}
 
     def __enter__(self) -> PlainProgress:
-        if text := self.notices.handed():
-            self.say(text)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -102,6 +103,8 @@ class PlainProgress:
         self.out.flush()
 
     def __call__(self, p: IndexProgress) -> None:
+        if handed := self.notices.handed():
+            self.say(handed)
         if (text := self.notices.of(p)) is not None:
             if p.phase == "takeover":
                 self.notices.holder = None
@@ -153,8 +156,6 @@ class LiveProgress:
 
     def __enter__(self) -> LiveProgress:
         self.bars.start()
-        if text := self.notices.handed():
-            self.say(text)
         return self
 
     def __exit__(self, *exc: object) -> None:
@@ -164,6 +165,8 @@ class LiveProgress:
         self.console.print(f"convo-tui: {text}", markup=False, soft_wrap=True)
 
     def __call__(self, p: IndexProgress) -> None:
+        if handed := self.notices.handed():
+            self.say(handed)
         if (text := self.notices.of(p)) is not None:
             if p.phase == "takeover":
                 self.notices.holder = None

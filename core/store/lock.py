@@ -51,14 +51,17 @@ def command_line() -> str:
 def short_command(parts: list[str]) -> list[str]:
     """`python3 /venv/bin/convo-tui index` -> `convo-tui index`; `python -m convo_tui.cli.main` -> `convo-tui`."""
     rest = list(parts)
+    interpreter = ""
     while rest and os.path.basename(rest[0]).startswith("python"):
-        rest.pop(0)
+        interpreter = os.path.basename(rest.pop(0))
     if len(rest) >= 2 and rest[0] == "-m":
         module = rest[1]
         return ["convo-tui" if module.startswith("convo_tui") else module, *rest[2:]]
+    if rest and rest[0].startswith("-"):  # `python -c ...`: the interpreter is the program
+        return [interpreter or "python", *rest]
     if rest:
         return [os.path.basename(rest[0]), *rest[1:]]
-    return parts[:1]
+    return [interpreter] if interpreter else parts[:1]
 
 
 def describe_holder(lock_path: Path) -> str:

@@ -119,3 +119,4 @@ def test_a_process_is_named_as_a_person_runs_it():
     assert short_command(["/v/bin/python3", "/v/bin/convo-tui", "serve", "--no-watch"]) == ["convo-tui", "serve", "--no-watch"]
     assert short_command(["python", "-m", "convo_tui.cli.main", "index"]) == ["convo-tui", "index"]
     assert short_command(["/usr/bin/convo-tui"]) == ["convo-tui"]
+    assert short_command(["/usr/bin/python3.11", "-u", "-c", "pass"]) == ["python3.11", "-u", "-c", "pass"]
