@@ -67,12 +67,11 @@ class Notices:
         if self._handed:
             return None
         self._handed = True
-        return f"the index is held by {self.holder}: it runs this index (Ctrl+C stops it there)"
+        return f"{self.holder} holds the index and runs this index (Ctrl+C stops it there)"
 
     def of(self, p: IndexProgress) -> str | None:
         if p.phase == "wait":
-            where = self.holder or "this process"
-            return f"waiting: {where} is already indexing; this run starts when that one ends"
+            return f"waiting for {self.holder or 'this process'} to finish the index run it has under way"
         if p.phase == "takeover":
             who = self.holder or "the process holding the index"
             return f"{who} stopped; the run goes on here"
@@ -168,6 +167,8 @@ class LiveProgress:
         if handed := self.notices.handed():
             self.say(handed)
         if (text := self.notices.of(p)) is not None:
+            if p.phase == "wait":
+                self.bars.update(self._keyword, detail=f"waiting for {self.notices.holder or 'this process'}")
             if p.phase == "takeover":
                 self.notices.holder = None
             self.say(text)

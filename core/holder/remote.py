@@ -232,7 +232,8 @@ class RemoteEngine(Engine):
     def served_by(self) -> str | None:
         if self._local is not None:
             return self._local.served_by()
-        return f"pid {self.holder_pid} ({self.holder_command})" if self.holder_command else f"pid {self.holder_pid}"
+        brief = _brief(self.holder_command)
+        return f"pid {self.holder_pid} ({brief})" if brief else f"pid {self.holder_pid}"
 
     def close(self) -> None:
         local, self._local = self._local, None
@@ -250,6 +251,19 @@ def _as_event(cancel: CancelLike) -> Any:
     if cancel is None or isinstance(cancel, threading.Event):
         return cancel
     return _Polled(cancel)
+
+
+def _brief(command: str) -> str:
+    """`convo-tui serve --no-watch --index-dir ~/idx` -> `convo-tui serve`: the program and what it
+    does, without its options and paths (a one-line notice names the process, the pid tells it apart)."""
+    words = command.split()
+    kept = words[:1]
+    for word in words[1:]:
+        if word.startswith("-") or len(kept) == 2:
+            break
+        if "/" not in word:
+            kept.append(word)
+    return " ".join(kept)
 
 
 def _model_key(name: str) -> str:
