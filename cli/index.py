@@ -63,19 +63,27 @@ def _say(text: str) -> None:
 
 
 def _print_report(report) -> None:
+    """What the run did, in lines that fit 80 columns."""
     out = sys.stdout
+    if report.cancelled and not report.seconds:  # stopped before a run began here (a holder's run, a wait)
+        out.write(f"{CANCELLED}\n")
+        return
     out.write(
         f"sessions: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
         f"{report.removed} removed; {len(report.skipped)} file(s) skipped\n"
     )
     for path, reason in report.skipped:
         out.write(f"  skipped {path}: {reason}\n")
-    out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s)\n")
+    searchable = f"; keyword-searchable after {report.keyword_seconds:.1f} s" if report.semantic_total else ""
+    out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s{searchable})\n")
     if report.semantic_total:
         share = report.semantic_ready / report.semantic_total
         out.write(
             f"semantic: {report.semantic_ready}/{report.semantic_total} texts with vectors ({share:.0%}); "
-            f"{report.embedded} embedded this run, keyword-searchable after {report.keyword_seconds:.1f} s\n"
+            f"{report.embedded} embedded this run\n"
         )
     if report.cancelled:
-        out.write("cancelled: what was published stays searchable; run `convo-tui index` again to finish\n")
+        out.write(f"{CANCELLED}\n")
+
+
+CANCELLED = "cancelled: what was published stays searchable; `convo-tui index` finishes it"
