@@ -30,9 +30,11 @@ def _matching(prefix: str, ids: Iterable[str]) -> list[str]:
 def pick(session_id: str, ids: Callable[[], Iterable[str]]) -> str | None:
     """The one id of `ids()` that `session_id` is a prefix of (8+ characters); None when
     none is. `ids` is only called when needed (it lists every session)."""
+    found = _matching(session_id, ids()) if session_id else []
     if len(session_id) < MIN_PREFIX:
+        if found:
+            raise AmbiguousSessionId(f"session id '{session_id}' is too short: give {MIN_PREFIX} or more characters of it")
         return None
-    found = _matching(session_id, ids())
     if len(found) > 1:
         shown = ", ".join(found[:SHOWN]) + (f" and {len(found) - SHOWN} more" if len(found) > SHOWN else "")
         raise AmbiguousSessionId(

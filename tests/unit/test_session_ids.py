@@ -20,9 +20,11 @@ def test_a_unique_prefix_of_eight_or_more_characters_names_its_session():
     assert pick("7a8e4618-ff", lambda: IDS) == IDS[1]
 
 
-def test_a_shorter_prefix_or_one_that_starts_nothing_names_none():
-    assert pick("5a9c1e4", lambda: IDS) is None
+def test_a_prefix_that_starts_nothing_names_none_and_a_short_one_says_so():
     assert pick("deadbeef", lambda: IDS) is None
+    assert pick("dead", lambda: IDS) is None
+    with pytest.raises(AmbiguousSessionId, match=r"^session id '5a9c1e4' is too short: give 8 or more characters of it$"):
+        pick("5a9c1e4", lambda: IDS)
 
 
 def test_an_ambiguous_prefix_is_one_line_listing_candidates():
