@@ -1,191 +1,253 @@
-"""Every operation answers alike in process (Library) and through the holder (RemoteEngine).
+"""Every operation of the Engine answers alike in this process and through the holder.
 
-One Library over a copy of the demo index serves itself on its socket; a
-RemoteEngine attached to it asks the same questions. Each operation of
-core/holder/ops.py is called both ways with the same arguments, and the test
-fails when one is left out, so a new operation brings its case here.
+The same index is opened here (a Library that serves it) and asked through a
+RemoteEngine that talks to that holder over its socket: the same arguments
+must give the same results and the same errors. Every operation of
+core/holder/ops.py must have a case below, and the Protocol, the table and
+both implementations must agree on every operation's parameters.
 """
 
 from __future__ import annotations
 
+import dataclasses
 import inspect
+import shutil
 from collections.abc import Callable, Iterator
-from dataclasses import asdict
+from pathlib import Path
 from typing import Any
 
 import pytest
 from convo_tui.core.engine import Engine
-from convo_tui.core.errors import AmbiguousSessionId, ConvoError
-from convo_tui.core.holder.access import attach
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.holder.access import attach, open_local
 from convo_tui.core.holder.ops import LOCAL_ONLY, OPERATIONS
 from convo_tui.core.holder.remote import RemoteEngine
-from convo_tui.core.holder.server import HolderServer
 from convo_tui.core.library import Library
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
+
+from tests.conftest import build_relevance, built_once
+
+SESSION = "qdrant-setup"
+STREAMED = ("progress", "cancel")
+
+
+def _engine_methods() -> set[str]:
+    return {
+        name
+        for name, value in vars(Engine).items()
+        if callable(value) and not name.startswith("_") and name not in {"settings", "read_only"}
+    }
+
+
+def _params(method: Callable[..., Any]) -> list[tuple[str, Any, Any]]:
+    return [(p.name, p.kind, p.default) for p in inspect.signature(method).parameters.values() if p.name != "self"]
+
+
+def test_the_table_the_protocol_and_both_engines_agree_on_every_operation():
+    assert _engine_methods() == set(OPERATIONS) | LOCAL_ONLY
+    for name, operation in OPERATIONS.items():
+        wanted = _params(getattr(Engine, name))
+        assert _params(getattr(Library, name)) == wanted, name
+        assert _params(getattr(RemoteEngine, name)) == wanted, name
+        served = [p for p in wanted if not (operation.streams and p[0] in STREAMED)]
+        assert [p.name for p in operation.params] == [p[0] for p in served], name
+        defaults = {p.name: p.default for p in operation.params}
+        for param, _kind, default in served:
+            if default is not inspect.Parameter.empty:
+                assert defaults[param] == default, (name, param)
 
 
 @pytest.fixture(scope="module")
-def engines(demo_writable) -> Iterator[tuple[Library, RemoteEngine]]:
-    _settings, library = demo_writable
-    server = HolderServer(library, library.settings.index_dir).start()
-    remote = attach(library.settings)
-    assert isinstance(remote, RemoteEngine)
-    yield library, remote
-    remote.close()
-    server.stop()
+def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    return built_once(tmp_path_factory, "relevance-index", build_relevance)
 
 
-Engines = tuple[Library, RemoteEngine]
+@pytest.fixture
+def engines(built: Path, tmp_path: Path) -> Iterator[tuple[Engine, Engine]]:
+    """(the Library here, serving; a RemoteEngine asking it), over a copy of the relevance index."""
+    index = tmp_path / "index"
+    shutil.copytree(built / "index", index, symlinks=True)
+    settings = Settings(index_dir=index, sources=[built / "src"], discover_defaults=False, model=DEFAULT_MODEL)
+    with open_local(settings) as local:
+        local.load_model()
+        remote = attach(settings)
+        assert isinstance(remote, RemoteEngine)
+        yield local, remote
+        remote.close()
 
 
-def alike(engines: Engines, name: str, *args: Any, **kwargs: Any) -> Any:
-    """Ask both; they must answer the same. Returns the answer."""
+def _same(result: Any) -> Any:
+    """What must agree: results as plain data (timings of an index run aside)."""
+    if dataclasses.is_dataclass(result) and not isinstance(result, type):
+        data = dataclasses.asdict(result)
+        for timing in ("seconds", "keyword_seconds"):
+            data.pop(timing, None)
+        return data
+    if isinstance(result, list):
+        return [_same(item) for item in result]
+    return result
+
+
+def _both(engines: tuple[Engine, Engine], name: str, **kwargs: Any) -> Any:
     local, remote = engines
-    here, there = getattr(local, name)(*args, **kwargs), getattr(remote, name)(*args, **kwargs)
-    assert here == there, name
+    here = getattr(local, name)(**kwargs)
+    there = getattr(remote, name)(**kwargs)
+    assert _same(there) == _same(here), name
     return here
 
 
-def _some(engines: Engines, n: int = 0) -> str:
-    return engines[0].sessions()[n].id
-
-
-def _reading(name: str, *args: Any, **kwargs: Any) -> Callable[[Engines], None]:
-    return lambda engines: alike(engines, name, *args, **kwargs)
-
-
-def _per_session(name: str, **kwargs: Any) -> Callable[[Engines], None]:
-    def case(engines: Engines) -> None:
-        for n in range(3):
-            alike(engines, name, _some(engines, n), **kwargs)
-        alike(engines, name, _some(engines)[:8], **kwargs)  # a prefix too
-
-    return case
-
-
-def _sessions(engines: Engines) -> None:
-    summaries = alike(engines, "sessions")
-    assert len(summaries) == 15
-    project = summaries[0].project
-    assert alike(engines, "sessions", project) == [s for s in summaries if s.project == project]
-
-
-def _search(engines: Engines) -> None:
-    for mode in ("hybrid", "semantic", "keyword", "fuzzy"):
-        assert alike(engines, "search", "qdrant collection", limit=5, mode=mode) or mode == "semantic"
-    alike(engines, "search", "qdrant", limit=3, offset=1)
-    prefix = _some(engines)[:8]
-    found = alike(engines, "search", f"session:{prefix}", limit=50, mode="keyword")
-    assert {hit.session_id for hit in found} <= {_some(engines)}
-
-
-def _hits_in_session(engines: Engines) -> None:
-    hit = engines[0].search("qdrant", limit=1)[0]
-    assert alike(engines, "hits_in_session", "qdrant", hit.session_id)
-    alike(engines, "hits_in_session", "qdrant", hit.session_id[:8])
-
-
-def _context(engines: Engines) -> None:
-    hit = engines[0].search("qdrant", limit=1)[0]
-    messages = alike(engines, "context", "how did we set up qdrant", session_id=hit.session_id[:8], recent=4, refs=2)
-    assert messages[0].role == "system"
-    alike(engines, "context", "qdrant", all_sessions=True, split=True)
-
-
-def _resolve(engines: Engines) -> None:
-    sid = _some(engines)
-    assert alike(engines, "resolve_session_id", sid[:8]) == sid
-    assert alike(engines, "resolve_session_id", sid) == sid
+def _same_error(engines: tuple[Engine, Engine], name: str, **kwargs: Any) -> str:
+    messages = []
     for engine in engines:
-        with pytest.raises(ConvoError, match=r"^no session 'zzzzzzzz9' in the index$"):
-            engine.resolve_session_id("zzzzzzzz9")
+        with pytest.raises(ConvoError) as caught:
+            getattr(engine, name)(**kwargs)
+        messages.append((type(caught.value), str(caught.value)))
+    assert messages[0] == messages[1], name
+    return messages[0][1]
 
 
-def _edit(name: str, args: tuple[Any, ...], undo: Callable[[Library, str], Any], **kwargs: Any) -> Callable[[Engines], None]:
-    def case(engines: Engines) -> None:
-        local, remote = engines
-        sid = _some(engines, 1)
-        before = local.session_summary(sid)
-        here = getattr(local, name)(sid, *args, **kwargs)
-        there = getattr(remote, name)(sid[:8], *args, **kwargs)  # a prefix, through the holder
-        assert here == there, name
-        undo(local, sid)
-        assert local.session_summary(sid) == before
-
-    return case
+# -- one case per operation: same answers ------------------------------------------
 
 
-def _delete_and_restore(engines: Engines) -> None:
+def _reads(engines: tuple[Engine, Engine]) -> None:
+    _both(engines, "load_model")
+    _both(engines, "model_info")
+    hits = _both(engines, "search", query="qdrant collection", limit=5, mode="hybrid", offset=0)
+    assert hits, "the case must compare real hits"
+    _both(engines, "search", query="qdrant", limit=3, mode="keyword", offset=1)
+    _both(engines, "hits_in_session", query="payload index", session_id=SESSION, mode="keyword")
+    _both(engines, "context", question="how do I make a qdrant collection", session_id=SESSION, recent=4, refs=2)
+    _both(engines, "context", question="qdrant", system="", split=True, all_sessions=True, preferences="short answers")
+    assert _both(engines, "sessions")
+    _both(engines, "sessions", project="vectordb")
+    _both(engines, "projects")
+    _both(engines, "session", session_id=SESSION)
+    _both(engines, "session_summary", session_id=SESSION)
+    _both(engines, "stats")
+    _both(engines, "readiness")
+    _both(engines, "session_settings", session_id=SESSION)
+    _both(engines, "default_paths")
+
+
+def _edits(engines: tuple[Engine, Engine]) -> None:
     local, remote = engines
-    first, second = _some(engines, 0), _some(engines, 1)
-    assert local.delete_session(first) is None and remote.delete_session(second[:8]) is None
-    assert {first, second}.isdisjoint(s.id for s in remote.sessions())
-    assert remote.restore_session(first[:8]) is True and local.restore_session(second) is True
-    assert local.restore_session(second) is False and remote.restore_session(second) is False
-    assert local.index().added == 2  # the restored two come back
-    assert len(local.sessions()) == 15
+    for first, second in ((remote, local), (local, remote)):
+        renamed = first.rename_session(SESSION, "Collection set-up")
+        assert second.session_summary(SESSION) == renamed and renamed.title == "Collection set-up"
+        described = first.describe_session(SESSION, "how the collection was made")
+        assert second.session_summary(SESSION) == described
+        starred = first.star_session(SESSION, starred=True)
+        assert second.session_summary(SESSION) == starred and starred.starred
+        tagged = first.tag_session(SESSION, ["db", "qdrant"], remove=False)
+        assert second.session_summary(SESSION) == tagged and tagged.tags == ["db", "qdrant"]
+        untagged = first.tag_session(SESSION, ["db"], remove=True)
+        assert untagged.tags == ["qdrant"]
+        values = first.set_session_settings(SESSION, hide_thinking=True, hide_tools=None)
+        assert second.session_settings(SESSION) == values and values["hide_thinking"]
+        first.set_session_settings(SESSION, hide_thinking=False)
+        first.rename_session(SESSION, "")
+        first.tag_session(SESSION, ["qdrant"], remove=True)
+        first.star_session(SESSION, starred=False)
 
 
-def _index(engines: Engines) -> None:
+def _session_ids(engines: tuple[Engine, Engine]) -> None:
+    """Ids as cards show them (8+ characters) name their session wherever an id is taken."""
+    local, _remote = engines
+    prefix = SESSION[:8]
+    assert _both(engines, "resolve_session_id", session_id=prefix) == SESSION
+    assert _both(engines, "resolve_session_id", session_id=SESSION) == SESSION
+    assert _both(engines, "session_summary", session_id=prefix).id == SESSION
+    assert _both(engines, "session", session_id=prefix).id == SESSION
+    assert _both(engines, "hits_in_session", query="payload index", session_id=prefix, mode="keyword")
+    found = _both(engines, "search", query=f"payload session:{prefix}", limit=5, mode="keyword", offset=0)
+    assert found and {hit.session_id for hit in found} == {SESSION}
+    assert _both(engines, "star_session", session_id=prefix, starred=True).starred
+    local.star_session(SESSION, starred=False)
+
+
+def _index_runs(engines: tuple[Engine, Engine]) -> None:
     local, remote = engines
-    here, there = local.index(), remote.index()
-    timing = {"seconds", "keyword_seconds"}
-    assert {k: v for k, v in asdict(here).items() if k not in timing} == {
-        k: v for k, v in asdict(there).items() if k not in timing
-    }
-    assert here.unchanged == 15 and here.added == 0
+    seen: list[str] = []
+    first = remote.index(progress=lambda p: seen.append(p.phase))
+    again = local.index()
+    assert _same(first) == _same(again) and first.unchanged == again.unchanged > 0
+    assert seen, "progress crosses the socket"
+    assert _both(engines, "prune") == 0
+    remote.delete_session(SESSION)
+    assert all(s.id != SESSION for s in local.sessions())
+    assert local.restore_session(SESSION) is True
+    assert remote.restore_session(SESSION) is False
+    back = remote.index()
+    assert back.added + back.updated == 1, back
+    assert any(s.id == SESSION for s in local.sessions())
 
 
-CASES: dict[str, Callable[[Engines], None]] = {
-    "load_model": _reading("load_model"),
-    "model_info": _reading("model_info"),
-    "readiness": _reading("readiness"),
-    "default_paths": _reading("default_paths"),
-    "projects": _reading("projects"),
-    "stats": _reading("stats"),
-    "prune": _reading("prune"),
-    "sessions": _sessions,
-    "session": _per_session("session"),
-    "session_summary": _per_session("session_summary"),
-    "session_settings": _per_session("session_settings"),
-    "resolve_session_id": _resolve,
-    "search": _search,
-    "hits_in_session": _hits_in_session,
-    "context": _context,
-    "rename_session": _edit("rename_session", ("A title of mine",), lambda lib, sid: lib.rename_session(sid, "")),
-    "describe_session": _edit("describe_session", ("notes",), lambda lib, sid: lib.describe_session(sid, "")),
-    "star_session": _edit("star_session", (), lambda lib, sid: lib.star_session(sid, False), starred=True),
-    "tag_session": _edit("tag_session", (["alpha"],), lambda lib, sid: lib.tag_session(sid, ["alpha"], remove=True)),
-    "set_session_settings": _edit(
-        "set_session_settings", (), lambda lib, sid: lib.set_session_settings(sid, hide_tools=False), hide_tools=True
+CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
+    **dict.fromkeys(
+        [
+            "load_model",
+            "model_info",
+            "search",
+            "hits_in_session",
+            "context",
+            "sessions",
+            "projects",
+            "session",
+            "session_summary",
+            "stats",
+            "readiness",
+            "session_settings",
+            "default_paths",
+        ],
+        _reads,
     ),
-    "delete_session": _delete_and_restore,
-    "restore_session": _delete_and_restore,
-    "index": _index,
+    **dict.fromkeys(
+        [
+            "rename_session",
+            "describe_session",
+            "star_session",
+            "tag_session",
+            "set_session_settings",
+        ],
+        _edits,
+    ),
+    **dict.fromkeys(["index", "prune", "delete_session", "restore_session"], _index_runs),
+    "resolve_session_id": _session_ids,
 }
 
 
-def test_the_engine_protocol_the_table_and_both_implementations_agree():
-    methods = {name for name, _ in inspect.getmembers(Engine, inspect.isfunction) if not name.startswith("_")}
-    assert methods == set(OPERATIONS) | LOCAL_ONLY
-    for implementation in (Library, RemoteEngine):
-        missing = [name for name in methods if getattr(implementation, name, None) is getattr(Engine, name)]
-        assert not missing, f"{implementation.__name__} lacks {missing}"
+def test_every_operation_has_a_case():
+    assert set(CASES) == set(OPERATIONS)
 
 
-@pytest.mark.parametrize("name", sorted(OPERATIONS))
-def test_every_operation_answers_alike_in_process_and_through_the_holder(engines, name):
-    assert name in CASES, f"no conformance case for the operation {name!r}: add one to CASES"
-    CASES[name](engines)
+@pytest.mark.parametrize("case", sorted({case.__name__: case for case in CASES.values()}), ids=str)
+def test_same_answers_in_process_and_through_the_holder(engines, case):
+    {c.__name__: c for c in CASES.values()}[case](engines)
 
 
-def test_an_ambiguous_prefix_is_one_line_naming_candidates_both_ways(engines, monkeypatch):
-    local, remote = engines
-    ids = [s.id for s in local.sessions()]
-    twins = [f"{ids[0][:8]}-twin-a", f"{ids[0][:8]}-twin-b"]  # ids sharing 8 characters
+# -- and the same errors ---------------------------------------------------------------
+
+
+def test_same_errors_in_process_and_through_the_holder(engines):
+    for name in ("session", "session_summary", "session_settings", "rename_session", "star_session", "delete_session"):
+        kwargs: dict[str, Any] = {"session_id": "no-such-session"}
+        if name == "rename_session":
+            kwargs["title"] = "x"
+        assert "no-such-session" in _same_error(engines, name, **kwargs)
+    assert "unknown search mode" in _same_error(engines, "search", query="qdrant", mode="bogus")
+    assert _same_error(engines, "search", query="qdrant project:")
+
+    assert _same_error(engines, "resolve_session_id", session_id="zzzzzzzz9") == "no session 'zzzzzzzz9' in the index"
+    short = _same_error(engines, "session", session_id=SESSION[:4])
+    assert short == f"session id '{SESSION[:4]}' is too short: give 8 or more characters of it"
+
+
+def test_an_ambiguous_prefix_is_the_same_one_line_naming_candidates(engines, monkeypatch):
+    local, _remote = engines
+    assert isinstance(local, Library)
+    twins = [f"{SESSION}-a", f"{SESSION}-b"]  # ids sharing a prefix with SESSION: the index lists them too
+    ids = local.ids.all()
     monkeypatch.setattr(local.ids, "all", lambda: [*ids, *twins])
-    for engine in (local, remote):
-        with pytest.raises(ConvoError) as caught:
-            engine.session(ids[0][:8] + "-")
-        assert "ambiguous" in str(caught.value) and "twin-a" in str(caught.value) and "\n" not in str(caught.value)
-    with pytest.raises(AmbiguousSessionId):
-        local.resolve_session_id(ids[0][:8] + "-")
+    message = _same_error(engines, "session", session_id=f"{SESSION}-")
+    assert message.startswith(f"session id '{SESSION}-' is ambiguous: 2 sessions start with it ({twins[0]}, {twins[1]})")
+    assert "\n" not in message
