@@ -263,6 +263,8 @@ def _brief(command: str) -> str:
             break
         if "/" not in word:
             kept.append(word)
+    if kept == ["convo-tui"]:
+        kept.append("app")  # no command: the app
     return " ".join(kept)
 
 
