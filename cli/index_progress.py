@@ -40,7 +40,7 @@ def keyword_detail(p: IndexProgress) -> str:
     if p.phase == "scan":
         return f"checking files {p.done:,}/{p.total:,}" if p.total else "checking files"
     files = f"{p.done:,}/{p.total:,} files" if p.total else "no new or changed files"
-    searchable = f" · {p.sessions:,} sessions searchable" if p.sessions else ""
+    searchable = f" · {p.sessions:,} session{'s' * (p.sessions != 1)} searchable" if p.sessions else ""
     left = f" · {time_left(p.eta)}" if p.total and p.done < p.total else ""
     return files + searchable + left
 

@@ -104,8 +104,9 @@ def _pid() -> int:
 
 
 def _summary(report: IndexReport) -> str:
+    """One line that fits 80 columns after `convo-tui: `."""
     return (
-        f"indexed: {report.added} added, {report.updated} updated, {report.unchanged} unchanged; "
+        f"indexed {report.added} new, {report.updated} updated, {report.unchanged} unchanged; "
         f"{report.sessions} sessions, {report.points} points"
     )
 

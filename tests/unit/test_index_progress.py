@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from convo_tui.cli.index_progress import PlainProgress, duration, semantic_detail
+from convo_tui.cli.index_progress import PlainProgress, duration, keyword_detail, semantic_detail
 from convo_tui.core.holder.codec import progress_from_json, progress_json
 from convo_tui.core.index.publish import IndexProgress
 from convo_tui.core.index.throughput import Throughput
@@ -94,6 +94,12 @@ def test_one_line_says_who_does_the_work():
         "convo-tui: pid 4242 (convo-tui serve) stopped; the run goes on here",
         "convo-tui: waiting for this process to finish the index run it has under way",
     ]
+
+
+def test_keyword_progress_counts_files_and_sessions():
+    assert keyword_detail(IndexProgress("index", 1, 1, None, 1)) == "1/1 files · 1 session searchable"
+    assert keyword_detail(IndexProgress("index", 0, 0, None, 0)) == "no new or changed files"
+    assert keyword_detail(IndexProgress("index", 2, 9, None, 2, 75.0)) == "2/9 files · 2 sessions searchable · about 75 s left"
 
 
 def test_semantic_progress_reads_as_a_share_of_the_whole_index():
