@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.index.discover import LocationReport, checked_locations, default_locations, survey
@@ -34,7 +35,7 @@ def run(args: argparse.Namespace) -> int:
         print("Also looked in (nothing there):" if found else "No transcripts found. Looked in:")
         groups: dict[str, list[str]] = {}
         for location in missing:
-            groups.setdefault(location.name, []).append(str(location.path))
+            groups.setdefault(location.name, []).append(_tilde(location.path))
         for name, places in groups.items():
             print(f"  {name}:")
             for place in places:
@@ -48,6 +49,12 @@ def run(args: argparse.Namespace) -> int:
     if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
         print(readiness)
     return 0
+
+
+def _tilde(path: Path) -> str:
+    """`~/.codex/sessions`: the places under the home folder, short enough for 80 columns."""
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) and path != home else str(path)
 
 
 def as_json(report: LocationReport) -> dict:

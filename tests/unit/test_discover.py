@@ -164,7 +164,11 @@ def _checked_places(home: Path) -> dict[str, list[str]]:
 
 
 def _listed(places: dict[str, list[str]]) -> str:
-    return "".join(f"  {name}:\n" + "".join(f"    {place}\n" for place in paths) for name, paths in places.items())
+    """As `sources` lists them: by tool, the home folder written `~`."""
+    home = str(_home())
+    return "".join(
+        f"  {name}:\n" + "".join(f"    ~{place.removeprefix(home)}\n" for place in paths) for name, paths in places.items()
+    )
 
 
 def test_sources_command_says_where_it_looked_when_nothing_is_found(capsys):
