@@ -126,3 +126,11 @@ def test_a_process_is_named_as_a_person_runs_it():
     assert short_command(["python", "-m", "convo_tui.cli.main", "index"]) == ["convo-tui", "index"]
     assert short_command(["/usr/bin/convo-tui"]) == ["convo-tui"]
     assert short_command(["/usr/bin/python3.11", "-u", "-c", "pass"]) == ["python3.11", "-u", "-c", "pass"]
+
+
+def test_the_apps_status_line_names_the_engines_notices():
+    from convo_tui.tui.widgets.index_status import progress_label
+
+    assert progress_label("model", 0, 0) == "Indexing: loading the embedding model"
+    assert progress_label("wait", 0, 0) == "Indexing: waiting for the index run under way to end"
+    assert progress_label("takeover", 0, 0) == "Indexing: the process holding the index stopped; going on here"
