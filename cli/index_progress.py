@@ -67,11 +67,11 @@ class Notices:
         if self._handed:
             return None
         self._handed = True
-        return f"{self.holder} holds the index and runs this index (Ctrl+C stops it there)"
+        return f"handed to {self.holder}, which holds the index"
 
     def of(self, p: IndexProgress) -> str | None:
         if p.phase == "wait":
-            return f"waiting for {self.holder or 'this process'} to finish the index run it has under way"
+            return f"waiting for {self.holder or 'this process'} to finish its index run"
         if p.phase == "takeover":
             who = self.holder or "the process holding the index"
             return f"{who} stopped; the run goes on here"

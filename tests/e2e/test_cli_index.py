@@ -70,8 +70,8 @@ def test_index_into_a_file_tells_who_holds_the_index_waits_then_takes_over(tmp_p
         )
         said = [client.stderr.readline(), client.stderr.readline()]
         assert said == [
-            f"convo-tui: pid {holder.pid} (index_worker.py index) holds the index and runs this index (Ctrl+C stops it there)\n",
-            f"convo-tui: waiting for pid {holder.pid} (index_worker.py index) to finish the index run it has under way\n",
+            f"convo-tui: handed to pid {holder.pid} (index_worker.py index), which holds the index\n",
+            f"convo-tui: waiting for pid {holder.pid} (index_worker.py index) to finish its index run\n",
         ], said
         holder.kill()  # the holder dies mid-run: this run takes the index over
         holder.wait(30)

@@ -36,7 +36,7 @@ def test_serve_answers_a_search_and_stops_on_ctrl_c_while_a_client_indexes_throu
     assert "Qdrant collection" in search.scrollback()
 
     client = terminal([*convo_tui(), "index", "--index-dir", str(index_dir)], cols=80, rows=24)
-    client.wait_for(re.compile(r"pid \d+ \(convo-tui serve\) holds the index"), everywhere=True)
+    client.wait_for(re.compile(r"handed to pid \d+ \(convo-tui serve\), which holds the index"), everywhere=True)
     client.wait_for(re.compile(r"^semantic .*texts", re.M))  # the holder is embedding for it
     serve.press("ctrl+c")
     assert serve.wait_exit() == 0, serve.scrollback()

@@ -10,7 +10,7 @@ import re
 
 PROGRESS = re.compile(
     r"^convo-tui: (loading the embedding model|keyword: |semantic: |switching model: |building the search graph"
-    r"|pid \d+ .*holds the index and runs this index|waiting for |.* stopped; the run goes on here)"
+    r"|handed to pid \d+ |waiting for |.* stopped; the run goes on here)"
 )
 
 

@@ -89,10 +89,10 @@ def test_one_line_says_who_does_the_work():
         show(IndexProgress("takeover", 0, 0))
         show(IndexProgress("wait", 0, 0))
     assert out.getvalue().splitlines() == [
-        "convo-tui: pid 4242 (convo-tui serve) holds the index and runs this index (Ctrl+C stops it there)",
-        "convo-tui: waiting for pid 4242 (convo-tui serve) to finish the index run it has under way",
+        "convo-tui: handed to pid 4242 (convo-tui serve), which holds the index",
+        "convo-tui: waiting for pid 4242 (convo-tui serve) to finish its index run",
         "convo-tui: pid 4242 (convo-tui serve) stopped; the run goes on here",
-        "convo-tui: waiting for this process to finish the index run it has under way",
+        "convo-tui: waiting for this process to finish its index run",
     ]
 
 
