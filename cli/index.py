@@ -23,7 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "index",
         help="index transcripts (default: the tools' usual places and configured sources)",
-        description="Index transcripts incrementally: unchanged files are skipped, changed ones replaced.",
+        description=(
+            "Index transcripts incrementally: unchanged files are skipped, changed ones replaced. Keyword search "
+            "works as soon as phase 1 publishes; phase 2 adds the vectors for search by meaning. Progress goes to "
+            "stderr: bars in a terminal, plain lines otherwise. When another convo-tui holds the index, the run is "
+            "handed to it. Ctrl+C stops within a model batch; what was published stays."
+        ),
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to index instead of the defaults")
     parser.add_argument("--rebuild", action="store_true", help="drop the index and build it again from scratch")
