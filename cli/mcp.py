@@ -32,9 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "mcp",
         help="run an MCP server over stdio so coding agents can search your past conversations; `mcp install` adds it to them",
-        description="Serve the index to AI coding agents over the Model Context Protocol (stdio transport). "
-        "`convo-tui mcp install` adds this server to the agents' own config files.",
-        epilog=tools_help(),
+        description=(
+            "Serve the index to AI coding agents over the Model Context Protocol (stdio\n"
+            "transport). An agent starts it; run by hand it waits for a client on stdin.\n"
+            "`convo-tui mcp install` adds this server to the agents' own config files."
+        ),
+        epilog=help_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_store_options(parser, model=False)
@@ -57,6 +60,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--index-dir", metavar="DIR", default=argparse.SUPPRESS, help="serve this index folder (passed to `mcp`)"
     )
     install.set_defaults(func=run_install)
+
+
+def help_epilog() -> str:
+    import shutil
+    import sys
+    from pathlib import Path
+
+    script = shutil.which("convo-tui") or str(Path(sys.argv[0]).absolute())
+    return (
+        f"{tools_help()}\n\n"
+        "register it with your agents: `convo-tui mcp install`, or by hand:\n"
+        "  Claude Code  claude mcp add -s user convo-tui -- convo-tui mcp\n"
+        "  Codex        codex mcp add convo-tui -- convo-tui mcp\n"
+        "  Cursor       in ~/.cursor/mcp.json:\n"
+        '    {"mcpServers": {"convo-tui": {"command": "convo-tui", "args": ["mcp"]}}}\n'
+        "When convo-tui is not on the agent's PATH (a virtualenv), give its full path:\n"
+        f"  {script}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:

@@ -10,6 +10,7 @@ masked like the app's exports (core/redact.py) unless the settings turn that off
 from __future__ import annotations
 
 import inspect
+import textwrap
 import threading
 from collections.abc import Callable
 from pathlib import Path
@@ -271,6 +272,7 @@ def tools_help() -> str:
             params.append(param.name if param.default is inspect.Parameter.empty else f"{param.name}={param.default!r}")
         doc = " ".join((method.__doc__ or "").split())
         first = doc.split(". ")[0].rstrip(".")
-        lines.append(f"  {name}({', '.join(params)})")
-        lines.append(f"      {first}.")
+        signature = f"  {name}({', '.join(params)})"
+        lines.append(textwrap.fill(signature, 80, subsequent_indent=" " * (len(name) + 3), break_long_words=False))
+        lines.append(textwrap.fill(f"{first}.", 80, initial_indent=" " * 6, subsequent_indent=" " * 6))
     return "\n".join(lines)

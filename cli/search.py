@@ -47,18 +47,18 @@ def run(args: argparse.Namespace) -> int:
             data["session_title"] = display(hit.session_title)  # masked as the text line masks it
             out.write(json.dumps(data, ensure_ascii=False) + "\n")
         else:
-            out.write(_format(hit, terms))
+            out.write(format_hit(hit, terms))
     return 0
 
 
-def _format(hit: Hit, terms: list[str]) -> str:
+def format_hit(hit: Hit, terms: list[str]) -> str:
+    """One result as `search` prints it: score, date, project, title, id; then the passages that matched."""
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
     head = f"{hit.score:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
-        text = " ".join(text.split())
-        if text:
-            lines.append(f"    {label}: {text[:160]}{'…' if len(text) > 160 else ''}")
+        if text.strip():  # the passage around the query's words, as cards show it (the start when none is there)
+            lines.append(f"    {label}: {snippet(text, terms, 160)}")
     if hit.part:  # the words matched only there: show where, around the match
         lines.append(f"    {hit.part}: {snippet(' '.join(hit.part_text.split()), terms, 160)}")
     if hit.tools:

@@ -49,6 +49,10 @@ class QueryError(ConvoError):
         super().__init__(shown(message, 400))  # the query's own text may hold a newline
 
 
+class AmbiguousSessionId(ConvoError):
+    """An id prefix that starts more than one indexed session id (the message lists some)."""
+
+
 class IndexUnavailable(ConvoError):
     """The index cannot be opened or used as asked (locked, other model, ...)."""
 

@@ -10,8 +10,11 @@ existing folder, is shown before the command runs, and is only ever the child's
 working directory (no shell sees it).
 
 This is the one place that decides: the sources build `Session.resume` with
-`command()`, and the faces run what `plan()` returns, which checks the stored
-command again (an index written by an older version is data too).
+`command()`, and the faces (the app's ctrl+r, `convo-tui session resume`) run
+what `plan()` returns, which checks the stored command again (an index written
+by an older version is data too). When the command cannot run here the plan
+says why in one line (`problem`: refused, the folder is gone, the program is
+not on PATH) and the faces copy or print it instead.
 """
 
 from __future__ import annotations
@@ -19,6 +22,8 @@ from __future__ import annotations
 import os
 import re
 import shlex
+import shutil
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from convo_tui.core.errors import shown
@@ -87,10 +92,16 @@ class ResumePlan:
     refused: str | None = None
     folder_note: str | None = None
     copy_folder: str | None = None  # the recorded folder, clean enough to quote in a copied `cd`
+    not_on_path: str | None = None  # the program is not installed here
+
+    @property
+    def problem(self) -> str | None:
+        """Why the command cannot run here, in one line (None: it can)."""
+        return self.refused or self.folder_note or self.not_on_path
 
     @property
     def runnable(self) -> bool:
-        return self.argv is not None and self.folder_note is None
+        return self.argv is not None and self.problem is None
 
     def shell_line(self) -> str | None:
         """`cd <folder> && <command>`, quoted for a POSIX shell, to copy."""
@@ -150,11 +161,13 @@ def checked_folder(cwd: object) -> tuple[str | None, str | None, str | None]:
     return cwd, None, cwd
 
 
-def plan(session: Session) -> ResumePlan:
+def plan(session: Session, which: Callable[[str], str | None] = shutil.which) -> ResumePlan:
     """What `ctrl+r` may run for `session`: its tool's command with an id of
-    the right shape, in the folder the session ran in when that folder exists."""
+    the right shape, in the folder the session ran in when that folder exists,
+    when the tool's program is on PATH."""
     argv, refused = checked_command(session.resume, session.source)
     if argv is None:
         return ResumePlan(None, refused=refused)
     cwd, note, copy_folder = checked_folder(session.cwd)
-    return ResumePlan(argv, cwd=cwd, folder_note=note, copy_folder=copy_folder)
+    missing = None if which(argv[0]) is not None else f"{argv[0]} is not on PATH"
+    return ResumePlan(argv, cwd=cwd, folder_note=note, copy_folder=copy_folder, not_on_path=missing)

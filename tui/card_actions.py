@@ -147,7 +147,7 @@ class CardActions:
             self.app.notify(plan.refused or "No resume command", severity="warning", markup=False)
             return
         if not plan.runnable:
-            self.app.notify(f"{plan.folder_note}: copying the command instead", severity="warning", markup=False)
+            self.app.notify(f"{plan.problem}: copying the command instead", severity="warning", markup=False)
             self.copy_resume(session)
             return
         try:

@@ -159,6 +159,7 @@ OPERATIONS: dict[str, Operation] = {
         _op("projects", PROJECTS),
         _op("session", SESSION, _ID),
         _op("session_summary", SUMMARY, _ID),
+        _op("resolve_session_id", Codec(str, str), _ID),
         _op("stats", STATS),
         _op("readiness", READINESS),
         _op("rename_session", SUMMARY, _ID, Param("title", TEXT), edit=True),
@@ -189,5 +190,5 @@ OPERATIONS: dict[str, Operation] = {
     )
 }
 
-# Methods of the Engine that are not requests to a holder: closing is local.
-LOCAL_ONLY = frozenset({"close"})
+# Methods of the Engine that are not requests to a holder: closing, and who answers, are local.
+LOCAL_ONLY = frozenset({"close", "served_by"})

@@ -74,11 +74,15 @@ def default_locations(settings: Settings) -> list[Location]:
     """
     found: list[Location] = []
     if settings.discover_defaults:
-        found += _cursor_locations()
-        found += _claude_locations()
-        found += [loc for loc in _tool_locations() if loc.path.exists()]
+        found += [loc for loc in checked_locations() if loc.path.exists()]
     found += [describe_path(path, "config") for path in settings.sources]
     return _unique(found)
+
+
+def checked_locations() -> list[Location]:
+    """Every default place discovery looks in, there or not: the folders a
+    pattern matched, or the pattern itself (`.../*/chats`) when it matched none."""
+    return [*_cursor_locations(), *_claude_locations(), *_tool_locations()]
 
 
 def _env_path(name: str) -> Path | None:
@@ -126,14 +130,11 @@ def _tool_locations() -> list[Location]:
         Location(OPENCODE, data / "opencode.db", "opencode", "default"),
         Location(OPENCODE, data / "storage" / "session", "opencode", "default"),
     ]
-    out += [Location(GEMINI, chats, "gemini-cli", "default") for chats in _sorted_glob(gemini_home() / "tmp", "*/chats")]
+    out += _matched(GEMINI, gemini_home() / "tmp", "*/chats", "gemini-cli")
     for app in VSCODE_APPS:
         for root in app_config_roots(app):
             user = root / "User"
-            out += [
-                Location(COPILOT, chats, "copilot-chat", "default")
-                for chats in _sorted_glob(user / "workspaceStorage", "*/chatSessions")
-            ]
+            out += _matched(COPILOT, user / "workspaceStorage", "*/chatSessions", "copilot-chat")
             out.append(Location(COPILOT, user / "globalStorage" / "emptyWindowChatSessions", "copilot-chat", "default"))
     for app in CLINE_HOSTS:
         for root in app_config_roots(app):
@@ -141,6 +142,12 @@ def _tool_locations() -> list[Location]:
                 Location(CLINE, root / "User" / "globalStorage" / ext / "tasks", "cline", "default") for ext in CLINE_EXTENSIONS
             ]
     return out
+
+
+def _matched(name: str, folder: Path, pattern: str, fmt: str) -> list[Location]:
+    """The folders under `folder` that `pattern` matches, or the pattern itself when none does."""
+    found = _sorted_glob(folder, pattern)
+    return [Location(name, path, fmt, "default") for path in found] or [Location(name, folder / pattern, fmt, "default")]
 
 
 def _sorted_glob(folder: Path, pattern: str) -> list[Path]:
@@ -208,18 +215,11 @@ def claude_projects_dirs() -> list[Path]:
 
 
 def _cursor_locations() -> list[Location]:
-    projects = Path.home() / ".cursor" / "projects"
-    if not projects.is_dir():
-        return []
-    return [
-        Location(CURSOR, folder, "cursor", "default")
-        for folder in sorted(projects.glob("*/agent-transcripts"))
-        if folder.is_dir()
-    ]
+    return _matched(CURSOR, Path.home() / ".cursor" / "projects", "*/agent-transcripts", "cursor")
 
 
 def _claude_locations() -> list[Location]:
-    return [Location(CLAUDE, folder, "claude-code", "default") for folder in claude_projects_dirs() if folder.is_dir()]
+    return [Location(CLAUDE, folder, "claude-code", "default") for folder in claude_projects_dirs()]
 
 
 def _unique(locations: list[Location]) -> list[Location]:
@@ -403,23 +403,6 @@ class LocationReport:
     problems: list[tuple[Path, str]] = field(default_factory=list)  # unreadable folders, dangling links
 
 
-def places_looked(settings: Settings) -> list[str]:
-    """Every default place discovery checks, for telling the user where nothing was found."""
-    places: list[str] = []
-    if settings.discover_defaults:
-        places.append(str(Path.home() / ".cursor" / "projects" / "*" / "agent-transcripts"))
-        places += [str(folder) for folder in claude_projects_dirs()]
-        places += [str(codex_home() / "sessions"), str(codex_home() / "archived_sessions")]
-        places += [str(root / "User" / "globalStorage" / "state.vscdb") for root in app_config_roots("Cursor")]
-        places += [str(opencode_data_dir() / "opencode.db"), str(opencode_data_dir() / "storage" / "session")]
-        places.append(str(gemini_home() / "tmp" / "*" / "chats"))
-        places += [str(root / "User" / "workspaceStorage" / "*" / "chatSessions") for root in app_config_roots("Code")]
-        places += [
-            str(root / "User" / "globalStorage" / ext / "tasks") for root in app_config_roots("Code") for ext in CLINE_EXTENSIONS
-        ]
-    return places + [str(path) for path in settings.sources]
-
-
 def survey(locations: Iterable[Location]) -> list[LocationReport]:
     """Count the transcripts in each location by sniffing (never fully parsing) its files."""
     from convo_tui.core.sources import detect
@@ -450,7 +433,8 @@ def _session_count(format_name: str, path: Path) -> int:
         return count_conversations(path)
     if format_name == "claude-ai":
         return count_claude(path)
-    if format_name == "aider" or (format_name in ("cursor-ide", "opencode") and path.suffix in DATABASE_SUFFIXES):
+    # Aider histories, OpenAI-style row logs (one conversation_id a session) and databases hold several.
+    if format_name in ("aider", "openai") or (format_name in ("cursor-ide", "opencode") and path.suffix in DATABASE_SUFFIXES):
         from convo_tui.core.errors import ParseError
         from convo_tui.core.sources import parse_path
 

@@ -31,6 +31,11 @@ HOSTILE_FOLDERS = ["-rf", "$(touch pwned)", "/tmp/x; rm -rf ~", "/tmp/a\nb", "/t
 GOOD_UUID = "0f1e2d3c-4b5a-4968-8776-5a4b3c2d1e0f"
 
 
+def _installed(program: str) -> str:
+    """Every tool's program is on PATH (the PATH check has its own tests: test_resume.py)."""
+    return f"/usr/bin/{program}"
+
+
 def _claude(tmp_path: Path, session_id: str, cwd: str) -> Path:
     source = FIXTURES / "claude_code" / "7f3c2a10-5b6e-4d2f-9a8b-1c2d3e4f5a6b.jsonl"
     lines = []
@@ -113,7 +118,7 @@ def _session(sessions: list[Session], source: str) -> Session:
 @pytest.mark.parametrize("session_id", HOSTILE_IDS)
 def test_a_hostile_session_id_never_reaches_a_command_line(tmp_path, source, session_id):
     session = _session(parse_path(SOURCES[source](tmp_path, session_id, "/home/dev/code/webshop")), source)
-    plan = resume.plan(session)
+    plan = resume.plan(session, which=_installed)
     if session_id.startswith(GOOD_UUID) and session.resume is not None:
         # A reader that takes only the id's own shape from the line (SpecStory's header) is fine too.
         assert session.resume[-1] == GOOD_UUID and plan.argv == session.resume
@@ -128,7 +133,7 @@ def test_a_hostile_session_id_never_reaches_a_command_line(tmp_path, source, ses
 def test_a_hostile_folder_is_never_run_in_and_copied_quoted(tmp_path, source, folder):
     good = GOOD_IDS.get(source, GOOD_UUID)
     session = _session(parse_path(SOURCES[source](tmp_path, good, folder)), source)
-    plan = resume.plan(session)
+    plan = resume.plan(session, which=_installed)
     assert plan.argv is not None and plan.argv[-1] == good
     assert not plan.runnable and plan.cwd is None  # not an existing absolute folder: copied, not run
     line = plan.shell_line()
@@ -144,7 +149,7 @@ def test_aider_runs_in_the_repository_folder_it_was_read_from(tmp_path):
     repo = tmp_path / "$(touch pwned)"
     shutil.copytree(FIXTURES / "aider" / "habit-tracker", repo)
     session = parse_path(repo / ".aider.chat.history.md")[0]
-    plan = resume.plan(session)
+    plan = resume.plan(session, which=_installed)
     assert plan.argv == ["aider", "--restore-chat-history"] and plan.runnable and plan.cwd == str(repo)
     assert shlex.split(plan.shell_line() or "") == ["cd", str(repo), "&&", "aider", "--restore-chat-history"]
     assert not (tmp_path / "pwned").exists()
@@ -177,14 +182,14 @@ def test_codex_ids_come_after_end_of_options():
 def test_a_stored_command_is_checked_again_before_it_runs(stored):
     """An index written before this check (or edited on disk) holds commands as data too."""
     session = Session(id="s", title="t", project="p", source="claude-code", path="/x", resume=stored)  # type: ignore[arg-type]
-    plan = resume.plan(session)
+    plan = resume.plan(session, which=_installed)
     assert plan.argv is None and plan.refused
 
 
 def test_an_older_stored_codex_command_is_rebuilt_with_end_of_options(tmp_path):
     session = Session(id=GOOD_UUID, title="t", project="p", source="codex", path="/x", cwd=str(tmp_path))
     session.resume = ["codex", "resume", GOOD_UUID]
-    plan = resume.plan(session)
+    plan = resume.plan(session, which=_installed)
     assert plan.argv == ["codex", "resume", "--", GOOD_UUID] and plan.runnable and plan.cwd == str(tmp_path)
     assert str(tmp_path) in plan.announce() and GOOD_UUID in plan.announce()
 
