@@ -93,8 +93,13 @@ def _message_record(m: Message) -> dict[str, Any]:
     return record
 
 
-def session_to_record(session: Session) -> dict[str, Any]:
-    """Everything needed to rebuild the session, compactly (falsy fields dropped)."""
+def message_records(messages: list[Message]) -> list[dict[str, Any]]:
+    return [_message_record(m) for m in messages]
+
+
+def session_to_record(session: Session, with_messages: bool = True) -> dict[str, Any]:
+    """Everything needed to rebuild the session, compactly (falsy fields dropped);
+    without its messages for a session whose parts are stored apart."""
     return {
         "id": session.id,
         "title": session.title,
@@ -106,12 +111,12 @@ def session_to_record(session: Session) -> dict[str, Any]:
         "meta": session.meta,
         "cwd": session.cwd,
         "resume": session.resume,
-        "messages": [_message_record(m) for m in session.messages],
+        "messages": [_message_record(m) for m in session.messages] if with_messages else [],
     }
 
 
-def session_from_record(record: dict[str, Any]) -> Session:
-    messages = [
+def messages_from_records(records: list[dict[str, Any]]) -> list[Message]:
+    return [
         Message(
             id=m["id"],
             role=m["role"],
@@ -127,8 +132,12 @@ def session_from_record(record: dict[str, Any]) -> Session:
             available_tasks=m.get("available_tasks", []),
             meta=m.get("meta", {}),
         )
-        for m in record.get("messages", [])
+        for m in records
     ]
+
+
+def session_from_record(record: dict[str, Any]) -> Session:
+    messages = messages_from_records(record.get("messages", []))
     return Session(
         id=record["id"],
         title=record.get("title", ""),

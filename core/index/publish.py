@@ -6,6 +6,17 @@ vectors the content cache already holds), in batches bounded by count and
 time. Phase 2 (dense_phase.py) then adds the missing dense vectors in place,
 newest sessions first, resumably.
 
+Order: the files to read are sorted newest first (by mtime) across every
+source, so today's sessions are searchable in seconds whatever the size of the
+history; a huge old file never blocks them.
+
+Memory does not grow with the history: the manifest is an SQLite table read a
+file at a time, the list of files to read keeps a path and two numbers per
+file, a batch holds at most BATCH_TEXTS texts, and a session read as a stream
+(core/sources `stream_path`) holds one part of PART_CHARS characters at a
+time. The store's appendable segment is rolled into an optimized one every
+ROLL_POINTS points, so Edge's in-memory structures stay bounded too.
+
 Publishing protocol (crash safety): a run writes its points with a new
 `generation` and `visible=false`; once every point of a session is written, one
 set_payload flips that session's generation visible, then the session's other
@@ -13,6 +24,14 @@ generations are deleted; the manifest entry is written last. Search filters on
 `visible=true`, so a reader sees a session wholly old, wholly new, or (only
 between a flip and the delete) both, never half. Invisible leftovers of an
 interrupted run are deleted when the next run starts.
+
+A session read in parts (longer than PART_CHARS) is published part by part
+when it is new (not in the manifest): each part's points are flipped visible
+once written, so it is keyword-searchable as it is read, a growing prefix of
+turns, with a session point whose record holds the parts so far. A session the
+index already holds is written in parts but flipped only after its last part,
+as above (the old version stays whole until then). A kill in the middle of a
+new session leaves the prefix published so far; the next run replaces it.
 """
 
 from __future__ import annotations
@@ -29,10 +48,18 @@ from typing import Any
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.index.dense_phase import DensePhase
 from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
-from convo_tui.core.index.points import PendingPoint, clean_text, session_points
+from convo_tui.core.index.points import (
+    PendingPoint,
+    clean_text,
+    content_points,
+    message_count,
+    record_point,
+    session_point,
+)
 from convo_tui.core.index.vector_cache import VectorCache
-from convo_tui.core.model import Session
-from convo_tui.core.sources import detect, format_by_name, parse_path
+from convo_tui.core.model import Session, pair_messages
+from convo_tui.core.serialize import session_to_record
+from convo_tui.core.sources import SessionPart, detect, format_by_name, stream_path
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 
 # Phase 1 publishes what it has parsed when this many texts are pending, or
@@ -45,6 +72,17 @@ UPSERT_POINTS = 512
 # vectors: a few appended sessions are searched by brute force in Edge's
 # appendable segment (fast at that size), and an append costs no rebuild.
 OPTIMIZE_MIN_POINTS = 2000
+# A session read as a stream is cut into parts of about this many characters
+# (at turn boundaries): the most of one transcript held in memory at once.
+PART_CHARS = 2_000_000
+# Edge keeps its appendable segment's indexes in memory (about 2 KB a point):
+# after this many points it is optimized into an on-disk segment, so memory
+# stays bounded however large the first run.
+ROLL_POINTS = 150_000
+# The store is flushed at most this often while publishing (and at the end of a
+# run): a kill loses nothing either way (Edge's write-ahead log is in the page
+# cache); flushing every batch cost 15% of phase 1.
+FLUSH_SECONDS = 30.0
 
 
 @dataclass
@@ -87,13 +125,30 @@ CancelLike = threading.Event | Callable[[], bool] | None
 
 
 @dataclass
+class _Stream:
+    """One session while its parts are read (a session parsed whole is one last part)."""
+
+    session_id: str
+    new: bool  # no file in the manifest holds it: publish each part as it is written
+    skip: bool = False  # the user deleted it, another file holds it, or its points failed
+    turns: int = 0
+    messages: int = 0
+    parts: int = 0
+    started_at: Any = None
+    updated_at: Any = None
+
+
+@dataclass
 class _File:
-    """One parsed file while its sessions are being published."""
+    """One file while its sessions are read and published."""
 
     key: str
     path: str
     entry: FileEntry
-    left: int  # sessions not yet published
+    pending: int = 0  # sessions started whose last part is not yet published
+    read: bool = False  # every part has been read
+    failed: bool = False  # reading stopped with an error: no manifest entry
+    current: _Stream | None = None
 
 
 @dataclass
@@ -101,6 +156,8 @@ class _Unit:
     file: _File
     session: Session
     points: list[PendingPoint]
+    stream: _Stream
+    last: bool
 
 
 @dataclass
@@ -176,10 +233,10 @@ class Indexer:
         self.sparse = sparse
         self.cache = cache
         self.model = dense.name
-        # session id -> (source key, path) of the file that produced it in this run
-        self._claimed: dict[str, tuple[str, str]] = {}
         self._published_sessions = 0
         self._written = 0
+        self._since_roll = 0
+        self._flushed = time.monotonic()
         self.embedded = 0
 
     def run(
@@ -222,64 +279,156 @@ class Indexer:
     # -- phase 1: parse and publish with keyword vectors ------------------------
 
     def _keyword_phase(self, files: Iterable[Path], report: IndexReport, notify: ProgressFn, cancel: CancelLike) -> bool:
-        """Parse new and changed files and publish their sessions in batches. True if anything was written."""
-        self._claimed = {}
+        """Parse new and changed files, newest first, and publish their sessions
+        in batches. True if anything was written."""
+        self.manifest.forget_claims()
         self._published_sessions = 0
-        todo: list[tuple[Path, os.stat_result]] = []
-        files = list(files)
+        todo = self._files_to_read(files, report, notify, cancel)
+        if report.cancelled:
+            return False
+        generation = time.time_ns()
+        self._batch: list[_Unit] = []
+        self._pending_texts = 0
+        self._batch_started = time.monotonic()
+        self._wrote = False
+        for done, (_mtime, name) in enumerate(todo):
+            if is_cancelled(cancel):
+                report.cancelled = True
+                break
+            notify(IndexProgress("index", done, len(todo), name, self._published_sessions))
+            path = Path(name)
+            self._contained(path, report, partial(self._read_file, path, generation, report, notify, cancel, done, len(todo)))
+            if report.cancelled:
+                break
+        if self._batch:
+            self._write(generation, report)
+        notify(IndexProgress("index", len(todo), len(todo), None, self._published_sessions))
+        return self._wrote
+
+    def _files_to_read(
+        self, files: Iterable[Path], report: IndexReport, notify: ProgressFn, cancel: CancelLike
+    ) -> list[tuple[int, str]]:
+        """(mtime, path) of the new and changed files, newest first. Unchanged
+        files are only stat'ed; nothing is kept of them."""
+        todo: list[tuple[int, str]] = []
         for done, path in enumerate(files):
             if is_cancelled(cancel):
                 report.cancelled = True
-                return False
+                return []
             if done % 200 == 0:
-                notify(IndexProgress("scan", done, len(files), os.fsdecode(path)))
-            state = self._contained(path, report, partial(self._check, path, report))
-            if state is not None:
-                todo.append((path, state))
-        owners = self.manifest.session_owner()
-        generation = time.time_ns()
-        batch: list[_Unit] = []
-        pending_texts = 0
-        batch_started = time.monotonic()
-        wrote = False
-        for done, (path, stat) in enumerate(todo):
-            if is_cancelled(cancel):
-                report.cancelled = True
-                break
-            notify(IndexProgress("index", done, len(todo), os.fsdecode(path), self._published_sessions))
-            units = self._contained(path, report, partial(self._parse, path, stat, generation, report))
-            if units is None:
-                continue
-            file, sessions = units
-            if not sessions:
-                self._finish_file(file, report)
-                continue
-            for session in sessions:
-                points = self._contained(path, report, partial(self._session_points, session, generation))
-                if points is None:
-                    file.left -= 1
-                    file.entry.sessions.remove(session.id)
-                    if file.left == 0:
-                        self._finish_file(file, report)
-                    continue
-                batch.append(_Unit(file, session, points))
-                pending_texts += sum(1 for p in points if p.text or p.keyword)
-                if pending_texts < BATCH_TEXTS and time.monotonic() - batch_started < PUBLISH_SECONDS:
-                    continue
-                self._write(batch, generation, owners, report)
-                wrote = True
-                notify(IndexProgress("index", done, len(todo), os.fsdecode(path), self._published_sessions))
-                batch, pending_texts, batch_started = [], 0, time.monotonic()
-                if is_cancelled(cancel):
-                    report.cancelled = True
-                    break
-            if report.cancelled:
-                break
-        if batch:
-            self._write(batch, generation, owners, report)
-            wrote = True
-        notify(IndexProgress("index", len(todo), len(todo), None, self._published_sessions))
-        return wrote
+                notify(IndexProgress("scan", done, 0, os.fsdecode(path)))
+            stat = self._contained(path, report, partial(self._check, path, report))
+            if stat is not None:
+                todo.append((stat.st_mtime_ns, os.fsdecode(path)))
+        todo.sort(key=lambda item: (-item[0], item[1]))
+        return todo
+
+    def _read_file(
+        self,
+        path: Path,
+        generation: int,
+        report: IndexReport,
+        notify: ProgressFn,
+        cancel: CancelLike,
+        done: int,
+        total: int,
+    ) -> None:
+        """Read one file part by part, queueing its sessions for publishing."""
+        key = source_key(path)
+        stat = path.stat()
+        fmt = detect(path)
+        entry = FileEntry(
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+            hash=file_hash(path),
+            format=fmt.name if fmt else "",
+            parser_version=fmt.version if fmt else 0,
+            model=self.model,
+            generation=generation,
+        )
+        file = _File(key, os.fsdecode(path), entry)
+        try:
+            for part in stream_path(path, PART_CHARS):
+                self._take(file, part, generation, report)
+                if self._batch_full():
+                    self._write(generation, report)
+                    notify(IndexProgress("index", done, total, file.path, self._published_sessions))
+                    if is_cancelled(cancel):
+                        report.cancelled = True
+                        file.failed = True  # read only partly: the next run reads it again
+                        return
+        except ParseError as exc:
+            if file.pending or file.entry.sessions:
+                # Parts were read before the error: they stay as published, the file is read again next time.
+                file.failed = True
+                report.skipped.append((file.path, exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"))
+                return
+            entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
+            report.skipped.append((file.path, entry.error))
+            old = self.manifest.get(key)
+            if old is None or not old.sessions:
+                self.manifest.put(key, entry)
+            # A file that used to parse keeps its indexed sessions (archive).
+            return
+        file.read = True
+        if file.pending == 0:
+            self._finish_file(file, report)
+
+    def _take(self, file: _File, part: SessionPart, generation: int, report: IndexReport) -> None:
+        """Points for one part of a session, into the batch."""
+        session = part.session
+        _clean_session(session)
+        if part.first_message == 0 or file.current is None:
+            file.current = self._start(file, session, report)
+        stream = file.current
+        if stream.skip:
+            return
+        try:
+            points = self._part_points(session, part, stream, generation)
+        except (IndexUnavailable, KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as exc:  # a keying bug costs this session, not the file's others
+            report.skipped.append((file.path, f"session {session.id} could not be indexed ({type(exc).__name__}: {exc})"))
+            stream.skip = True
+            file.entry.sessions.remove(stream.session_id)
+            file.pending -= 1
+            return
+        self._batch.append(_Unit(file, session, points, stream, part.last))
+        self._pending_texts += sum(1 for p in points if p.text or p.keyword)
+
+    def _start(self, file: _File, session: Session, report: IndexReport) -> _Stream:
+        """A session's first part: is it kept, and is it new to the index?"""
+        stream = _Stream(session.id, new=self.manifest.owner_of(session.id) is None)
+        if self.suppressed(session.id, session.path) or not self._first_claim(file.key, file.path, session, report):
+            stream.skip = True
+            return stream
+        file.entry.sessions.append(session.id)
+        file.pending += 1
+        return stream
+
+    def _part_points(self, session: Session, part: SessionPart, stream: _Stream, generation: int) -> list[PendingPoint]:
+        turns = pair_messages(session.messages)
+        tokenizer = self.dense.tokenizer
+        points = content_points(
+            session, generation, tokenizer, first_message=part.first_message, first_turn=stream.turns, turns=turns
+        )
+        stream.turns += len(turns)
+        stream.messages += message_count(session.messages)
+        stream.started_at = stream.started_at or session.started_at
+        stream.updated_at = max((t for t in (stream.updated_at, session.updated_at) if t is not None), default=None)
+        if part.last and stream.parts == 0:  # a session read whole: its record in its session point
+            head = session_point(session, generation, stream.turns, stream.messages, session_to_record(session))
+            return [head, *points]
+        points.append(record_point(session, generation, stream.parts))
+        stream.parts += 1
+        if part.last or stream.new:  # the session point, final or as read so far
+            session.started_at, session.updated_at = stream.started_at, stream.updated_at
+            record = session_to_record(session, with_messages=False)
+            points.insert(0, session_point(session, generation, stream.turns, stream.messages, record, record_parts=stream.parts))
+        return points
+
+    def _batch_full(self) -> bool:
+        return self._pending_texts >= BATCH_TEXTS or time.monotonic() - self._batch_started >= PUBLISH_SECONDS
 
     def _contained(self, path: Path, report: IndexReport, work: Callable[[], Any]) -> Any:
         """Run one file's work; any failure becomes one skipped line, the run goes on.
@@ -298,9 +447,6 @@ class Indexer:
         except Exception as exc:  # a parser or keying bug must not cost the other files
             report.skipped.append((os.fsdecode(path), f"could not be indexed ({type(exc).__name__}: {exc})"))
         return None
-
-    def _session_points(self, session: Session, generation: int) -> list[PendingPoint]:
-        return session_points(session, generation, self.dense.tokenizer)
 
     # -- diffing ------------------------------------------------------------
 
@@ -343,41 +489,7 @@ class Indexer:
         fmt = format_by_name(entry.format)
         return fmt is not None and fmt.version == entry.parser_version
 
-    # -- parsing ------------------------------------------------------------
-
-    def _parse(
-        self, path: Path, stat: os.stat_result, generation: int, report: IndexReport
-    ) -> tuple[_File, list[Session]] | None:
-        key = source_key(path)
-        digest = file_hash(path)
-        fmt = detect(path)
-        entry = FileEntry(
-            size=stat.st_size,
-            mtime_ns=stat.st_mtime_ns,
-            hash=digest,
-            format=fmt.name if fmt else "",
-            parser_version=fmt.version if fmt else 0,
-            model=self.model,
-            generation=generation,
-        )
-        try:
-            sessions = parse_path(path)
-        except ParseError as exc:
-            entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
-            report.skipped.append((os.fsdecode(path), entry.error))
-            old = self.manifest.get(key)
-            if old is None or not old.sessions:
-                self.manifest.put(key, entry)
-            # A file that used to parse keeps its indexed sessions (archive).
-            return None
-        for session in sessions:
-            _clean_session(session)
-        sessions = [s for s in sessions if not self.suppressed(s.id, s.path)]
-        sessions = self._first_claim(key, path, sessions, report)
-        entry.sessions = [s.id for s in sessions]
-        return _File(key, os.fsdecode(path), entry, len(sessions)), sessions
-
-    def _first_claim(self, key: str, path: Path, sessions: list[Session], report: IndexReport) -> list[Session]:
+    def _first_claim(self, key: str, path: str, session: Session, report: IndexReport) -> bool:
         """Within one run a session id belongs to the first file that has it.
 
         Two files holding the same session (a backup copy, an export saved
@@ -385,22 +497,22 @@ class Indexer:
         longer copy's extra turns would be published beside the shorter copy's
         record. The later copy is skipped and reported instead.
         """
-        kept = []
-        for session in sessions:
-            first = self._claimed.setdefault(session.id, (key, os.fsdecode(path)))
-            if first[0] == key:
-                kept.append(session)
-            else:
-                report.skipped.append((os.fsdecode(path), f"session {session.id} is also in {first[1]}; indexed from there"))
-        return kept
+        first = self.manifest.claim(session.id, key)
+        if first == key:
+            return True
+        report.skipped.append((path, f"session {session.id} is also in {first}; indexed from there"))
+        return False
 
     # -- writing and publishing -----------------------------------------------
 
-    def _write(self, batch: list[_Unit], generation: int, owners: dict[str, str], report: IndexReport) -> None:
+    def _write(self, generation: int, report: IndexReport) -> None:
         """Write a batch's points (keyword vectors, and dense ones the cache
-        already has), then publish its sessions one by one."""
+        already has), then publish its sessions (or parts) one by one."""
+        batch = self._batch
+        self._batch, self._pending_texts, self._batch_started = [], 0, time.monotonic()
         pending = [p for unit in batch for p in unit.points]
         self._written += len(pending)
+        self._since_roll += len(pending)
         cached = self.cache.get_many(p.text for p in pending if p.text) if self.cache is not None else {}
         out: list[Point] = []
         for item in pending:
@@ -416,25 +528,38 @@ class Indexer:
                 out = []
         if out:
             self.store.upsert(out)
-        self.store.flush()
+        del pending, out
         for unit in batch:
-            self._publish(unit, generation, owners, report)
+            self._publish(unit, generation, report)
         self.manifest.save()
+        self._wrote = True
+        if time.monotonic() - self._flushed >= FLUSH_SECONDS:
+            self.store.flush()
+            self._flushed = time.monotonic()
+        if self._since_roll >= ROLL_POINTS:
+            self.store.optimize()  # the appendable segment becomes an on-disk one
+            self.store.release_pages()
+            self._since_roll = 0
 
-    def _publish(self, unit: _Unit, generation: int, owners: dict[str, str], report: IndexReport) -> None:
-        session = unit.session
-        this = Cond("session_id", value=session.id)
-        self.store.set_payload({"visible": True}, Filter(must=(this, Cond("generation", value=generation))))
+    def _publish(self, unit: _Unit, generation: int, report: IndexReport) -> None:
+        stream = unit.stream
+        this = Cond("session_id", value=stream.session_id)
+        written = Filter(must=(this, Cond("generation", value=generation), Cond("visible", value=False)))
+        if not unit.last:
+            if stream.new:
+                self.store.set_payload({"visible": True}, written)  # this part is searchable now
+            return
+        self.store.set_payload({"visible": True}, written)
         self.store.delete(Filter(must=(this,), must_not=(Cond("generation", value=generation),)))
-        if session.id in owners:
-            report.updated += 1
-        else:
+        if stream.new:
             report.added += 1
-        owners[session.id] = unit.file.key
+        else:
+            report.updated += 1
         self._published_sessions += 1
-        unit.file.left -= 1
-        if unit.file.left == 0:
-            self._finish_file(unit.file, report)
+        file = unit.file
+        file.pending -= 1
+        if file.pending == 0 and file.read and not file.failed:
+            self._finish_file(file, report)
 
     def _finish_file(self, file: _File, report: IndexReport) -> None:
         """Every session of the file is published: drop the ones it no longer
@@ -456,13 +581,15 @@ class Indexer:
 def prune(store: Store, manifest: Manifest) -> int:
     """Forget sessions whose source file is gone. Returns how many were removed."""
     removed = 0
-    gone = [path for path in manifest.files if not os.path.exists(path)]
-    for path in gone:
-        entry = manifest.files[path]
+    for path in manifest.paths():
+        if os.path.exists(path):
+            continue
+        entry = manifest.get(path)
         manifest.remove(path)
+        if entry is None:
+            continue
         # A session another (existing) file now holds is not the vanished file's to drop.
-        still_owned = manifest.session_owner()
-        ids = tuple(sid for sid in entry.sessions if sid not in still_owned)
+        ids = tuple(sid for sid in entry.sessions if manifest.owner_of(sid) is None)
         if ids:
             store.delete(Filter(must=(Cond("session_id", any=ids),)))
             removed += len(ids)

@@ -22,11 +22,8 @@ def adopt_model(manifest: Manifest, model: str) -> None:
     model switch their sessions are already in the store and only their dense
     vectors were redone (the indexer parses a file again when its entry names
     another model)."""
-    stale = [entry for entry in manifest.files.values() if entry.model != model]
-    for entry in stale:
-        entry.model = model
-    if stale:
-        manifest.save(force=True)
+    if manifest.set_model(model):
+        manifest.save()
 
 
 class IndexRuns:
@@ -65,14 +62,29 @@ class IndexRuns:
     def _run(
         self, paths: list[Path] | None, *, progress: ProgressFn | None, cancel: CancelLike, rebuild: bool, semantic: bool
     ) -> IndexReport:
+        manifest = Manifest.load(self.manifest_dir)
+        try:
+            return self._run_with(manifest, paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+        finally:
+            manifest.close()
+
+    def _run_with(
+        self,
+        manifest: Manifest,
+        paths: list[Path] | None,
+        *,
+        progress: ProgressFn | None,
+        cancel: CancelLike,
+        rebuild: bool,
+        semantic: bool,
+    ) -> IndexReport:
         from convo_tui.core.index.discover import iter_source_files
         from convo_tui.core.index.vector_cache import VectorCache
 
-        manifest = Manifest.load(self.manifest_dir)
         if rebuild:
             self.store.drop()
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
-            manifest.save(force=True)
+            manifest.save()
             self.meta_error = None
         roots = list(paths) if paths is not None else self.default_paths()
         self.models.choose_for(roots)
@@ -111,4 +123,8 @@ class IndexRuns:
         return report
 
     def prune(self) -> int:
-        return prune(self.store, Manifest.load(self.manifest_dir))
+        manifest = Manifest.load(self.manifest_dir)
+        try:
+            return prune(self.store, manifest)
+        finally:
+            manifest.close()
