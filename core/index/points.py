@@ -21,7 +21,7 @@ from datetime import UTC, datetime
 from typing import Any, Protocol
 
 from convo_tui.core.model import USER, Message, Session, ToolCall, Turn, combined_text, pair_messages
-from convo_tui.core.serialize import message_records, session_to_record
+from convo_tui.core.serialize import message_records, pack, session_to_record, unpack
 
 LEVEL_SESSION = "session"
 LEVEL_TURN = "turn"
@@ -269,7 +269,7 @@ def session_point(
         "updated_at": epoch(session.updated_at),
         "message_count": messages,
         "turn_count": turn_count,
-        "record": record,
+        "record_z": pack(record),
     }
     if record_parts:
         payload["record_parts"] = record_parts
@@ -284,9 +284,26 @@ def record_point(session: Session, generation: int, part: int) -> PendingPoint:
         "level": LEVEL_RECORD,
         "key": record_key(session.id, part),
         "record_part": part,
-        "messages": message_records(session.messages),
+        "messages_z": pack(message_records(session.messages)),
     }
     return PendingPoint(payload["key"], "", payload)
+
+
+def stored_record(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """A session point's record (packed since the scale work; plain JSON before)."""
+    if isinstance(payload.get("record_z"), str):
+        value = unpack(payload["record_z"])
+        return value if isinstance(value, dict) else None
+    record = payload.get("record")
+    return record if isinstance(record, dict) else None
+
+
+def stored_messages(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages a record point holds."""
+    if isinstance(payload.get("messages_z"), str):
+        value = unpack(payload["messages_z"])
+        return value if isinstance(value, list) else []
+    return list(payload.get("messages") or [])
 
 
 def _turn_point(session_id: str, turn: Turn, common: dict[str, Any], fallback_time: float | None) -> PendingPoint:

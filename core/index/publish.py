@@ -14,8 +14,8 @@ Memory does not grow with the history: the manifest is an SQLite table read a
 file at a time, the list of files to read keeps a path and two numbers per
 file, a batch holds at most BATCH_TEXTS texts, and a session read as a stream
 (core/sources `stream_path`) holds one part of PART_CHARS characters at a
-time. The store's appendable segment is rolled into an optimized one every
-ROLL_POINTS points, so Edge's in-memory structures stay bounded too.
+time. The store rolls its appendable segment into an on-disk one every so many
+points (core/store/edge.py ROLL_POINTS), so Edge's memory stays bounded too.
 
 Publishing protocol (crash safety): a run writes its points with a new
 `generation` and `visible=false`; once every point of a session is written, one
@@ -75,10 +75,6 @@ OPTIMIZE_MIN_POINTS = 2000
 # A session read as a stream is cut into parts of about this many characters
 # (at turn boundaries): the most of one transcript held in memory at once.
 PART_CHARS = 2_000_000
-# Edge keeps its appendable segment's indexes in memory (about 2 KB a point):
-# after this many points it is optimized into an on-disk segment, so memory
-# stays bounded however large the first run.
-ROLL_POINTS = 150_000
 # The store is flushed at most this often while publishing (and at the end of a
 # run): a kill loses nothing either way (Edge's write-ahead log is in the page
 # cache); flushing every batch cost 15% of phase 1.
@@ -235,7 +231,6 @@ class Indexer:
         self.model = dense.name
         self._published_sessions = 0
         self._written = 0
-        self._since_roll = 0
         self._flushed = time.monotonic()
         self.embedded = 0
 
@@ -512,7 +507,6 @@ class Indexer:
         self._batch, self._pending_texts, self._batch_started = [], 0, time.monotonic()
         pending = [p for unit in batch for p in unit.points]
         self._written += len(pending)
-        self._since_roll += len(pending)
         cached = self.cache.get_many(p.text for p in pending if p.text) if self.cache is not None else {}
         out: list[Point] = []
         for item in pending:
@@ -536,10 +530,6 @@ class Indexer:
         if time.monotonic() - self._flushed >= FLUSH_SECONDS:
             self.store.flush()
             self._flushed = time.monotonic()
-        if self._since_roll >= ROLL_POINTS:
-            self.store.optimize()  # the appendable segment becomes an on-disk one
-            self.store.release_pages()
-            self._since_roll = 0
 
     def _publish(self, unit: _Unit, generation: int, report: IndexReport) -> None:
         stream = unit.stream

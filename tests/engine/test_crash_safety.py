@@ -26,7 +26,7 @@ from pathlib import Path
 import pytest
 from convo_tui.cli.main import main
 from convo_tui.core.embed.dense import shared_dense
-from convo_tui.core.index.points import session_points
+from convo_tui.core.index.points import session_points, stored_record
 from convo_tui.core.index.publish import visible_filter
 from convo_tui.core.library import SCHEMA_VERSION, Library
 from convo_tui.core.serialize import session_to_record
@@ -164,7 +164,7 @@ def check_consistent(index_dir: Path, versions: list[dict[str, tuple[frozenset[s
             generations[(point.payload["session_id"], point.payload["generation"])].append(point.payload)
         for (session_id, generation), payloads in generations.items():
             keys = frozenset(p["key"] for p in payloads)
-            records = [p["record"] for p in payloads if p["level"] == "session"]
+            records = [stored_record(p) for p in payloads if p["level"] == "session"]
             assert len(records) == 1, f"{session_id}@{generation}: {len(records)} session records"
             shapes = [v[session_id] for v in versions if session_id in v]
             assert (keys, records[0]) in shapes, f"{session_id}@{generation} is neither its old nor its new version"
