@@ -59,7 +59,7 @@ from convo_tui.core.index.points import (
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.model import Session, pair_messages
 from convo_tui.core.serialize import session_to_record
-from convo_tui.core.sources import SessionPart, detect, format_by_name, stream_path
+from convo_tui.core.sources import SessionPart, detect_format, format_by_name, stream_path
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 
 # Phase 1 publishes what it has parsed when this many texts are pending, or
@@ -331,19 +331,20 @@ class Indexer:
         """Read one file part by part, queueing its sessions for publishing."""
         key = source_key(path)
         stat = path.stat()
-        fmt = detect(path)
         entry = FileEntry(
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
             hash=file_hash(path),
-            format=fmt.name if fmt else "",
-            parser_version=fmt.version if fmt else 0,
+            format="",
+            parser_version=0,
             model=self.model,
             generation=generation,
         )
         file = _File(key, os.fsdecode(path), entry)
         try:
-            for part in stream_path(path, PART_CHARS):
+            fmt = detect_format(path)  # the one sniff of this file (stream_path takes it)
+            entry.format, entry.parser_version = fmt.name, fmt.version
+            for part in stream_path(path, PART_CHARS, fmt):
                 self._take(file, part, generation, report)
                 if self._batch_full():
                     self._write(generation, report)

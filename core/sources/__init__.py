@@ -270,7 +270,8 @@ def detect(path: str | Path) -> SourceFormat | None:
     return None
 
 
-def _format_of(path: Path) -> SourceFormat:
+def detect_format(path: Path) -> SourceFormat:
+    """The format of a file or folder to parse, or the ParseError saying why it is none."""
     kind = _kind(path)
     if kind not in ("file", "dir"):
         raise ParseError(path, kind)
@@ -292,14 +293,15 @@ def _parser_failure(path: Path, fmt: SourceFormat, exc: BaseException) -> ParseE
 _PARSER_SLIPS = (RecursionError, ValueError, TypeError, KeyError, AttributeError, IndexError)
 
 
-def stream_path(path: str | Path, part_chars: int) -> Iterator[SessionPart]:
+def stream_path(path: str | Path, part_chars: int, fmt: SourceFormat | None = None) -> Iterator[SessionPart]:
     """Every session of a file or thread folder, in parts where its format can
     stream (sessions over `part_chars` characters are cut), else whole (one
-    last part per session). Raises ParseError only, possibly after some parts."""
+    last part per session). Raises ParseError only, possibly after some parts.
+    `fmt`: the file's format when the caller already detected it."""
     path = Path(path)
-    fmt = _format_of(path)
+    fmt = fmt or detect_format(path)
     if fmt.stream is None:
-        for session in parse_path(path):
+        for session in _parse(path, fmt):
             yield SessionPart(session, 0, last=True)
         return
     parts = fmt.stream(path, part_chars)
@@ -322,7 +324,10 @@ def stream_path(path: str | Path, part_chars: int) -> Iterator[SessionPart]:
 def parse_path(path: str | Path) -> list[Session]:
     """Every session in a file or thread folder. Raises ParseError only."""
     path = Path(path)
-    fmt = _format_of(path)
+    return _parse(path, detect_format(path))
+
+
+def _parse(path: Path, fmt: SourceFormat) -> list[Session]:
     notes: list[str] = []
     token = _decode_notes.set(notes)
     try:

@@ -72,6 +72,7 @@ class EdgeStore(Store):
         self.read_only = read_only
         self._shard: qe.EdgeShard | None = None
         self._since_roll = 0  # points written since the appendable segment was last rolled
+        self._wrote = False  # anything written by this process (a search that held the index need not flush)
         check_index_path(self.path)
         # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
         # nothing may be read from it; drop() and a rebuild are the way out.
@@ -134,6 +135,7 @@ class EdgeStore(Store):
     def _update(self, operation: qe.UpdateOperation) -> None:
         # Checked before every write: running out inside Edge's mapped files kills the process.
         space.require(self.path, space.WRITE_RESERVE, "write the index")
+        self._wrote = True
         with edge_errors(self.path, "writing"):
             self._need().update(operation)
 
@@ -181,6 +183,7 @@ class EdgeStore(Store):
     def optimize(self) -> None:
         self._since_roll = 0
         if self._shard is not None and not self.read_only:
+            self._wrote = True
             space.require(self.path, space.optimize_reserve(self.path / SHARD / "segments"), "optimize the index")
             with edge_errors(self.path, "optimizing"):
                 self._shard.optimize()
@@ -199,7 +202,7 @@ class EdgeStore(Store):
         try:
             if shard is not None:
                 with edge_errors(self.path, "closing"):
-                    if not self.read_only:
+                    if not self.read_only and self._wrote:
                         shard.flush()
                     shard.close()
         finally:
