@@ -67,6 +67,9 @@ from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 # kill or Ctrl-C keeps every batch published before it.
 BATCH_TEXTS = 2048
 PUBLISH_SECONDS = 2.0
+# The first batch is this small, and each next one twice the last up to
+# BATCH_TEXTS: the newest sessions (read first) are searchable at once.
+FIRST_BATCH_TEXTS = 64
 UPSERT_POINTS = 512
 # Rebuild the search graphs only after this many points were written or given
 # vectors: a few appended sessions are searched by brute force in Edge's
@@ -132,6 +135,7 @@ class _Stream:
     parts: int = 0
     started_at: Any = None
     updated_at: Any = None
+    head: PendingPoint | None = None  # a new session's session point, to write once its part is visible
 
 
 @dataclass
@@ -283,6 +287,7 @@ class Indexer:
             return False
         generation = time.time_ns()
         self._batch: list[_Unit] = []
+        self._batch_limit = min(FIRST_BATCH_TEXTS, BATCH_TEXTS)
         self._pending_texts = 0
         self._batch_started = time.monotonic()
         self._wrote = False
@@ -420,11 +425,17 @@ class Indexer:
         if part.last or stream.new:  # the session point, final or as read so far
             session.started_at, session.updated_at = stream.started_at, stream.updated_at
             record = session_to_record(session, with_messages=False)
-            points.insert(0, session_point(session, generation, stream.turns, stream.messages, record, record_parts=stream.parts))
+            head = session_point(session, generation, stream.turns, stream.messages, record, record_parts=stream.parts)
+            if stream.new and stream.parts > 1:
+                # Its visible predecessor is replaced only once this part is visible (_publish):
+                # written with the part, it would hide the session until the flip.
+                stream.head = head
+            else:
+                points.insert(0, head)
         return points
 
     def _batch_full(self) -> bool:
-        return self._pending_texts >= BATCH_TEXTS or time.monotonic() - self._batch_started >= PUBLISH_SECONDS
+        return self._pending_texts >= self._batch_limit or time.monotonic() - self._batch_started >= PUBLISH_SECONDS
 
     def _contained(self, path: Path, report: IndexReport, work: Callable[[], Any]) -> Any:
         """Run one file's work; any failure becomes one skipped line, the run goes on.
@@ -506,6 +517,7 @@ class Indexer:
         already has), then publish its sessions (or parts) one by one."""
         batch = self._batch
         self._batch, self._pending_texts, self._batch_started = [], 0, time.monotonic()
+        self._batch_limit = min(self._batch_limit * 2, BATCH_TEXTS)
         pending = [p for unit in batch for p in unit.points]
         self._written += len(pending)
         cached = self.cache.get_many(p.text for p in pending if p.text) if self.cache is not None else {}
@@ -536,9 +548,12 @@ class Indexer:
         stream = unit.stream
         this = Cond("session_id", value=stream.session_id)
         written = Filter(must=(this, Cond("generation", value=generation), Cond("visible", value=False)))
+        if stream.new and stream.parts:
+            self.store.set_payload({"visible": True}, written)  # this part is searchable now
+            if stream.head is not None:  # and the session point says so
+                head, stream.head = stream.head, None
+                self.store.upsert([_GenerationPoint(head.key, None, None, {**head.payload, "visible": True}, generation)])
         if not unit.last:
-            if stream.new:
-                self.store.set_payload({"visible": True}, written)  # this part is searchable now
             return
         self.store.set_payload({"visible": True}, written)
         self.store.delete(Filter(must=(this,), must_not=(Cond("generation", value=generation),)))

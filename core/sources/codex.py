@@ -259,7 +259,7 @@ class _Reader:
         self.messages.append(message)
 
     def _cut_before_prompt(self) -> None:
-        if self.part_chars is None or self.part_size < self.part_chars or not self.has_user_events or self.response_users:
+        if self.part_chars is None or self.part_size < self.part_chars or not self.has_user_events:
             return
         kept = _readable(self.messages)
         if not kept or kept[-1].role != ASSISTANT:
@@ -268,6 +268,7 @@ class _Reader:
         self.ready.append(kept)
         self.messages, self.part_size, self.reply = [], 0, None
         self.calls.clear()
+        self.response_users.clear()  # the prompts come from events: these are never used
 
     def _number(self, messages: list[Message]) -> None:
         for position, message in enumerate(messages, start=self.numbered):
