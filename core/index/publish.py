@@ -37,29 +37,30 @@ new session leaves the prefix published so far; the next run replaces it.
 from __future__ import annotations
 
 import os
-import threading
 import time
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.index.dense_phase import DensePhase
+from convo_tui.core.index.intake import FileWork, SessionStream, files_to_read, part_points
 from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
-from convo_tui.core.index.points import (
-    PendingPoint,
-    clean_text,
-    content_points,
-    message_count,
-    record_point,
-    session_point,
+from convo_tui.core.index.points import PendingPoint, clean_text
+from convo_tui.core.index.progress import (  # re-exported: the library, the faces and the tests import them from here
+    CancelLike,
+    CancelView,
+    IndexProgress,
+    IndexReport,
+    ProgressFn,
+    is_cancelled,
+    source_key,
 )
 from convo_tui.core.index.vector_cache import VectorCache
-from convo_tui.core.model import Session, pair_messages
-from convo_tui.core.serialize import session_to_record
-from convo_tui.core.sources import SessionPart, detect_format, format_by_name, stream_path
+from convo_tui.core.model import Session
+from convo_tui.core.sources import SessionPart, detect_format, stream_path
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 
 # Phase 1 publishes what it has parsed when this many texts are pending, or
@@ -85,78 +86,11 @@ FLUSH_SECONDS = 30.0
 
 
 @dataclass
-class IndexProgress:
-    """One progress event. Phases: "scan" (files checked), "index" (phase 1:
-    files parsed, `sessions` published and searchable by keyword so far),
-    "semantic" (phase 2: texts given a dense vector, with `eta` seconds),
-    "optimize", "done"."""
-
-    phase: str
-    done: int
-    total: int
-    path: str | None = None
-    sessions: int = 0
-    eta: float | None = None
-
-
-@dataclass
-class IndexReport:
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
-    sessions: int = 0
-    points: int = 0
-    seconds: float = 0.0
-    cancelled: bool = False
-    # Phase 2: texts embedded by the model in this run, points given a dense
-    # vector, and the state of the whole index afterwards.
-    embedded: int = 0
-    vectors_added: int = 0
-    semantic_ready: int = 0
-    semantic_total: int = 0
-    keyword_seconds: float = 0.0
-
-
-ProgressFn = Callable[[IndexProgress], None]
-CancelLike = threading.Event | Callable[[], bool] | None
-
-
-@dataclass
-class _Stream:
-    """One session while its parts are read (a session parsed whole is one last part)."""
-
-    session_id: str
-    new: bool  # no file in the manifest holds it: publish each part as it is written
-    skip: bool = False  # the user deleted it, another file holds it, or its points failed
-    turns: int = 0
-    messages: int = 0
-    parts: int = 0
-    started_at: Any = None
-    updated_at: Any = None
-    head: PendingPoint | None = None  # a new session's session point, to write once its part is visible
-
-
-@dataclass
-class _File:
-    """One file while its sessions are read and published."""
-
-    key: str
-    path: str
-    entry: FileEntry
-    pending: int = 0  # sessions started whose last part is not yet published
-    read: bool = False  # every part has been read
-    failed: bool = False  # reading stopped with an error: no manifest entry
-    current: _Stream | None = None
-
-
-@dataclass
 class _Unit:
-    file: _File
+    file: FileWork
     session: Session
     points: list[PendingPoint]
-    stream: _Stream
+    stream: SessionStream
     last: bool
 
 
@@ -172,31 +106,21 @@ class _GenerationPoint(Point):
         return point_id(f"{self.key}@{self.generation}")
 
 
+__all__ = [
+    "CancelLike",
+    "IndexProgress",
+    "IndexReport",
+    "Indexer",
+    "ProgressFn",
+    "is_cancelled",
+    "prune",
+    "source_key",
+    "visible_filter",
+]
+
+
 def visible_filter(*conds: Cond) -> Filter:
     return Filter(must=(Cond("visible", value=True), *conds))
-
-
-def source_key(path: Path) -> str:
-    return os.path.abspath(path)
-
-
-def is_cancelled(cancel: CancelLike) -> bool:
-    """Whether a cancel signal (an Event, a callable or None) says stop."""
-    if cancel is None:
-        return False
-    if isinstance(cancel, threading.Event):
-        return cancel.is_set()
-    return bool(cancel())
-
-
-class _CancelView:
-    """An Event-like view of a cancel callable, for code that calls is_set()."""
-
-    def __init__(self, cancel: CancelLike):
-        self._cancel = cancel
-
-    def is_set(self) -> bool:
-        return is_cancelled(self._cancel)
 
 
 def _clean_session(session: Session) -> None:
@@ -260,7 +184,7 @@ class Indexer:
             def semantic_progress(done: int, total: int, eta: float | None) -> None:
                 notify(IndexProgress("semantic", done, total, None, self._published_sessions, eta))
 
-            report.vectors_added, report.cancelled = phase.run(semantic_progress, _CancelView(cancel))
+            report.vectors_added, report.cancelled = phase.run(semantic_progress, CancelView(cancel))
             report.embedded = self.embedded = phase.embedded
         if self._written + report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
             notify(IndexProgress("optimize", 0, 0, None, self._published_sessions))
@@ -282,7 +206,7 @@ class Indexer:
         in batches. True if anything was written."""
         self.manifest.forget_claims()
         self._published_sessions = 0
-        todo = self._files_to_read(files, report, notify, cancel)
+        todo = files_to_read(files, self.manifest, self.model, report, notify, cancel, self._contained)
         if report.cancelled:
             return False
         generation = time.time_ns()
@@ -304,24 +228,6 @@ class Indexer:
             self._write(generation, report)
         notify(IndexProgress("index", len(todo), len(todo), None, self._published_sessions))
         return self._wrote
-
-    def _files_to_read(
-        self, files: Iterable[Path], report: IndexReport, notify: ProgressFn, cancel: CancelLike
-    ) -> list[tuple[int, str]]:
-        """(mtime, path) of the new and changed files, newest first. Unchanged
-        files are only stat'ed; nothing is kept of them."""
-        todo: list[tuple[int, str]] = []
-        for done, path in enumerate(files):
-            if is_cancelled(cancel):
-                report.cancelled = True
-                return []
-            if done % 200 == 0:
-                notify(IndexProgress("scan", done, 0, os.fsdecode(path)))
-            stat = self._contained(path, report, partial(self._check, path, report))
-            if stat is not None:
-                todo.append((stat.st_mtime_ns, os.fsdecode(path)))
-        todo.sort(key=lambda item: (-item[0], item[1]))
-        return todo
 
     def _read_file(
         self,
@@ -345,7 +251,7 @@ class Indexer:
             model=self.model,
             generation=generation,
         )
-        file = _File(key, os.fsdecode(path), entry)
+        file = FileWork(key, os.fsdecode(path), entry)
         try:
             fmt = detect_format(path)  # the one sniff of this file (stream_path takes it)
             entry.format, entry.parser_version = fmt.name, fmt.version
@@ -375,7 +281,7 @@ class Indexer:
         if file.pending == 0:
             self._finish_file(file, report)
 
-    def _take(self, file: _File, part: SessionPart, generation: int, report: IndexReport) -> None:
+    def _take(self, file: FileWork, part: SessionPart, generation: int, report: IndexReport) -> None:
         """Points for one part of a session, into the batch."""
         session = part.session
         _clean_session(session)
@@ -385,7 +291,7 @@ class Indexer:
         if stream.skip:
             return
         try:
-            points = self._part_points(session, part, stream, generation)
+            points = part_points(session, part, stream, generation, self.dense.tokenizer)
         except (IndexUnavailable, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:  # a keying bug costs this session, not the file's others
@@ -397,42 +303,15 @@ class Indexer:
         self._batch.append(_Unit(file, session, points, stream, part.last))
         self._pending_texts += sum(1 for p in points if p.text or p.keyword)
 
-    def _start(self, file: _File, session: Session, report: IndexReport) -> _Stream:
+    def _start(self, file: FileWork, session: Session, report: IndexReport) -> SessionStream:
         """A session's first part: is it kept, and is it new to the index?"""
-        stream = _Stream(session.id, new=self.manifest.owner_of(session.id) is None)
+        stream = SessionStream(session.id, new=self.manifest.owner_of(session.id) is None)
         if self.suppressed(session.id, session.path) or not self._first_claim(file.key, file.path, session, report):
             stream.skip = True
             return stream
         file.entry.sessions.append(session.id)
         file.pending += 1
         return stream
-
-    def _part_points(self, session: Session, part: SessionPart, stream: _Stream, generation: int) -> list[PendingPoint]:
-        turns = pair_messages(session.messages)
-        tokenizer = self.dense.tokenizer
-        points = content_points(
-            session, generation, tokenizer, first_message=part.first_message, first_turn=stream.turns, turns=turns
-        )
-        stream.turns += len(turns)
-        stream.messages += message_count(session.messages)
-        stream.started_at = stream.started_at or session.started_at
-        stream.updated_at = max((t for t in (stream.updated_at, session.updated_at) if t is not None), default=None)
-        if part.last and stream.parts == 0:  # a session read whole: its record in its session point
-            head = session_point(session, generation, stream.turns, stream.messages, session_to_record(session))
-            return [head, *points]
-        points.append(record_point(session, generation, stream.parts))
-        stream.parts += 1
-        if part.last or stream.new:  # the session point, final or as read so far
-            session.started_at, session.updated_at = stream.started_at, stream.updated_at
-            record = session_to_record(session, with_messages=False)
-            head = session_point(session, generation, stream.turns, stream.messages, record, record_parts=stream.parts)
-            if stream.new and stream.parts > 1:
-                # Its visible predecessor is replaced only once this part is visible (_publish):
-                # written with the part, it would hide the session until the flip.
-                stream.head = head
-            else:
-                points.insert(0, head)
-        return points
 
     def _batch_full(self) -> bool:
         return self._pending_texts >= self._batch_limit or time.monotonic() - self._batch_started >= PUBLISH_SECONDS
@@ -454,47 +333,6 @@ class Indexer:
         except Exception as exc:  # a parser or keying bug must not cost the other files
             report.skipped.append((os.fsdecode(path), f"could not be indexed ({type(exc).__name__}: {exc})"))
         return None
-
-    # -- diffing ------------------------------------------------------------
-
-    def _check(self, path: Path, report: IndexReport) -> os.stat_result | None:
-        """The file's stat when it must be parsed again, None when unchanged."""
-        key = source_key(path)
-        try:
-            stat = path.stat()
-        except OSError as exc:
-            report.skipped.append((os.fsdecode(path), f"cannot read: {exc.strerror or exc}"))
-            return None
-        entry = self.manifest.get(key)
-        if entry is None or not self._same_parser(entry):
-            return stat
-        if entry.size == stat.st_size and entry.mtime_ns == stat.st_mtime_ns:
-            self._unchanged(path, entry, report)
-            return None
-        if entry.size == stat.st_size:
-            try:
-                same = file_hash(path) == entry.hash
-            except OSError:
-                return stat
-            if same:
-                entry.mtime_ns = stat.st_mtime_ns
-                self.manifest.put(key, entry)
-                self._unchanged(path, entry, report)
-                return None
-        return stat
-
-    def _unchanged(self, path: Path, entry: FileEntry, report: IndexReport) -> None:
-        if entry.error:
-            report.skipped.append((os.fsdecode(path), entry.error))
-        report.unchanged += len(entry.sessions)
-
-    def _same_parser(self, entry: FileEntry) -> bool:
-        if entry.model != self.model:
-            return False
-        if entry.error:
-            return True
-        fmt = format_by_name(entry.format)
-        return fmt is not None and fmt.version == entry.parser_version
 
     def _first_claim(self, key: str, path: str, session: Session, report: IndexReport) -> bool:
         """Within one run a session id belongs to the first file that has it.
@@ -567,7 +405,7 @@ class Indexer:
         if file.pending == 0 and file.read and not file.failed:
             self._finish_file(file, report)
 
-    def _finish_file(self, file: _File, report: IndexReport) -> None:
+    def _finish_file(self, file: FileWork, report: IndexReport) -> None:
         """Every session of the file is published: drop the ones it no longer
         holds and remember the file (the manifest entry is written last)."""
         old = self.manifest.get(file.key)

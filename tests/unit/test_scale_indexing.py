@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from convo_tui.core.embed.sparse import SparseEmbedder
-from convo_tui.core.index import publish
+from convo_tui.core.index import intake, publish
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.points import LEVEL_RECORD
 from convo_tui.core.index.publish import Indexer, visible_filter
@@ -177,13 +177,13 @@ def test_batches_and_parts_are_bounded(tmp_path, indexer, monkeypatch):
     write("claude", path, 200, 13, START)
     sizes: list[int] = []
     upserts: list[int] = []
-    points_of = publish.content_points
+    points_of = intake.content_points
 
     def counting(session, *args, **kwargs):
         sizes.append(sum(len(m.text) + len(m.thinking) + sum(len(t.result) for t in m.tools) for m in session.messages))
         return points_of(session, *args, **kwargs)
 
-    monkeypatch.setattr(publish, "content_points", counting)
+    monkeypatch.setattr(intake, "content_points", counting)
     upsert = indexer.store.upsert
     monkeypatch.setattr(indexer.store, "upsert", lambda points: (upserts.append(len(points)), upsert(points)))
     indexer.run([path], semantic=False)
