@@ -56,17 +56,17 @@ def lost_sessions(store: Store, manifest: Manifest, annotations: Annotations | N
     left out: the next run re-indexes or prunes them anyway, and a run killed
     between publishing and saving the manifest leaves exactly such files."""
     deleted = {sid for sid, note in annotations.all().items() if note.deleted is not None} if annotations else set()
-    expected = {sid for entry in manifest.files.values() for sid in entry.sessions} - deleted
-    if not expected:
+    expected = manifest.session_count() - manifest.held(deleted)
+    if expected <= 0:
         return {}
     published = Filter(must=(Cond("visible", value=True), Cond("level", value="session")))
-    # Fast path (an exact count on indexed fields): as many sessions as the manifest
-    # lists, or more (a run killed before saving it), means nothing was lost.
-    if store.count(published) >= len(expected):
+    # Fast path (an exact count on indexed fields, no manifest read): as many sessions
+    # as the manifest lists, or more (a run killed before saving it), means nothing was lost.
+    if store.count(published) >= expected:
         return {}
     stored = {str(p.payload.get("session_id", "")) for p in store.scroll(published, fields=["session_id"], batch=4096)}
     lost: dict[str, list[str]] = {}
-    for key, entry in manifest.files.items():
+    for key, entry in manifest.entries():
         missing = [sid for sid in entry.sessions if sid not in stored and sid not in deleted]
         if missing and _unchanged(key, entry.size, entry.mtime_ns):
             lost[key] = missing
@@ -87,10 +87,13 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
         raise IndexUnavailable(damaged(index_dir or manifest_dir, health.problems[0]))
     if not read_only:
         return health  # a writer is about to index: Library.index repairs (forget_lost)
-    manifest = Manifest.load(manifest_dir)
-    health.lost = lost_sessions(store, manifest, Annotations(manifest_dir))
+    manifest = Manifest.load(manifest_dir, read_only=True)
+    try:
+        health.lost = lost_sessions(store, manifest, Annotations(manifest_dir))
+        total = manifest.session_count()
+    finally:
+        manifest.close()
     if health.lost:
-        total = sum(len(e.sessions) for e in manifest.files.values())
         raise IndexUnavailable(
             f"the index at {index_dir or manifest_dir} has lost {health.lost_sessions} of {total} sessions; "
             f"run `convo-tui index` to re-index them, or {REBUILD}"

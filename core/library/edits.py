@@ -75,9 +75,12 @@ class Editor:
             return False
         # Make the next run parse the source again even though it did not change.
         manifest = Manifest.load(self.manifest_dir)
-        for key in [k for k, e in manifest.files.items() if session_id in e.sessions]:
-            manifest.remove(key)
-        if deletion.path:
-            manifest.remove(source_key(Path(deletion.path)))
-        manifest.save()
+        try:
+            for key in manifest.files_holding(session_id):
+                manifest.remove(key)
+            if deletion.path:
+                manifest.remove(source_key(Path(deletion.path)))
+            manifest.save()
+        finally:
+            manifest.close()
         return True

@@ -22,11 +22,8 @@ def adopt_model(manifest: Manifest, model: str) -> None:
     model switch their sessions are already in the store and only their dense
     vectors were redone (the indexer parses a file again when its entry names
     another model)."""
-    stale = [entry for entry in manifest.files.values() if entry.model != model]
-    for entry in stale:
-        entry.model = model
-    if stale:
-        manifest.save(force=True)
+    if manifest.set_model(model):
+        manifest.save()
 
 
 # Seconds between two looks at the cancel signal while a run waits for its turn.
@@ -84,14 +81,29 @@ class IndexRuns:
     def _run(
         self, paths: list[Path] | None, *, progress: ProgressFn | None, cancel: CancelLike, rebuild: bool, semantic: bool
     ) -> IndexReport:
+        manifest = Manifest.load(self.manifest_dir)
+        try:
+            return self._run_with(manifest, paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+        finally:
+            manifest.close()
+
+    def _run_with(
+        self,
+        manifest: Manifest,
+        paths: list[Path] | None,
+        *,
+        progress: ProgressFn | None,
+        cancel: CancelLike,
+        rebuild: bool,
+        semantic: bool,
+    ) -> IndexReport:
         from convo_tui.core.index.discover import iter_source_files
         from convo_tui.core.index.vector_cache import VectorCache
 
-        manifest = Manifest.load(self.manifest_dir)
         if rebuild:
             self.store.drop()
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
-            manifest.save(force=True)
+            manifest.save()
             self.meta_error = None
         elif not self.settings.qdrant_url and not self._verified:
             # A damaged store is named, never indexed into; once per process (a holder re-indexes often).
@@ -138,4 +150,8 @@ class IndexRuns:
         return report
 
     def prune(self) -> int:
-        return prune(self.store, Manifest.load(self.manifest_dir))
+        manifest = Manifest.load(self.manifest_dir)
+        try:
+            return prune(self.store, manifest)
+        finally:
+            manifest.close()

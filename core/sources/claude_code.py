@@ -22,17 +22,17 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
 from convo_tui.core.cost.usage import CACHE_WRITE_1H_KEY
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.resume import command as resume_command
-from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources import SessionPart, SourceFormat, read_lines
 from convo_tui.core.sources._common import (
     clip,
     clip_result,
-    number_messages,
     title_from_messages,
     to_utc,
     token_count,
@@ -164,11 +164,21 @@ def _join(parts: list[str]) -> str:
 
 
 class _Reader:
-    """Turns the lines of one file into messages and the session's naming facts."""
+    """Turns the lines of one file into messages and the session's naming facts.
 
-    def __init__(self, path: Path):
+    `messages` holds the part being read; with a `part_chars` bound, a part
+    that reached it is closed when the user's next prompt arrives (a turn
+    boundary) and waits in `ready` until the stream hands it out.
+    """
+
+    def __init__(self, path: Path, part_chars: int | None = None):
         self.path = path
+        self.part_chars = part_chars
         self.messages: list[Message] = []
+        self.ready: list[list[Message]] = []  # closed parts, not yet handed out
+        self.numbered = 0  # messages before the current part
+        self.part_size = 0  # characters in the current part
+        self.first_title = ""  # the first user prompt's line, the title's last resort
         self.warnings: list[str] = []
         self.session_ids: dict[str, int] = {}  # sessionId -> lines carrying it
         self.calls: dict[str, ToolCall] = {}  # tool_use id -> call, to attach its result
@@ -183,24 +193,40 @@ class _Reader:
         # API message id -> the Message holding its usage: every line repeats it.
         self._usage_holders: dict[str, Message] = {}
 
-    def read(self, text: str) -> None:
-        for number, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                cut = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
-                reason = "truncated JSON line" if cut else f"invalid JSON ({exc.msg}, column {exc.colno})"
-                self.warnings.append(f"{self.path}:{number}: {reason}")
-                continue
-            except RecursionError:
-                self.warnings.append(f"{self.path}:{number}: JSON nested too deeply")
-                continue
-            if not isinstance(line, dict):
-                self.warnings.append(f"{self.path}:{number}: not a JSON object")
-                continue
-            self._line(number, line)
+    def feed(self, number: int, raw: str) -> None:
+        """One line of the file."""
+        if not raw.strip():
+            return
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            cut = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
+            reason = "truncated JSON line" if cut else f"invalid JSON ({exc.msg}, column {exc.colno})"
+            self.warnings.append(f"{self.path}:{number}: {reason}")
+            return
+        except RecursionError:
+            self.warnings.append(f"{self.path}:{number}: JSON nested too deeply")
+            return
+        if not isinstance(line, dict):
+            self.warnings.append(f"{self.path}:{number}: not a JSON object")
+            return
+        self._line(number, line)
+
+    def _cut_before_prompt(self) -> None:
+        """Close the current part before the user's next prompt, once it is big
+        enough and ends with an answer (so no turn spans two parts)."""
+        if self.part_chars is None or self.part_size < self.part_chars:
+            return
+        last = next((m for m in reversed(self.messages) if m.is_conversation), None)
+        if last is None or last.role != ASSISTANT:
+            return
+        self.ready.append(self.messages)
+        self.numbered += len(self.messages)
+        self.messages, self.part_size = [], 0
+        # What only the closed part's messages needed: their tool calls (results came
+        # before this prompt) and their usage holders.
+        self.calls.clear()
+        self._usage_holders.clear()
 
     def _line(self, number: int, line: dict[str, Any]) -> None:
         kind = line.get("type") if isinstance(line.get("type"), str) else ""
@@ -276,10 +302,13 @@ class _Reader:
             call = self.calls.get(call_id)
             if call is not None and not call.result:
                 call.result = output
+                self.part_size += len(output)
         text = clean_user_text(_join(reply.texts))
         if not text:
             return  # only tool results, or only injected blocks
         role: Role = SYSTEM if line.get("isCompactSummary") else USER
+        if role == USER and not line.get("isSidechain"):
+            self._cut_before_prompt()
         self._append(role, text, "", [], line)
         self._open_replies.clear()
 
@@ -327,7 +356,7 @@ class _Reader:
     ) -> Message:
         meta = {"uuid": line["uuid"]} if isinstance(line.get("uuid"), str) else {}
         message = Message(
-            id="",
+            id=f"msg-{self.numbered + len(self.messages)}",
             role=role,
             text=text,
             thinking=thinking,
@@ -338,9 +367,12 @@ class _Reader:
             meta=meta,
         )
         self.messages.append(message)
+        self.part_size += len(text) + len(thinking) + 200 * len(tools)
+        if not self.first_title and role == USER and not message.sidechain:
+            self.first_title = title_from_messages([message], "")
         return message
 
-    def title(self) -> str:
+    def title(self, messages: list[Message]) -> str:
         if self.custom_title:
             return clip(self.custom_title)
         if self.ai_title:
@@ -348,8 +380,10 @@ class _Reader:
         for leaf, summary in reversed(self.summaries):
             if summary and (not leaf or leaf in self.uuids):
                 return clip(summary)
-        main = [m for m in self.messages if not m.sidechain]
-        return title_from_messages(main or self.messages, self.path.stem)
+        if self.first_title:
+            return self.first_title
+        main = [m for m in messages if not m.sidechain]
+        return title_from_messages(main or messages, self.path.stem)
 
 
 def _folder_name(cwd: str) -> str:
@@ -358,34 +392,59 @@ def _folder_name(cwd: str) -> str:
     return (PureWindowsPath(cwd) if "\\" in cwd else Path(cwd)).name or cwd
 
 
-def parse(path: Path) -> list[Session]:
-    path = Path(path)
-    reader = _Reader(path)
-    reader.read(read_text(path))
-    if not reader.messages:
-        return []
-    number_messages(reader.messages)
-    # The file's own id: its name, else the id most of its lines carry (a session
-    # started by "clear context and implement plan" opens with its parent's id).
-    ids = reader.session_ids
-    session_id = path.stem if path.stem in ids or not ids else max(ids, key=lambda sid: ids[sid])
+def _session_id(path: Path, ids: dict[str, int]) -> str:
+    """The file's own id: its name, else the id most of its lines carry (a session
+    started by "clear context and implement plan" opens with its parent's id)."""
     if path.stem.startswith("agent-"):
-        session_id = path.stem  # a sub-agent's own file shares its parent's sessionId
+        return path.stem  # a sub-agent's own file shares its parent's sessionId
+    return path.stem if path.stem in ids or not ids else max(ids, key=lambda sid: ids[sid])
+
+
+def _session(reader: _Reader, session_id: str, messages: list[Message], *, final: bool) -> Session:
+    path = reader.path
     project = _folder_name(reader.cwd) if reader.cwd else path.parent.name
     session = Session(
         id=session_id,
-        title=reader.title(),
+        title=reader.title(messages),
         project=project,
         source=SOURCE,
         path=str(path),
-        messages=reader.messages,
+        messages=messages,
         meta={"cwd": reader.cwd} if reader.cwd else {},
         cwd=reader.cwd,
         resume=None if path.stem.startswith("agent-") else resume_command("claude", session_id),
-        warnings=reader.warnings,
+        warnings=reader.warnings if final else [],
     )
     session.fill_times()
-    return [session]
+    return session
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=4)
+def stream(path: Path, part_chars: int | None) -> Iterator[SessionPart]:
+    """The file's session in parts of about `part_chars` characters (None: one part),
+    reading one line at a time."""
+    path = Path(path)
+    reader = _Reader(path, part_chars)
+    notes: list[str] = []
+    session_id: str | None = None
+    first = 0
+    for number, raw in read_lines(path, notes):
+        reader.feed(number, raw)
+        while reader.ready:
+            messages = reader.ready.pop(0)
+            # The id is fixed by the first part: later parts must land in the same session.
+            session_id = session_id or _session_id(path, reader.session_ids)
+            yield SessionPart(_session(reader, session_id, messages, final=False), first, last=False)
+            first += len(messages)
+    if not reader.messages and session_id is None:
+        return
+    session = _session(reader, session_id or _session_id(path, reader.session_ids), reader.messages, final=True)
+    session.warnings[:0] = [note for note in notes if note not in session.warnings]
+    yield SessionPart(session, first, last=True)
+
+
+def parse(path: Path) -> list[Session]:
+    parts = list(stream(path, None))
+    return [parts[0].session] if parts else []
+
+
+FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=4, stream=stream)

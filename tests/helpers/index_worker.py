@@ -9,7 +9,8 @@ between batches, inside one, or between a session's flip and its cleanup.
 `hold` opens the index, prints "ready" and keeps it open until killed or until
 stdin closes: a deterministic holder for the two-process tests.
 
-With CONVO_TUI_TEST_PAUSE_AT=N in the environment, `index` stops just before its
+With CONVO_TUI_TEST_PART_CHARS=N, sessions longer than N characters are
+published in parts. With CONVO_TUI_TEST_PAUSE_AT=N in the environment, `index` stops just before its
 N-th write to the store (upsert, delete, payload, vectors, meta, drop, flush),
 prints "paused" and waits to be killed: a kill lands at the same point of the
 run however loaded the machine is. "done" ends with the number of writes made.
@@ -64,6 +65,8 @@ def main(argv: list[str]) -> int:
             return 0
         if len(argv) > 3:
             convo_tui.core.index.publish.BATCH_TEXTS = int(argv[3])
+        if os.environ.get("CONVO_TUI_TEST_PART_CHARS"):  # long sessions cut into many parts
+            convo_tui.core.index.publish.PART_CHARS = int(os.environ["CONVO_TUI_TEST_PART_CHARS"])
         library.load_model()
         pause_at = os.environ.get("CONVO_TUI_TEST_PAUSE_AT")
         writes = count_writes(library.store, int(pause_at) if pause_at else None)
