@@ -33,8 +33,8 @@ def run(args: argparse.Namespace) -> int:
             print(f"convo-tui: {path}: no such file or folder", file=sys.stderr)
             return 1
     with open_index(args, allow_mismatch=args.rebuild) as library:
-        report = _run_with_progress(library, paths, args.rebuild)
-    _print_report(report)
+        report = run_with_progress(library, paths, args.rebuild)
+    print_report(report)
     if report.cancelled:
         return 130
     if report.skipped:
@@ -45,7 +45,7 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_with_progress(library, paths, rebuild):
+def run_with_progress(library, paths, rebuild):
     cancel = threading.Event()
     if not sys.stderr.isatty():
         try:
@@ -87,7 +87,7 @@ def _run_with_progress(library, paths, rebuild):
         return library.index(paths, progress=progress, cancel=cancel, rebuild=rebuild)
 
 
-def _print_report(report) -> None:
+def print_report(report) -> None:
     out = sys.stdout
     out.write(
         f"sessions: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
@@ -104,3 +104,5 @@ def _print_report(report) -> None:
         )
     if report.cancelled:
         out.write("cancelled: what was published stays searchable; run `convo-tui index` again to finish\n")
+    for line in report.notices:  # an unreachable machine, a full archive: not a file's fault
+        print(f"convo-tui: {line}", file=sys.stderr)

@@ -16,7 +16,7 @@ from pathlib import Path
 from convo_tui.core.errors import ConvoError
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "context", "session", "serve", "mcp"]
+COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "archive", "context", "session", "serve", "mcp"]
 
 
 def build_parser() -> argparse.ArgumentParser:

@@ -34,6 +34,11 @@ SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 # Here rather than in search.py so the faces can offer them without loading search.
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+# A machine's name as convo-tui shows it (`machine:NAME`), and an ssh destination
+# (an alias from ~/.ssh/config, a host name or address, optionally user@): never
+# something ssh could read as an option.
+MACHINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
+SSH_HOST = re.compile(r"(?:[A-Za-z0-9._][A-Za-z0-9._-]{0,63}@)?(?:[A-Za-z0-9][A-Za-z0-9._-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])")
 
 
 def default_config_path() -> Path:
@@ -48,6 +53,44 @@ def default_index_dir() -> Path:
     if env:
         return Path(env).expanduser()
     return Path(platformdirs.user_data_dir(APP_NAME)) / "index"
+
+
+@dataclass
+class ArchiveSettings:
+    """`[archive]`: the compressed copy of every transcript read (core/archive/)."""
+
+    enabled: bool = True
+    # Stop archiving new versions (with a warning, never deleting) past this size.
+    max_mb: NonNegative = 10240
+    # Paths (glob patterns, or folders) never archived; they are still indexed.
+    exclude: list[str] = field(default_factory=list)
+    # Where the archive lives (default: `archive` in the index folder).
+    dir: Path | None = None
+
+
+@dataclass
+class RemoteSource:
+    """`[[remotes]]`: another machine whose transcripts are pulled over SSH (core/remote/)."""
+
+    name: str
+    host: str
+    # Remote files or folders; relative ones (and ~/...) are under the remote home.
+    # Empty: the tools' usual places there.
+    paths: list[str] = field(default_factory=list)
+    # Remote folder -> the same folder here, for the sessions' working folders.
+    path_map: dict[str, str] = field(default_factory=dict)
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | None = None
+    ssh_config: Path | None = None
+    identity_file: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not MACHINE_NAME.fullmatch(self.name) or self.name.lower() == "local":
+            raise ValueError(f"name {self.name!r} must be letters, digits, '.', '-' or '_' (and not 'local')")
+        if not SSH_HOST.fullmatch(self.host):
+            raise ValueError(f"host {self.host!r} is not a host name (an ssh alias, name or address, optionally user@)")
+        for path in [*self.paths, *self.path_map, *self.path_map.values()]:
+            if not path or "\0" in path or "\n" in path:
+                raise ValueError(f"path {path!r} is not a path")
 
 
 @dataclass
@@ -74,6 +117,8 @@ class Settings:
     debounce_ms: NonNegative = 150
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
+    archive: ArchiveSettings = field(default_factory=ArchiveSettings)
+    remotes: list[RemoteSource] = field(default_factory=list)
     config_path: Path | None = None
 
     @classmethod
@@ -113,6 +158,13 @@ _EXPECTED = {
     "debounce_ms": "a non-negative whole number",
     "search_mode": f"one of {', '.join(SEARCH_MODES)}",
     "keys": "a table of binding id = key",
+    "archive": "a table ([archive]: enabled, max_mb, exclude, dir)",
+    "remotes": "a list of tables ([[remotes]]: name, host, paths, path_map, port, ssh_config, identity_file)",
+}
+# Keys of the settings' own tables.
+_TABLES: dict[str, frozenset[str]] = {
+    "archive": frozenset(f.name for f in fields(ArchiveSettings)),
+    "remotes": frozenset(f.name for f in fields(RemoteSource)),
 }
 _SETTABLE = frozenset(f.name for f in fields(Settings)) - {"config_path"}
 
@@ -124,15 +176,43 @@ def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
         if name not in _SETTABLE:
             raise ConfigError(f"{config_path}: unknown setting '{key}'")
     values = {name: value for name, (_key, value) in given.items()}
+    _check_tables(values, config_path)
     try:
         settings = msgspec.convert(values, Settings, strict=True, dec_hook=_decode_path)
     except msgspec.ValidationError as exc:
+        nested = _nested_error(str(exc))
+        if nested is not None:
+            raise ConfigError(f"{config_path}: {nested}") from None
         name = _failed_field(str(exc))
         key, value = given.get(name, (name, None))
         expected = _EXPECTED.get(name, "a string")
         raise ConfigError(f"{config_path}: '{key}' must be {expected}, got {value!r}") from None
     settings.config_path = config_path
     return settings
+
+
+def _check_tables(values: dict[str, Any], config_path: Path) -> None:
+    """Unknown keys inside [archive] and [[remotes]] are errors too (msgspec ignores them)."""
+    for table, known in _TABLES.items():
+        value = values.get(table)
+        rows = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+        for number, row in enumerate(rows):
+            if not isinstance(row, dict):
+                continue
+            where = f"{table}[{number}]" if isinstance(value, list) else table
+            row.update({key.replace("-", "_"): row.pop(key) for key in list(row) if "-" in key})
+            for key in row:
+                if key not in known:
+                    raise ConfigError(f"{config_path}: unknown setting '{where}.{key}'")
+
+
+def _nested_error(message: str) -> str | None:
+    """A problem inside a table, said with its place: `remotes[0].host ...`; None for a top-level one."""
+    match = re.search(r"^(.*) - at `\$\.(\w+)((?:\[\d+\]|\.\w+)+)`$", message)
+    if match is None or match.group(2) not in _TABLES:
+        return None
+    reason, place = match.group(1), match.group(2) + match.group(3)
+    return f"'{place}': {reason[0].lower() + reason[1:]}"
 
 
 def _decode_path(kind: type, value: Any) -> Any:

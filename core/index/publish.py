@@ -28,8 +28,9 @@ from typing import Any
 
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.index.dense_phase import DensePhase
-from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
+from convo_tui.core.index.manifest import FileEntry, Manifest
 from convo_tui.core.index.points import PendingPoint, clean_text, session_points
+from convo_tui.core.index.source_files import FileAccess, FileStat, LocalFiles
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.model import Session
 from convo_tui.core.sources import detect, format_by_name, parse_path
@@ -80,6 +81,9 @@ class IndexReport:
     semantic_ready: int = 0
     semantic_total: int = 0
     keyword_seconds: float = 0.0
+    # What the user should know that is not a file's fault, one line each
+    # (an unreachable machine, a full archive: core/archive/, core/remote/).
+    notices: list[str] = field(default_factory=list)
 
 
 ProgressFn = Callable[[IndexProgress], None]
@@ -119,10 +123,6 @@ def visible_filter(*conds: Cond) -> Filter:
     return Filter(must=(Cond("visible", value=True), *conds))
 
 
-def source_key(path: Path) -> str:
-    return os.path.abspath(path)
-
-
 def is_cancelled(cancel: CancelLike) -> bool:
     """Whether a cancel signal (an Event, a callable or None) says stop."""
     if cancel is None:
@@ -156,7 +156,9 @@ class Indexer:
     """One indexing run over a store; embedders are passed in already loaded.
 
     `cache` (optional) holds dense vectors by content; `semantic=False` stops
-    after phase 1 (the points stay marked for a later run's phase 2).
+    after phase 1 (the points stay marked for a later run's phase 2). `files`
+    says how a source file is seen (core/index/source_files.py: the disk, or
+    the archive that keeps a copy of each file read and stands in for the gone).
     """
 
     def __init__(
@@ -167,7 +169,9 @@ class Indexer:
         sparse: Any,
         suppressed: Callable[[str, str], bool] | None = None,
         cache: VectorCache | None = None,
+        files: FileAccess | None = None,
     ):
+        self.files: FileAccess = files or LocalFiles()
         self.store = store
         self.manifest = manifest
         # (session id, source path) -> True for a session the user deleted (core/annotations.py).
@@ -225,7 +229,7 @@ class Indexer:
         """Parse new and changed files and publish their sessions in batches. True if anything was written."""
         self._claimed = {}
         self._published_sessions = 0
-        todo: list[tuple[Path, os.stat_result]] = []
+        todo: list[tuple[Path, FileStat]] = []
         files = list(files)
         for done, path in enumerate(files):
             if is_cancelled(cancel):
@@ -304,11 +308,11 @@ class Indexer:
 
     # -- diffing ------------------------------------------------------------
 
-    def _check(self, path: Path, report: IndexReport) -> os.stat_result | None:
+    def _check(self, path: Path, report: IndexReport) -> FileStat | None:
         """The file's stat when it must be parsed again, None when unchanged."""
-        key = source_key(path)
+        key = self.files.key(path)
         try:
-            stat = path.stat()
+            stat = self.files.stat(path)
         except OSError as exc:
             report.skipped.append((os.fsdecode(path), f"cannot read: {exc.strerror or exc}"))
             return None
@@ -320,7 +324,7 @@ class Indexer:
             return None
         if entry.size == stat.st_size:
             try:
-                same = file_hash(path) == entry.hash
+                same = self.files.hash(path) == entry.hash
             except OSError:
                 return stat
             if same:
@@ -345,12 +349,16 @@ class Indexer:
 
     # -- parsing ------------------------------------------------------------
 
-    def _parse(
-        self, path: Path, stat: os.stat_result, generation: int, report: IndexReport
+    def _parse(self, path: Path, stat: FileStat, generation: int, report: IndexReport) -> tuple[_File, list[Session]] | None:
+        with self.files.opened(path) as readable:
+            return self._parse_file(path, readable, stat, generation, report)
+
+    def _parse_file(
+        self, path: Path, readable: Path, stat: FileStat, generation: int, report: IndexReport
     ) -> tuple[_File, list[Session]] | None:
-        key = source_key(path)
-        digest = file_hash(path)
-        fmt = detect(path)
+        key = self.files.key(path)
+        fmt = detect(readable)
+        digest = self.files.keep(path, readable, fmt)
         entry = FileEntry(
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
@@ -361,7 +369,7 @@ class Indexer:
             generation=generation,
         )
         try:
-            sessions = parse_path(path)
+            sessions = self.files.parsed(path, readable, parse_path(readable))
         except ParseError as exc:
             entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
             report.skipped.append((os.fsdecode(path), entry.error))

@@ -22,6 +22,8 @@ from convo_tui.core.annotations import Annotations, overlay_hits
 from convo_tui.core.engine import Engine, ModelInfo, Readiness
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
+from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.library.archiving import Archiving
 from convo_tui.core.library.edits import Editor
 from convo_tui.core.library.indexing import IndexRuns
 from convo_tui.core.library.models import Models
@@ -33,6 +35,7 @@ from convo_tui.core.store.base import Store
 from convo_tui.core.store.guard import GuardedStore
 
 if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.hits import Hit, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
@@ -64,7 +67,8 @@ class Library(Engine):
         self.models = Models(settings, self.store)
         self.reader = Reader(self.store, self.annotations)
         self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
-        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder)
+        self.archiving = Archiving(settings, folder, self.annotations)
+        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder, self.archiving)
         self.runs.meta_error = meta_error
 
     @classmethod
@@ -211,6 +215,17 @@ class Library(Engine):
 
     def prune(self) -> int:
         return self.runs.prune()
+
+    # -- the archive -------------------------------------------------------------------
+
+    def archive_status(self) -> ArchiveStatus:
+        return self.archiving.status(Manifest.load(self.runs.manifest_dir))
+
+    def export_archive(self, path: Path) -> ExportReport:
+        return self.archiving.export(path)
+
+    def import_archive(self, path: Path) -> ImportReport:
+        return self.archiving.import_(path)
 
     # -- lifecycle ---------------------------------------------------------------------
 

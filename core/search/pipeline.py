@@ -52,6 +52,7 @@ _TEXT_FIELDS = [
     "role",
     "text",
     "part",
+    "machine",
 ]
 
 

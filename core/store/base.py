@@ -68,6 +68,7 @@ PAYLOAD_INDEXES: dict[str, str] = {
     "tool_keys": "keyword",  # lower-cased tool names, for `tool:` filters
     "generation": "integer",  # the indexer's write generation (time_ns)
     "path": "keyword",
+    "machine": "keyword",  # set only on sessions read from another machine (core/remote/)
     "has_tools": "bool",
     "visible": "bool",
     "starred": "bool",
