@@ -85,10 +85,10 @@ def excluded(key: str, patterns: list[str]) -> bool:
 
 def staged_path(root: Path, key: str) -> Path:
     """Where an archived absolute path is put back under `root`; never outside it (a key is data)."""
-    parts = PurePosixPath(key).parts
-    if not key.startswith("/") or any(part in ("..", ".") for part in parts[1:]) or "\0" in key:
+    parts = key.split("/")[1:]
+    if not key.startswith("/") or any(part in ("..", ".", "") for part in parts) or "\0" in key:
         raise ConvoError(f"archived path {key!r} is not a plain absolute path")
-    return root.joinpath(*parts[1:])
+    return root.joinpath(*parts)
 
 
 class ArchivedFiles:

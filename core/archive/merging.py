@@ -14,7 +14,6 @@ import json
 import re
 import sqlite3
 from dataclasses import dataclass
-from pathlib import PurePosixPath
 
 from convo_tui.core.archive.chunks import chunk_id, decompress
 from convo_tui.core.errors import ConvoError
@@ -36,7 +35,7 @@ class MergeCounts:
 def plain_key(key: object) -> bool:
     if not isinstance(key, str) or not key.startswith("/") or "\0" in key:
         return False
-    return not any(part in (".", "..") for part in PurePosixPath(key).parts[1:])
+    return not any(part in (".", "..", "") for part in key.split("/")[1:])
 
 
 def _check_schema(src: sqlite3.Connection) -> None:

@@ -45,7 +45,7 @@ class ArchiveStatus:
             head = (
                 f"archive: {self.files} transcript files, {self.versions} versions, {_mb(self.raw_bytes)} kept in "
                 f"{_mb(self.disk_bytes)}{cap} ({self.folder}); {self.only_here} session{'s' * (self.only_here != 1)} "
-                "exist only here"
+                f"{'exists' if self.only_here == 1 else 'exist'} only here"
             )
         return [head, *(f"  {line}" for line in self.machines), *self.warnings]
 
@@ -97,7 +97,7 @@ def retention_warning(
             due += file.sessions
     said = describe(rule)
     if due:
-        said += f"; {due} of its session{'s' * (due != 1)} here {'are' if due != 1 else 'is'} past that and go at its next start"
+        said += f"; {due} of its sessions here {'is' if due == 1 else 'are'} past that and {'goes' if due == 1 else 'go'} at its next start"
     if archived is not None:
         return f"{said}; convo-tui keeps a copy ({kept} session{'s' * (kept != 1)} {'are' if kept != 1 else 'is'} kept only here)"
     return f"{said}; the archive is off ([archive] enabled = false), so `index --rebuild` would lose what it deleted"

@@ -322,8 +322,8 @@ class Archive:
                         return prev
                     if self.full():
                         raise ArchiveFull(
-                            f"the archive at {self.folder} is full ({self.disk_bytes() // 2**20} MB of "
-                            f"{(self.max_bytes or 0) // 2**20} MB)"
+                            f"the archive at {self.folder} is full ({self.disk_bytes() / 2**20:.1f} MB of "
+                            f"{(self.max_bytes or 0) / 2**20:.1f} MB)"
                         )
                     version = self._store(db, key, handle, prev, stat.st_mtime_ns, source, pairs)
                     db.execute(

@@ -173,9 +173,10 @@ class SftpClient:
         try:
             self._send(INIT, struct.pack(">I", 3), with_id=False)
             kind, _payload = self._receive()
-        except RemoteError:
+        except RemoteError as exc:
+            reason = self._last_words() if self._proc.poll() is not None else str(exc).split(": ", 1)[-1]
             self.close()
-            raise
+            raise RemoteError(f"{remote.name}: cannot reach {remote.host}: {reason}") from None
         if kind != VERSION:
             self.close()
             raise RemoteError(f"{remote.name}: {remote.host} did not start SFTP (reply type {kind})")
@@ -188,16 +189,18 @@ class SftpClient:
             if line.strip():
                 self._errors.append(line.strip())
 
-    def _gone(self, doing: str) -> RemoteError:
+    def _last_words(self) -> str:
         """Why the connection ended, in one line (ssh's own last words when it said any)."""
         with contextlib.suppress(subprocess.TimeoutExpired):
             self._proc.wait(timeout=2)
         self._stderr_thread.join(timeout=1)
         said = self._errors[-1].decode("utf-8", "replace")[:200] if self._errors else ""
-        reason = said or (
+        return said or (
             f"ssh exited with status {self._proc.returncode}" if self._proc.returncode is not None else "connection lost"
         )
-        return RemoteError(f"{self.remote.name}: {self.remote.host} {doing}: {reason}")
+
+    def _gone(self, doing: str) -> RemoteError:
+        return RemoteError(f"{self.remote.name}: {self.remote.host} {doing}: {self._last_words()}")
 
     def _send(self, kind: int, payload: bytes, *, with_id: bool = True) -> int:
         request = 0
