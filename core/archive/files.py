@@ -197,6 +197,8 @@ class ArchivedFiles:
                 self.notes.append(f"{exc}: new and changed transcripts are indexed but not archived; nothing was deleted")
         except (OSError, ConvoError) as exc:
             self.notes.append(f"{path}: not archived ({exc})")
+        except Exception as exc:  # an archive bug must not cost the file its indexing
+            self.notes.append(f"{path}: not archived ({type(exc).__name__}: {exc})")
         return file_hash(readable)
 
     def parsed(self, path: Path, readable: Path, sessions: list[Session]) -> list[Session]:

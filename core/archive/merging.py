@@ -16,6 +16,7 @@ import sqlite3
 from dataclasses import dataclass
 
 from convo_tui.core.archive.chunks import chunk_id, decompress
+from convo_tui.core.archive.keys import path_key
 from convo_tui.core.errors import ConvoError
 
 _HEX = re.compile(r"[0-9a-f]{32}")
@@ -33,7 +34,14 @@ class MergeCounts:
 
 
 def plain_key(key: object) -> bool:
-    if not isinstance(key, str) or not key.startswith("/") or "\0" in key:
+    """An archived path (as the tables hold it: core/archive/store.py stored_key) that is plain and absolute."""
+    if not isinstance(key, str):
+        return False
+    try:
+        key = path_key(key)
+    except ValueError:
+        return False
+    if not key.startswith("/") or "\0" in key:
         return False
     return not any(part in (".", "..", "") for part in key.split("/")[1:])
 

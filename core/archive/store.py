@@ -38,6 +38,7 @@ from pathlib import Path
 from typing import Any, BinaryIO
 
 from convo_tui.core.archive.chunks import READ_BLOCK, Chunker, chunk_id, compress, decompress
+from convo_tui.core.archive.keys import path_key, stored_key
 from convo_tui.core.archive.merging import MergeCounts, merge
 from convo_tui.core.errors import ConvoError
 
@@ -212,13 +213,16 @@ class Archive:
     def _latest(self, db: sqlite3.Connection, key: str) -> Version | None:
         """The version `files.latest` names (after an import it need not be the last one stored)."""
         row = db.execute(
-            f"SELECT {_JOINED_COLUMNS} FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest WHERE f.key = ?", (key,)
+            f"SELECT {_JOINED_COLUMNS} FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest WHERE f.key = ?",
+            (stored_key(key),),
         ).fetchone()
         return _version(key, row) if row else None
 
     def version(self, key: str, seq: int) -> Version | None:
         with closing(self._connect()) as db:
-            row = db.execute(f"SELECT {_VERSION_COLUMNS} FROM versions WHERE key = ? AND seq = ?", (key, seq)).fetchone()
+            row = db.execute(
+                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE key = ? AND seq = ?", (stored_key(key), seq)
+            ).fetchone()
         return _version(key, row) if row else None
 
     def entries(self, role: str | None = UNIT) -> list[Entry]:
@@ -235,13 +239,15 @@ class Archive:
             args = (role,)
         with closing(self._connect()) as db:
             rows = db.execute(query, args).fetchall()
-        return [Entry(r[0], r[1], r[2], r[3], r[4], bool(r[5]), _version(r[0], r[6:])) for r in rows]
+        return [Entry(path_key(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), _version(path_key(r[0]), r[6:])) for r in rows]
 
     def entry(self, key: str) -> Entry | None:
         if not self.exists():
             return None
         with closing(self._connect()) as db:
-            row = db.execute("SELECT role, format, machine, encoding, pruned FROM files WHERE key = ?", (key,)).fetchone()
+            row = db.execute(
+                "SELECT role, format, machine, encoding, pruned FROM files WHERE key = ?", (stored_key(key),)
+            ).fetchone()
             latest = self._latest(db, key) if row else None
         if row is None or latest is None:
             return None
@@ -330,7 +336,7 @@ class Archive:
                         "INSERT INTO files (key, role, format, machine, encoding, latest) VALUES (?, ?, ?, ?, ?, ?) "
                         "ON CONFLICT(key) DO UPDATE SET role = excluded.role, format = excluded.format, "
                         "machine = excluded.machine, encoding = excluded.encoding, latest = excluded.latest, pruned = 0",
-                        (key, role, fmt, machine, encoding, version.seq),
+                        (stored_key(key), role, fmt, machine, encoding, version.seq),
                     )
                     return version
             except _Same as same:  # the same bytes (rolled back): only the source's state moved
@@ -378,11 +384,22 @@ class Archive:
         )
         stored = digest.hexdigest()
         state = source or SourceState(size, mtime_ns, stored)
-        seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM versions WHERE key = ?", (key,)).fetchone()[0]
+        seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM versions WHERE key = ?", (stored_key(key),)).fetchone()[0]
         now = time.time()
         db.execute(
             f"INSERT INTO versions (key, {_VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            (key, seq, chain, size, stored, state.size, state.mtime_ns, state.hash, json.dumps([list(m) for m in members]), now),
+            (
+                stored_key(key),
+                seq,
+                chain,
+                size,
+                stored,
+                state.size,
+                state.mtime_ns,
+                state.hash,
+                json.dumps([list(m) for m in members]),
+                now,
+            ),
         )
         return Version(key, seq, chain, size, stored, state, members, now)
 
@@ -402,7 +419,7 @@ class Archive:
         with self._writing() as db:
             db.execute(
                 "UPDATE versions SET source_size = ?, source_mtime_ns = ?, source_hash = ? WHERE key = ? AND seq = ?",
-                (state.size, state.mtime_ns, state.hash, version.key, version.seq),
+                (state.size, state.mtime_ns, state.hash, stored_key(version.key), version.seq),
             )
         return Version(
             version.key, version.seq, version.chain, version.size, version.hash, state, version.members, version.stored_at
@@ -411,7 +428,7 @@ class Archive:
     def set_pruned(self, keys: Iterable[str], pruned: bool = True) -> None:
         """`prune` dropped these files' sessions: the archive keeps them, re-indexing leaves them out."""
         with self._writing() as db:
-            db.executemany("UPDATE files SET pruned = ? WHERE key = ?", [(int(pruned), key) for key in keys])
+            db.executemany("UPDATE files SET pruned = ? WHERE key = ?", [(int(pruned), stored_key(key)) for key in keys])
 
     # -- the whole archive ---------------------------------------------------------
 
@@ -430,7 +447,7 @@ class Archive:
         with closing(self._connect()) as db:
             rows = db.execute(f"SELECT key, {_VERSION_COLUMNS} FROM versions ORDER BY key, seq").fetchall()
         for row in rows:
-            version = _version(row[0], row[1:])
+            version = _version(path_key(row[0]), row[1:])
             digest = hashlib.blake2b(digest_size=16)
             try:
                 for piece in self.read(version):

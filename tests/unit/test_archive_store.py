@@ -88,6 +88,16 @@ def test_versions_read_back_exactly_and_an_append_stores_only_its_tail(tmp_path:
     assert archive.verify() == []
 
 
+def test_a_path_that_is_not_utf8_is_kept_and_found_again(tmp_path: Path, archive: Archive):
+    name = os.path.join(os.fsencode(tmp_path), b"\xe9t\xe9.txt")
+    with open(name, "wb") as handle:
+        handle.write(b"user:\nhi\n")
+    key = os.fsdecode(name)
+    version = archive.put_file(key, Path(key))
+    assert archive.latest(key) == version and [e.key for e in archive.entries()] == [key]
+    assert archive.entry(key).latest == version and archive.verify() == []
+
+
 def test_the_same_bytes_make_no_new_version_and_a_rewrite_a_new_chain(tmp_path: Path, archive: Archive):
     path = tmp_path / "s.json"
     path.write_text("".join(transcript_lines(500)))
