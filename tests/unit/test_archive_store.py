@@ -225,3 +225,33 @@ def test_exclusions_and_machine_folders():
     assert machines.map_folder("devbox", "/home/bob/code/shop") == "/Users/bob/code/shop"
     assert machines.map_folder("devbox", "/home/bobby") == "/home/bobby"
     assert machines.map_folder("devbox", "/home/bob/notes") == "/Users/bob/notes"
+
+
+def test_a_full_archive_costs_one_note_per_run_and_excluded_files_are_not_kept(tmp_path: Path):
+    from convo_tui.core.archive.files import ArchivedFiles
+    from convo_tui.core.sources import detect
+
+    folder = tmp_path / "projects"
+    folder.mkdir()
+    files = []
+    for number in range(3):
+        path = folder / f"s{number}.txt"
+        path.write_text(f"user:\nquestion {number}?\n\nassistant:\nanswer {number}.\n")
+        files.append(path)
+    secret = tmp_path / "secret" / "s.txt"
+    secret.parent.mkdir()
+    secret.write_text("user:\nmy password?\n\nassistant:\nno.\n")
+    archive = Archive(tmp_path / "archive")
+    access = ArchivedFiles(archive, exclude=[str(secret.parent)])
+    assert access.keep(secret, secret, detect(secret)) == file_hash(secret)
+    assert access.keep(files[0], files[0], detect(files[0])) == file_hash(files[0])
+    archive.max_bytes = archive.disk_bytes()  # full from now on
+    for path in files[1:]:
+        assert access.keep(path, path, detect(path)) == file_hash(path)  # still indexed
+    assert [e.key for e in archive.entries()] == [str(files[0])]
+    assert (
+        access.refused == 2
+        and len(access.notes) == 1
+        and "is full" in access.notes[0]
+        and "nothing was deleted" in access.notes[0]
+    )
