@@ -15,8 +15,24 @@ from pathlib import Path
 
 from convo_tui.core.errors import ConvoError
 
+from convo_tui import __version__
+
 # Command modules, in the order `--help` lists them.
-COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "archive", "context", "session", "serve", "mcp"]
+COMMANDS = [
+    "show",
+    "index",
+    "search",
+    "sessions",
+    "stats",
+    "export",
+    "prune",
+    "sources",
+    "archive",
+    "context",
+    "session",
+    "serve",
+    "mcp",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:
@@ -24,6 +40,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="convo-tui",
         description="Search and browse your past conversations with AI coding assistants.",
     )
+    parser.add_argument("--version", action="version", version=f"convo-tui {__version__}")
     parser.add_argument("--config", metavar="FILE", help="settings file (default: the platform config dir; env CONVO_TUI_CONFIG)")
     parser.add_argument("--index-dir", metavar="DIR", help="index folder (env CONVO_TUI_INDEX_DIR)")
     parser.add_argument(

@@ -39,6 +39,22 @@ NonNegative = Annotated[int, msgspec.Meta(ge=0)]
 # something ssh could read as an option.
 MACHINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
 SSH_HOST = re.compile(r"(?:[A-Za-z0-9._][A-Za-z0-9._-]{0,63}@)?(?:[A-Za-z0-9][A-Za-z0-9._-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])")
+UsdPerMillion = Annotated[float, msgspec.Meta(ge=0)]
+
+
+@dataclass
+class ModelPrice:
+    """`[prices."MODEL"]`: USD per million tokens; a cache price left out is the provider's
+    default (reads and writes at the input price, 1-hour writes as writes)."""
+
+    input: UsdPerMillion
+    output: UsdPerMillion
+    cache_read: UsdPerMillion | None = None
+    cache_write: UsdPerMillion | None = None
+    cache_write_1h: UsdPerMillion | None = None
+
+
+PRICE_FIELDS = frozenset(f.name for f in fields(ModelPrice))
 
 
 def default_config_path() -> Path:
@@ -119,6 +135,8 @@ class Settings:
     keys: dict[str, str] = field(default_factory=dict)
     archive: ArchiveSettings = field(default_factory=ArchiveSettings)
     remotes: list[RemoteSource] = field(default_factory=list)
+    # model -> prices that replace or add to the bundled table (core/cost/prices.json)
+    prices: dict[str, ModelPrice] = field(default_factory=dict)
     config_path: Path | None = None
 
     @classmethod
@@ -160,6 +178,7 @@ _EXPECTED = {
     "keys": "a table of binding id = key",
     "archive": "a table ([archive]: enabled, max_mb, exclude, dir)",
     "remotes": "a list of tables ([[remotes]]: name, host, paths, path_map, port, ssh_config, identity_file)",
+    "prices": 'a table of "model" = {input, output, cache_read, cache_write, cache_write_1h} in USD per million tokens (input and output required, none negative)',
 }
 # Keys of the settings' own tables.
 _TABLES: dict[str, frozenset[str]] = {
@@ -177,6 +196,7 @@ def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
             raise ConfigError(f"{config_path}: unknown setting '{key}'")
     values = {name: value for name, (_key, value) in given.items()}
     _check_tables(values, config_path)
+    _check_price_keys(values.get("prices"), config_path)
     try:
         settings = msgspec.convert(values, Settings, strict=True, dec_hook=_decode_path)
     except msgspec.ValidationError as exc:
@@ -213,6 +233,19 @@ def _nested_error(message: str) -> str | None:
         return None
     reason, place = match.group(1), match.group(2) + match.group(3)
     return f"'{place}': {reason[0].lower() + reason[1:]}"
+
+
+def _check_price_keys(prices: Any, config_path: Path) -> None:
+    """msgspec ignores unknown fields of a table: a typo in a price would silently be no price."""
+    if not isinstance(prices, dict):
+        return
+    for model, values in prices.items():
+        unknown = sorted(set(values) - PRICE_FIELDS) if isinstance(values, dict) else []
+        if unknown:
+            raise ConfigError(
+                f"{config_path}: [prices.\"{model}\"] unknown key '{unknown[0]}' "
+                f"(expected {', '.join(f.name for f in fields(ModelPrice))})"
+            )
 
 
 def _decode_path(kind: type, value: Any) -> Any:

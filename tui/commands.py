@@ -3,12 +3,12 @@
 Every command works from every screen: screen commands are offered only where
 the screen has the action, and they call the screen's action (never a focused
 widget's, whose own `action_copy` is an Input's text copy that raises SkipAction
-outside a key press). The project list is read once per palette, off the UI thread.
+outside a key press). The projects come from the app, which reads them in a
+worker whenever the sessions change: opening the palette asks the index nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -28,6 +28,8 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
     ("Resume in its tool", "action_resume", "Run the session's resume command in its folder"),
     ("Copy resume command", "action_copy_resume", "cd <folder> && <the tool's resume command>"),
     ("Export LLM context", "action_export", "Chat Completions JSON to the clipboard and a file"),
+    ("Export session as HTML page", "action_export_page", "A self-contained page to share, under exports/"),
+    ("Export session as Markdown", "action_export_markdown", "GitHub-ready Markdown, under exports/"),
     ("Open the source file in $EDITOR", "action_edit", "The transcript as the tool wrote it"),
     ("Toggle compact view", "action_toggle_compact", "One line per result with a preview pane"),
     ("Toggle sort: date / relevance", "action_toggle_sort", "Newest results first, or the best first"),
@@ -37,15 +39,6 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
 
 
 class ConvoCommands(Provider):
-    async def startup(self) -> None:
-        self._projects: list[tuple[str, int]] = []
-        library = getattr(self.app, "library", None)
-        if library is not None:
-            try:
-                self._projects = await asyncio.to_thread(library.projects)
-            except Exception:  # the index may be busy; the palette still works
-                self._projects = []
-
     def _commands(self) -> list[Command]:
         app: ConvoApp = self.app  # type: ignore[assignment]
         screen = self.screen
