@@ -30,7 +30,7 @@ from tests.engine.test_crash_safety import kill_when_paused, start_worker
 from tests.paths import ROOT
 
 SEED = 2811
-KILLS = 3
+KILLS = 2
 WORDS = ["archive", "chunk", "zstd", "append", "rewrite", "version", "session", "kill", "transaction", "sqlite", "qdrant"]
 
 
