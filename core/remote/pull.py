@@ -21,6 +21,7 @@ from __future__ import annotations
 import fnmatch
 import json
 import os
+import struct
 import time
 from collections.abc import Callable, Iterator
 from dataclasses import asdict, dataclass, field
@@ -161,6 +162,8 @@ class Puller:
             report.ok, report.error = False, str(exc).removeprefix(f"{self.remote.name}: ")
         except OSError as exc:
             report.ok, report.error = False, f"cannot write the mirror ({exc.strerror or exc})"
+        except (struct.error, ValueError, IndexError) as exc:  # a reply that is not SFTP: data, never a crash
+            report.ok, report.error = False, f"malformed reply from {self.remote.host} ({type(exc).__name__}: {exc})"
         report.seconds = time.monotonic() - started
         report.roots = [str(p) for p in self.index_roots()]
         save_state(self.mirror, report)

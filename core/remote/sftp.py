@@ -330,6 +330,7 @@ class SftpClient:
                 if kind != DATA:
                     raise RemoteError(f"{self.remote.name}: unexpected SFTP reply to READ")
                 data, _ = _string(payload, 0)
+                data = data[:length]  # never more than was asked for
                 if at != offset + done or at_end:
                     continue  # after a short read the later answers are not contiguous
                 sink(data)
