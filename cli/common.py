@@ -37,6 +37,10 @@ def add_store_options(parser: argparse.ArgumentParser, *, model: bool = True) ->
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     settings = Settings.load(getattr(args, "config", None))
+    if settings.keys:  # the app's file: a [keys] typo is an error here too
+        from convo_tui.tui.binding_ids import declared_binding_ids
+
+        settings.check_keys(declared_binding_ids())
     if getattr(args, "index_dir", None):
         settings.index_dir = Path(args.index_dir).expanduser()
     if getattr(args, "model", None):

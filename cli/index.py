@@ -104,5 +104,5 @@ def print_report(report) -> None:
         )
     if report.cancelled:
         out.write("cancelled: what was published stays searchable; run `convo-tui index` again to finish\n")
-    for line in report.notices:  # an unreachable machine, a full archive: not a file's fault
+    for line in report.notes:  # about the run, not a file: an unreachable machine, a full archive, a cache started afresh
         print(f"convo-tui: {line}", file=sys.stderr)

@@ -83,21 +83,24 @@ def run_install(args: argparse.Namespace) -> int:
 
 def build_server(tools: RecallTools) -> Any:
     """The MCPServer with every tool of RecallTools (its typed signatures become the JSON schemas)."""
-    from convo_tui.core.errors import ConvoError
+    from convo_tui.core.errors import ConvoError, shown
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     server = MCPServer("convo-tui", instructions=INSTRUCTIONS)
 
     def answering(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-        """Our one-line errors reach the agent as they are (the SDK hides other exceptions' text)."""
+        """Every error reaches the agent as one line with its reason (the SDK would
+        answer "Error executing tool" and hide the text of any other exception)."""
 
         @functools.wraps(method)
         def call(*args: Any, **kwargs: Any) -> dict[str, Any]:
             try:
                 return method(*args, **kwargs)
             except (ConvoError, ValueError) as exc:
-                raise ToolError(str(exc)) from None
+                raise ToolError(shown(exc, 500)) from None
+            except Exception as exc:  # a bug: still a reason, and the server lives on
+                raise ToolError(shown(f"internal error ({type(exc).__name__}: {exc})", 500)) from None
 
         return call
 

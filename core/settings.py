@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgspec
 import platformdirs
 from convo_tui.core.errors import ConfigError
+from convo_tui.core.limits import MAX_COUNT
 
 APP_NAME = "convo-tui"
 CONFIG_ENV = "CONVO_TUI_CONFIG"
@@ -33,7 +34,11 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 # Here rather than in search.py so the faces can offer them without loading search.
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
-NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+# Whole numbers a user sets stay within the one maximum of core/limits.py.
+PageSize = Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)]
+Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+# Megabytes of the archive's cap (0: no cap), up to 16 TB.
+Megabytes = Annotated[int, msgspec.Meta(ge=0, le=16 * 2**20)]
 # A machine's name as convo-tui shows it (`machine:NAME`), and an ssh destination
 # (an alias from ~/.ssh/config, a host name or address, optionally user@): never
 # something ssh could read as an option.
@@ -77,7 +82,7 @@ class ArchiveSettings:
 
     enabled: bool = True
     # Stop archiving new versions (with a warning, never deleting) past this size.
-    max_mb: NonNegative = 10240
+    max_mb: Megabytes = 10240
     # Paths (glob patterns, or folders) never archived; they are still indexed.
     exclude: list[str] = field(default_factory=list)
     # Where the archive lives (default: `archive` in the index folder).
@@ -125,12 +130,12 @@ class Settings:
     qdrant_api_key: str | None = None
     # Allow a plain-http, non-loopback Qdrant URL (the API key would travel in clear).
     qdrant_allow_insecure: bool = False
-    search_limit: NonNegative = 10
+    search_limit: PageSize = 10
     search_mode: SearchMode = "hybrid"
     redact: bool = True
     theme: str = "textual-dark"
     # Milliseconds between the last key and the search it starts (0: search at once).
-    debounce_ms: NonNegative = 150
+    debounce_ms: Milliseconds = 150
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
     archive: ArchiveSettings = field(default_factory=ArchiveSettings)
@@ -141,8 +146,14 @@ class Settings:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Settings:
+        """Settings from `path` (`--config`: it must exist), else from the default
+        file or CONVO_TUI_CONFIG (missing: every default)."""
         config_path = Path(path).expanduser() if path else default_config_path()
         data: dict[str, Any] = {}
+        if path and not config_path.exists():
+            raise ConfigError(f"{config_path}: no such settings file")
+        if config_path.exists() and not config_path.is_file():
+            raise ConfigError(f"{config_path}: not a settings file (a folder or a device); point --config at a TOML file")
         if config_path.is_file():
             try:
                 data = tomllib.loads(config_path.read_text(encoding="utf-8"))
@@ -172,8 +183,8 @@ _EXPECTED = {
     "discover_defaults": "true or false",
     "redact": "true or false",
     "qdrant_allow_insecure": "true or false",
-    "search_limit": "a non-negative whole number",
-    "debounce_ms": "a non-negative whole number",
+    "search_limit": f"a whole number from 1 to {MAX_COUNT:,}",
+    "debounce_ms": f"a whole number from 0 to {MAX_COUNT:,}",
     "search_mode": f"one of {', '.join(SEARCH_MODES)}",
     "keys": "a table of binding id = key",
     "archive": "a table ([archive]: enabled, max_mb, exclude, dir)",

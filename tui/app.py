@@ -86,6 +86,20 @@ class ConvoApp(App):
         if demo:
             self.sub_title = "demo corpus"
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Textual's notify, plain text by default: messages carry paths, ids and
+        titles from transcripts, where `[/x]` would be a markup error and
+        `[@click=...]` a link to an action."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
     # -- start-up --------------------------------------------------------------------
 
     def on_mount(self) -> None:
@@ -233,7 +247,7 @@ class ConvoApp(App):
                 self.notify(text, title="Index")
             for path, reason in report.skipped[:3]:
                 self.notify(f"{path}: {reason}", severity="warning", timeout=8)
-            for line in report.notices:  # an unreachable machine, a full archive
+            for line in report.notes:  # an unreachable machine, a full archive
                 self.notify(line, severity="warning", timeout=10)
         self.search_screen.refresh_search()
         self.tell_screens(SessionsChanged())

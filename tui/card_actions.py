@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from convo_tui.core.cost.prices import price_table
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.core.resume import plan as resume_plan
 from convo_tui.tui.card_messages import (
     CardCopy,
     CardCopyId,
@@ -134,43 +135,45 @@ class CardActions:
         self.app.call_from_thread(self.app.notify, outcome.message(what), severity=severity, timeout=timeout)
 
     def resume_session(self, session_id: str) -> None:
-        """Run the session's own resume command in its working directory, the app suspended meanwhile."""
+        """Run the session's own resume command in its folder, the app suspended meanwhile.
+
+        What runs is what core/resume.py allows (an id of the tool's shape, an
+        existing folder), said on the terminal before it starts; no shell."""
         session = self.load_session(session_id)
         if session is None:
             return
-        if not session.resume:
-            self.app.notify(f"No resume command for {session.source}", severity="warning")
+        plan = resume_plan(session)
+        if plan.argv is None:
+            self.app.notify(plan.refused or "No resume command", severity="warning", markup=False)
             return
-        cwd = session.cwd
-        if cwd and not Path(cwd).is_dir():
-            self.app.notify(f"The session's folder {cwd} is gone: copying the command instead", severity="warning")
+        if not plan.runnable:
+            self.app.notify(f"{plan.folder_note}: copying the command instead", severity="warning", markup=False)
             self.copy_resume(session)
             return
         try:
             with self.app.suspend():
-                subprocess.run(session.resume, cwd=cwd or None, check=False)
+                print(plan.announce(), flush=True)
+                subprocess.run(plan.argv, cwd=plan.cwd, check=False)
         except OSError as exc:
-            self.app.notify(f"Could not run {session.resume[0]}: {exc.strerror or exc}", severity="error")
+            self.app.notify(f"Could not run {plan.argv[0]}: {exc.strerror or exc}", severity="error", markup=False)
             self.copy_resume(session)
         except Exception as exc:  # SuspendNotSupported (textual-web, tests): the command is still useful
             self.app.notify(f"Cannot suspend here ({type(exc).__name__}): copying the command", severity="warning")
             self.copy_resume(session)
 
     def copy_resume(self, session: Session) -> None:
-        if not session.resume:
-            self.app.notify(f"No resume command for {session.source}", severity="warning")
+        line = resume_plan(session).shell_line()
+        if line is None:
+            self.app.notify(resume_plan(session).refused or "No resume command", severity="warning", markup=False)
             return
-        command = shlex.join(session.resume)
-        if session.cwd:
-            command = f"cd {shlex.quote(session.cwd)} && {command}"
-        self.copy_text(command, "the resume command", file_name="resume.sh")
+        self.copy_text(line, "the resume command", file_name="resume.sh")
 
     def edit_source(self, path: str) -> None:
         if not path or not Path(path).exists():
             self.app.notify("The source file no longer exists (the index keeps its copy)", severity="warning")
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        target = Path(path)
+        target = Path(path).absolute()  # a file named like an option (`-c...`) stays a path to the editor
         if target.is_dir():  # a thread folder: open its messages file
             target = next(iter(sorted(target.glob("*.json"))), target)
         try:

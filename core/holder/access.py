@@ -7,6 +7,7 @@ closes. Either way the caller holds an `Engine` (core/engine.py).
 
 from __future__ import annotations
 
+import os
 import time
 from collections.abc import Iterator
 from contextlib import contextmanager
@@ -44,9 +45,15 @@ def attach(settings: Settings, *, read_only: bool = False, allow_mismatch: bool 
         except (client.NoHolder, client.HolderGone):
             pass  # none, or one that stopped while we asked (its command ended): the lock decides next
         built = (settings.index_dir / _META_NAME).is_file()
+        # A reader opens a built index writable, to serve the others' edits, unless it may not write there.
+        writable = os.access(settings.index_dir, os.W_OK)
         try:
             return open_local(
-                settings, read_only=read_only and not built, allow_mismatch=allow_mismatch, reading=read_only, serve=True
+                settings,
+                read_only=read_only and (not built or not writable),
+                allow_mismatch=allow_mismatch,
+                reading=read_only,
+                serve=writable,
             )
         except IndexBusy:
             # Its holder is still opening the index (or closing it): wait for its socket,

@@ -51,6 +51,7 @@ def report_from_json(data: dict[str, Any]) -> IndexReport:
 
     values = dict(data)
     values["skipped"] = [(str(path), str(reason)) for path, reason in values.get("skipped", [])]
+    values["notes"] = [str(note) for note in values.get("notes", [])]
     return IndexReport(**values)
 
 

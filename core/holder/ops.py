@@ -20,9 +20,8 @@ from convo_tui.core.context import ChatMessage
 from convo_tui.core.engine import ModelInfo, Readiness
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import codec
+from convo_tui.core.limits import MAX_COUNT
 
-# Largest whole number an argument may carry (a page size, a count of messages).
-MAX_COUNT = 100_000
 _REQUIRED = object()
 
 

@@ -19,7 +19,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.holder import codec, protocol
+from convo_tui.core.holder import codec, peer, protocol
 from convo_tui.core.holder.ops import OPERATIONS
 
 if TYPE_CHECKING:
@@ -50,8 +50,7 @@ class HolderServer:
     def start(self) -> HolderServer:
         """Bind (replacing a stale socket) and accept in a daemon thread."""
         if self.path.parent != self.index_dir:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.path.parent, 0o700)
+            peer.make_folder(self.path.parent)  # 0700 and ours, or refused (core/holder/peer.py)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # we hold the index lock: whoever bound it is gone
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -89,7 +88,8 @@ class HolderServer:
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RD)
         for thread in threads:
-            thread.join(wait)
+            if thread.ident is not None:  # started (a thread never started has nothing to finish)
+                thread.join(wait)
 
     def _remove_private_folder(self) -> None:
         """The short private folder of a socket kept outside the index, once no holder uses it."""
@@ -114,9 +114,9 @@ class HolderServer:
                     self._threads.discard(threading.current_thread())
 
         thread = threading.Thread(target=run, name=name, daemon=True)
-        with self._threads_lock:
+        with self._threads_lock:  # stop() sees a thread only once it has started
             self._threads.add(thread)
-        thread.start()
+            thread.start()
 
     def _accept_loop(self) -> None:
         while not self._stopping.is_set():
@@ -127,7 +127,17 @@ class HolderServer:
                 conn, _ = listener.accept()
             except OSError:
                 return  # closed by stop()
+            if not self._same_user(conn):
+                conn.close()  # another user's process: not a word
+                continue
             self._spawn(self._serve_connection, "holder client", conn)
+
+    @staticmethod
+    def _same_user(conn: socket.socket) -> bool:
+        try:
+            return peer.is_ours(conn)
+        except OSError:
+            return False
 
     def _serve_connection(self, conn: socket.socket) -> None:
         with self._threads_lock:
@@ -171,7 +181,9 @@ class HolderServer:
                 replies.put(protocol.ok(self._run(op, args, replies.put, cancel)))
             except ConvoError as exc:
                 replies.put(protocol.error(str(exc), type(exc).__name__))
-            except Exception as exc:  # a bug must not take the holder down with it
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # a bug (or an engine panic) must not take the holder down with it
                 replies.put(protocol.error(f"internal error: {type(exc).__name__}: {exc}", "InternalError"))
             finally:
                 replies.put(_DONE)

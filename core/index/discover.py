@@ -7,7 +7,9 @@ transcript, and of which format, is decided later from its content by
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -273,8 +275,33 @@ def iter_source_files(paths: Iterable[Path], on_problem: ProblemFn | None = None
                 yield root
         elif root.is_dir():
             yield from _walk(root, seen_dirs, seen_files, tell)
+        elif _special(root):
+            tell(root, _special(root) or "")
         elif root.is_symlink():
-            tell(root, "dangling link (its target does not exist)")
+            tell(root, _broken_link(root))
+
+
+def _broken_link(path: Path) -> str:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of links (it never reaches a file)"
+    return "dangling link (its target does not exist)"
+
+
+def _special(path: Path) -> str | None:
+    """Why a path that exists (through its link, if it is one) is neither a file
+    nor a folder: a pipe, socket or device is never opened (reading one could
+    block forever), but it is told, not skipped in silence."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"not a regular file ({kind}{', through a link' if path.is_symlink() else ''}): not read"
 
 
 def _walk(folder: Path, seen_dirs: set[Path], seen_files: set[Path], tell: ProblemFn) -> Iterator[Path]:
@@ -294,13 +321,14 @@ def _walk(folder: Path, seen_dirs: set[Path], seen_files: set[Path], tell: Probl
         try:
             is_dir = entry.is_dir()  # follows symlinks; loops end via seen_dirs
             is_file = not is_dir and entry.is_file()
-            dangling = not (is_dir or is_file) and entry.is_symlink()
+            special = None if (is_dir or is_file) else _special(path)
+            dangling = not (is_dir or is_file or special) and entry.is_symlink()
         except OSError as exc:
             tell(path, f"cannot read: {exc.strerror or exc}")
             continue
-        if dangling:
+        if special or dangling:
             if _walk_into(entry.name) and not entry.name.startswith("."):
-                tell(path, "dangling link (its target does not exist)")
+                tell(path, special or _broken_link(path))
             continue
         if is_dir:
             if _walk_into(entry.name) and not _companion_folder(folder, entry.name, names):
@@ -351,13 +379,15 @@ def _starts_with(path: Path, magic: bytes) -> bool:
 
 
 def _looks_like_text(path: Path) -> bool:
-    """A cheap sniff for extension-less files: non-empty and no NUL byte."""
+    """A cheap sniff for extension-less files: non-empty and text (sources.looks_binary)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
     except OSError:
         return False
-    return bool(head.strip()) and b"\x00" not in head
+    from convo_tui.core.sources import looks_binary
+
+    return bool(head.strip()) and not looks_binary(head)
 
 
 @dataclass(frozen=True)

@@ -81,9 +81,9 @@ class IndexReport:
     semantic_ready: int = 0
     semantic_total: int = 0
     keyword_seconds: float = 0.0
-    # What the user should know that is not a file's fault, one line each
-    # (an unreachable machine, a full archive: core/archive/, core/remote/).
-    notices: list[str] = field(default_factory=list)
+    # One line each about the run itself, not a file's fault (a damaged vector cache
+    # started afresh, an unreachable machine, a full archive: core/archive/, core/remote/).
+    notes: list[str] = field(default_factory=list)
 
 
 ProgressFn = Callable[[IndexProgress], None]

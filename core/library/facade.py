@@ -22,6 +22,7 @@ from convo_tui.core.annotations import Annotations, overlay_hits
 from convo_tui.core.engine import Engine, ModelInfo, Readiness
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
+from convo_tui.core.index.health import verify_files
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.library.archiving import Archiving
 from convo_tui.core.library.edits import Editor
@@ -152,6 +153,9 @@ class Library(Engine):
         return self.reader.stats()
 
     def readiness(self) -> Readiness:
+        """How much is searchable, once every file search reads was checked (`sources`)."""
+        if not self.settings.qdrant_url:
+            verify_files(self.store, self.settings.index_dir)
         choice = self.models.choice()
         return self.reader.readiness(choice.model, choice.reason)
 

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.index.health import forget_lost
+from convo_tui.core.index.health import forget_lost, verify_files
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.publish import CancelLike, Indexer, IndexReport, ProgressFn, prune
 from convo_tui.core.library.archiving import Archiving
@@ -48,7 +48,7 @@ def combined(first: IndexReport, second: IndexReport) -> IndexReport:
         semantic_ready=second.semantic_ready,
         semantic_total=second.semantic_total,
         keyword_seconds=first.keyword_seconds,
-        notices=first.notices + second.notices,
+        notes=first.notes + second.notes,
     )
 
 
@@ -65,6 +65,7 @@ class IndexRuns:
         self._one_at_a_time = threading.Lock()
         # Why the index may not be read (a rebuild clears it).
         self.meta_error: IndexUnavailable | None = None
+        self._verified = False  # the store's files checked (verify_files) by this process
 
     def default_paths(self) -> list[Path]:
         from convo_tui.core.index.discover import default_locations
@@ -100,6 +101,10 @@ class IndexRuns:
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
             manifest.save(force=True)
             self.meta_error = None
+        elif not self.settings.qdrant_url and not self._verified:
+            # A damaged store is named, never indexed into; once per process (a holder re-indexes often).
+            verify_files(self.store, self.settings.index_dir)
+            self._verified = True
         roots = list(paths) if paths is not None else self.default_paths()
         self.models.choose_for(roots)
         switched = self.models.switch(self.manifest_dir, progress, cancel)
@@ -148,7 +153,7 @@ class IndexRuns:
             report = indexer.run(local, progress=progress, cancel=cancel, semantic=semantic)
             if pulls is not None:
                 pulled = pulls.join(cancel)
-                report.notices += [r.line() for r in pulled if not r.ok]
+                report.notes += [r.line() for r in pulled if not r.ok]
                 if not report.cancelled:
                     remote = [*iter_source_files(pulls.index_roots(), tell), *files.restorable(None, remote=True)]
                     report = combined(report, indexer.run(remote, progress=progress, cancel=cancel, semantic=semantic))
@@ -159,7 +164,9 @@ class IndexRuns:
             if files.archive is not None:
                 files.archive.checkpoint()
         report.skipped.extend(unreadable)
-        report.notices.extend(files.notes)
+        if cache.notice:
+            report.notes.append(cache.notice)
+        report.notes.extend(files.notes)
         return report
 
     def prune(self) -> int:

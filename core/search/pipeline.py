@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
 from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
+from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.search.merge import cosine, merge
@@ -77,9 +78,10 @@ def search(
     if mode not in MODES:
         raise QueryError(f"unknown search mode '{mode}' (use one of {', '.join(MODES)})")
     parsed = parse_query(query)
-    if limit <= 0:
+    check_count("limit", limit)
+    check_count("offset", offset)
+    if limit == 0:
         return []
-    offset = max(0, offset)
     window = offset + limit
     if not parsed.text:
         return _latest(store, parsed, window)[offset:] if parsed.has_filters else []

@@ -44,7 +44,7 @@ def test_a_clean_index_run_exits_0(indexed, capsys):
 def test_limit_below_one_is_a_one_line_error(indexed, capsys, limit):
     assert main(["search", "--limit", limit, "haiku"]) == 1
     out, err = capsys.readouterr()
-    assert out == "" and err == f"convo-tui: --limit must be 1 or more (got {limit})\n"
+    assert out == "" and err == f"convo-tui: --limit must be a whole number from 1 to 100,000 (got {limit})\n"
 
 
 def test_an_unknown_filter_is_a_one_line_error(indexed, capsys):
