@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.index.discover import LocationReport, checked_locations, default_locations, survey
+
+if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus
+    from convo_tui.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +33,9 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(as_json(report), ensure_ascii=False))
         for location in missing:
             print(json.dumps(as_json(LocationReport(location, False, 0, 0, {}, 0)), ensure_ascii=False))
+        facts = index_facts(settings)
+        if facts is not None and facts[1] is not None:
+            print(json.dumps({"archive": asdict(facts[1])}, ensure_ascii=False))
         return 0
     for report in reports:
         print(describe(report))
@@ -44,10 +53,12 @@ def run(args: argparse.Namespace) -> int:
         print("No transcripts found.")
     if not found:
         print(f"Add folders or files to `sources` in {settings.config_path}, or pass paths to `convo-tui index`.")
-    from convo_tui.core.holder.access import readiness as index_readiness
-
-    if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
+    facts = index_facts(settings)  # how much of the index is searchable, and the archive, asked of its holder if any
+    if facts is not None:
+        readiness, archive = facts
         print(readiness)
+        for line in archive.lines() if archive is not None else []:
+            print(line)
     return 0
 
 
@@ -55,6 +66,21 @@ def _tilde(path: Path) -> str:
     """`~/.codex/sessions`: the places under the home folder, short enough for 80 columns."""
     home = Path.home()
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) and path != home else str(path)
+
+
+def index_facts(settings: Settings) -> tuple[str, ArchiveStatus | None] | None:
+    """The index's readiness (two lines) and the archive's status, from one opening of the
+    index (or its holder); None when there is no index yet."""
+    from convo_tui.core.errors import ConvoError
+    from convo_tui.core.holder.access import has_index, open_engine
+
+    if not has_index(settings):
+        return None
+    try:
+        with open_engine(settings, read_only=True) as engine:
+            return engine.readiness().describe(), engine.archive_status()
+    except ConvoError as exc:
+        return f"index: {exc}", None
 
 
 def as_json(report: LocationReport) -> dict:

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self
 
 if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.hits import Hit, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
@@ -162,6 +163,22 @@ class Engine(Protocol):
         ...
 
     def prune(self) -> int: ...
+
+    # -- the archive (core/archive/) --------------------------------------------------------
+
+    def archive_status(self) -> ArchiveStatus:
+        """What the archive holds, how many sessions live only there, the machines
+        pulled, and `warnings`: what the user should know now (a tool that deletes
+        sessions, a full archive, an unreachable machine), one line each."""
+        ...
+
+    def export_archive(self, path: Path) -> ExportReport:
+        """The archive and the user's edits (titles, stars, tags, notes) in one compressed file."""
+        ...
+
+    def import_archive(self, path: Path) -> ImportReport:
+        """Merge an exported file (never duplicating); the next `index` indexes what it brought."""
+        ...
 
     # -- lifecycle -------------------------------------------------------------------------
 

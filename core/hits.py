@@ -42,6 +42,8 @@ class Hit:
     # "thinking", "tool input" or "tool output", and that part's matching text.
     part: str = ""
     part_text: str = ""
+    # The machine the session was read from over SSH (core/remote/); "" for this one.
+    machine: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -67,6 +69,7 @@ class SessionSummary:
     tags: list[str] = field(default_factory=list)
     # The source file is gone; the index still holds the whole session.
     orphaned: bool = False
+    machine: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -15,6 +15,7 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
 from convo_tui.core.context import ChatMessage
 from convo_tui.core.engine import ModelInfo, Readiness
 from convo_tui.core.errors import ConvoError
@@ -44,6 +45,12 @@ COUNT = Kind(f"a whole number from 0 to {MAX_COUNT:,}", _is_count)
 FLAG = Kind("true or false", lambda v: isinstance(v, bool))
 OPTIONAL_FLAG = Kind("true, false or null", lambda v: v is None or isinstance(v, bool))
 TEXTS = Kind("a list of strings", lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v))
+PATH = Kind(
+    "a path",
+    lambda v: isinstance(v, str | Path) and bool(str(v)) and "\0" not in str(v),
+    to_wire=lambda v: str(Path(v).expanduser().absolute()),
+    from_wire=lambda v: Path(v),
+)
 PATHS = Kind(
     "a list of paths or null",
     lambda v: v is None or (isinstance(v, list) and all(isinstance(p, str | Path) for p in v)),
@@ -86,6 +93,9 @@ FLAGS = Codec(dict, lambda data: {str(k): bool(v) for k, v in data.items()})
 BOOL = Codec(bool, bool)
 INT = Codec(int, int)
 NOTHING = Codec(lambda _: None, lambda _: None)
+ARCHIVE_STATUS = Codec(asdict, lambda data: ArchiveStatus(**data))
+EXPORT_REPORT = Codec(asdict, lambda data: ExportReport(**data))
+IMPORT_REPORT = Codec(asdict, lambda data: ImportReport(**data))
 
 
 @dataclass(frozen=True)
@@ -187,6 +197,9 @@ OPERATIONS: dict[str, Operation] = {
             streams=True,
         ),
         _op("prune", INT, edit=True),
+        _op("archive_status", ARCHIVE_STATUS),
+        _op("export_archive", EXPORT_REPORT, Param("path", PATH)),
+        _op("import_archive", IMPORT_REPORT, Param("path", PATH), edit=True),
     )
 }
 

@@ -22,6 +22,7 @@ from convo_tui.core.holder.ops import OPERATIONS
 from convo_tui.core.settings import Settings
 
 if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.hits import Hit, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
@@ -226,6 +227,20 @@ class RemoteEngine(Engine):
     def prune(self) -> int:
         removed: int = self._call("prune")
         return removed
+
+    # -- the archive ---------------------------------------------------------------------
+
+    def archive_status(self) -> ArchiveStatus:
+        status: ArchiveStatus = self._call("archive_status")
+        return status
+
+    def export_archive(self, path: Path) -> ExportReport:
+        report: ExportReport = self._call("export_archive", path=path)
+        return report
+
+    def import_archive(self, path: Path) -> ImportReport:
+        report: ImportReport = self._call("import_archive", path=path)
+        return report
 
     # -- lifecycle -------------------------------------------------------------------------
 

@@ -18,7 +18,7 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
-from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
+from convo_tui.core.index.manifest import FileEntry, Manifest
 from convo_tui.core.index.points import (
     PendingPoint,
     TokenizerLike,
@@ -27,7 +27,8 @@ from convo_tui.core.index.points import (
     record_point,
     session_point,
 )
-from convo_tui.core.index.progress import CancelLike, IndexProgress, IndexReport, ProgressFn, is_cancelled, source_key
+from convo_tui.core.index.progress import CancelLike, IndexProgress, IndexReport, ProgressFn, is_cancelled
+from convo_tui.core.index.source_files import FileAccess, FileStat
 from convo_tui.core.model import Session, pair_messages
 from convo_tui.core.serialize import session_to_record
 from convo_tui.core.sources import SessionPart, format_by_name
@@ -66,6 +67,7 @@ Contain = Callable[[Path, IndexReport, Callable[[], Any]], Any]
 
 def files_to_read(
     files: Iterable[Path],
+    access: FileAccess,
     manifest: Manifest,
     model: str,
     report: IndexReport,
@@ -82,18 +84,18 @@ def files_to_read(
             return []
         if done % 200 == 0:
             notify(IndexProgress("scan", done, 0, os.fsdecode(path)))
-        stat = contain(path, report, partial(_changed, path, manifest, model, report))
+        stat = contain(path, report, partial(_changed, path, access, manifest, model, report))
         if stat is not None:
             todo.append((stat.st_mtime_ns, os.fsdecode(path), stat.st_size))
     todo.sort(key=lambda item: (-item[0], item[1]))
     return todo
 
 
-def _changed(path: Path, manifest: Manifest, model: str, report: IndexReport) -> os.stat_result | None:
+def _changed(path: Path, access: FileAccess, manifest: Manifest, model: str, report: IndexReport) -> FileStat | None:
     """The file's stat when it must be parsed again, None when unchanged."""
-    key = source_key(path)
+    key = access.key(path)
     try:
-        stat = path.stat()
+        stat = access.stat(path)
     except OSError as exc:
         report.skipped.append((os.fsdecode(path), f"cannot read: {exc.strerror or exc}"))
         return None
@@ -105,7 +107,7 @@ def _changed(path: Path, manifest: Manifest, model: str, report: IndexReport) ->
         return None
     if entry.size == stat.st_size:
         try:
-            same = file_hash(path) == entry.hash
+            same = access.hash(path) == entry.hash
         except OSError:
             return stat
         if same:

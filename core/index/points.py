@@ -195,7 +195,7 @@ def tool_names(tools: list[Any]) -> list[str]:
 
 
 def _common(session: Session, generation: int) -> dict[str, Any]:
-    return {
+    common: dict[str, Any] = {
         "session_id": session.id,
         "project": session.project,
         "source": session.source,
@@ -204,6 +204,10 @@ def _common(session: Session, generation: int) -> dict[str, Any]:
         "generation": generation,
         "visible": False,
     }
+    machine = session.meta.get("machine")
+    if isinstance(machine, str) and machine:
+        common["machine"] = machine  # another machine's session (core/remote/); `machine:` filters on it
+    return common
 
 
 def session_points(session: Session, generation: int, tokenizer: TokenizerLike | None = None) -> list[PendingPoint]:

@@ -2,11 +2,9 @@
 
 from __future__ import annotations
 
-import os
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
-from pathlib import Path
 
 
 @dataclass
@@ -50,16 +48,13 @@ class IndexReport:
     semantic_ready: int = 0
     semantic_total: int = 0
     keyword_seconds: float = 0.0
-    # One line each about the run itself (a damaged vector cache started afresh).
+    # One line each about the run itself, not a file's fault (a damaged vector cache
+    # started afresh, an unreachable machine, a full archive: core/archive/, core/remote/).
     notes: list[str] = field(default_factory=list)
 
 
 ProgressFn = Callable[[IndexProgress], None]
 CancelLike = threading.Event | Callable[[], bool] | None
-
-
-def source_key(path: Path) -> str:
-    return os.path.abspath(path)
 
 
 def is_cancelled(cancel: CancelLike) -> bool:

@@ -47,7 +47,7 @@ from typing import Any
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.index.dense_phase import DensePhase
 from convo_tui.core.index.intake import FileWork, SessionStream, files_to_read, part_points
-from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
+from convo_tui.core.index.manifest import FileEntry, Manifest
 from convo_tui.core.index.points import PendingPoint, clean_text
 from convo_tui.core.index.progress import (  # re-exported: the library, the faces and the tests import them from here
     CancelLike,
@@ -56,8 +56,8 @@ from convo_tui.core.index.progress import (  # re-exported: the library, the fac
     IndexReport,
     ProgressFn,
     is_cancelled,
-    source_key,
 )
+from convo_tui.core.index.source_files import FileAccess, LocalFiles, source_key  # source_key re-exported
 from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.model import Session
@@ -138,7 +138,9 @@ class Indexer:
     """One indexing run over a store; embedders are passed in already loaded.
 
     `cache` (optional) holds dense vectors by content; `semantic=False` stops
-    after phase 1 (the points stay marked for a later run's phase 2).
+    after phase 1 (the points stay marked for a later run's phase 2). `files`
+    says how a source file is seen (core/index/source_files.py: the disk, or
+    the archive that keeps a copy of each file read and stands in for the gone).
     """
 
     def __init__(
@@ -149,7 +151,9 @@ class Indexer:
         sparse: Any,
         suppressed: Callable[[str, str], bool] | None = None,
         cache: VectorCache | None = None,
+        files: FileAccess | None = None,
     ):
+        self.files: FileAccess = files or LocalFiles()
         self.store = store
         self.manifest = manifest
         # (session id, source path) -> True for a session the user deleted (core/annotations.py).
@@ -207,7 +211,7 @@ class Indexer:
         in batches. True if anything was written."""
         self.manifest.forget_claims()
         self._published_sessions = 0
-        todo = files_to_read(files, self.manifest, self.model, report, notify, cancel, self._contained)
+        todo = files_to_read(files, self.files, self.manifest, self.model, report, notify, cancel, self._contained)
         if report.cancelled:
             return False
         generation = time.time_ns()
@@ -250,13 +254,28 @@ class Indexer:
         done: int,
         total: int,
     ) -> None:
-        """Read one file part by part, queueing its sessions for publishing."""
-        key = source_key(path)
-        stat = path.stat()
+        """Read one file part by part, queueing its sessions for publishing
+        (through `self.files`: the disk, or the archive's copy of a gone file)."""
+        with self.files.opened(path) as readable:
+            self._read_parts(path, readable, generation, report, notify, cancel, done, total)
+
+    def _read_parts(
+        self,
+        path: Path,
+        readable: Path,
+        generation: int,
+        report: IndexReport,
+        notify: ProgressFn,
+        cancel: CancelLike,
+        done: int,
+        total: int,
+    ) -> None:
+        key = self.files.key(path)
+        stat = self.files.stat(path)
         entry = FileEntry(
             size=stat.st_size,
             mtime_ns=stat.st_mtime_ns,
-            hash=file_hash(path),
+            hash="",
             format="",
             parser_version=0,
             model=self.model,
@@ -264,9 +283,11 @@ class Indexer:
         )
         file = FileWork(key, os.fsdecode(path), entry)
         try:
-            fmt = detect_format(path)  # the one sniff of this file (stream_path takes it)
+            fmt = detect_format(readable)  # the one sniff of this file (stream_path takes it)
             entry.format, entry.parser_version = fmt.name, fmt.version
-            for part in stream_path(path, PART_CHARS, fmt):
+            entry.hash = self.files.keep(path, readable, fmt)  # archived as it is read
+            for part in stream_path(readable, PART_CHARS, fmt):
+                self.files.parsed(path, readable, [part.session])
                 self._take(file, part, generation, report)
                 if self._batch_full():
                     self._write(generation, report)
@@ -282,6 +303,7 @@ class Indexer:
                 report.skipped.append((file.path, exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"))
                 return
             entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
+            entry.hash = entry.hash or self.files.hash(path)
             report.skipped.append((file.path, entry.error))
             old = self.manifest.get(key)
             if old is None or not old.sessions:

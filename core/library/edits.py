@@ -10,7 +10,7 @@ from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.index.manifest import Manifest
-from convo_tui.core.index.publish import source_key
+from convo_tui.core.index.source_files import source_key
 from convo_tui.core.library.reading import Reader
 from convo_tui.core.store.base import Cond, Filter, Store
 

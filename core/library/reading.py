@@ -36,6 +36,7 @@ SUMMARY_FIELDS = [
     "starred",
     "tags",
     "generation",
+    "machine",
 ]
 
 
@@ -83,6 +84,7 @@ def summary_of(p: dict[str, Any]) -> SessionSummary:
         starred=bool(p.get("starred", False)),
         tags=list(p.get("tags", []) or []),
         orphaned=bool(path) and not Path(path).exists(),
+        machine=str(p.get("machine", "") or ""),
     )
 
 

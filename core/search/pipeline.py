@@ -54,6 +54,7 @@ _TEXT_FIELDS = [
     "role",
     "text",
     "part",
+    "machine",
 ]
 
 

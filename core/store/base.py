@@ -70,6 +70,7 @@ PAYLOAD_INDEXES: dict[str, str] = {
     "role": "keyword",
     "tool_keys": "keyword",  # lower-cased tool names, for `tool:` filters
     "generation": "integer",  # the indexer's write generation (time_ns)
+    "machine": "keyword",  # set only on sessions read from another machine (core/remote/)
     "has_tools": "bool",
     "visible": "bool",
     # On points that get a dense vector: False until phase 2 of indexing has set it.
