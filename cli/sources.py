@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict
 
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.index.discover import LocationReport, default_locations, places_looked, survey
@@ -17,18 +18,26 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 
 def run(args: argparse.Namespace) -> int:
+    from convo_tui.core.holder.access import index_report
+
     settings = settings_from_args(args)
     reports = survey(default_locations(settings))
     if args.json:
         for report in reports:
             print(json.dumps(as_json(report), ensure_ascii=False))
+        for reading in index_report(settings)[1]:
+            print(json.dumps({"reading": asdict(reading)}, ensure_ascii=False))
         return 0
     for report in reports:
         print(describe(report))
-    from convo_tui.core.holder.access import readiness as index_readiness
-
-    if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
+    # How much of the index is searchable, and how each source's files read, asked of its holder if any.
+    readiness, readings = index_report(settings)
+    if readiness:
         print(readiness)
+    if readings:
+        print("read at the last indexing (unknown parts: a new version of the tool wrote something not read yet):")
+        for reading in readings:
+            print(f"  {reading.describe()}")
     if not any(report.files for report in reports):
         print("No transcripts found. Looked in:")
         for place in places_looked(settings):

@@ -12,7 +12,7 @@ from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
-from convo_tui.core.engine import Engine
+from convo_tui.core.engine import Engine, SourceReading
 from convo_tui.core.errors import ConvoError, IndexBusy
 from convo_tui.core.holder import client, protocol
 from convo_tui.core.holder.remote import RemoteEngine
@@ -102,10 +102,17 @@ def readiness(settings: Settings) -> str | None:
     """Two lines for `convo-tui sources`: how much of the index is searchable,
     by keyword and by meaning, and the model (None when there is no index yet).
     Asked of the holder when one runs (the app, `serve`, an `index` run)."""
+    said, _ = index_report(settings)
+    return said
+
+
+def index_report(settings: Settings) -> tuple[str | None, list[SourceReading]]:
+    """`readiness` and, per source, how its files read at their last indexing
+    (`Engine.reading`), asked of the index once; (None, []) with no index yet."""
     if not settings.qdrant_url and not (Path(settings.index_dir) / "shard").is_dir():
-        return None
+        return None, []
     try:
         with open_engine(settings, read_only=True) as engine:
-            return engine.readiness().describe()
+            return engine.readiness().describe(), engine.reading()
     except ConvoError as exc:
-        return f"index: {exc}"
+        return f"index: {exc}", []

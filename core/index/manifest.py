@@ -13,6 +13,8 @@ import os
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 
+from convo_tui.core.engine import SourceReading
+
 MANIFEST_NAME = "manifest.json"
 MANIFEST_VERSION = 1
 
@@ -28,6 +30,7 @@ class FileEntry:
     sessions: list[str] = field(default_factory=list)
     generation: int = 0
     error: str | None = None  # the ParseError line, for a file skipped as bad
+    unknown: dict[str, int] = field(default_factory=dict)  # parts its reader did not know: "event:x" -> count
 
 
 def file_hash(path: Path) -> str:
@@ -96,3 +99,32 @@ class Manifest:
             os.fsync(handle.fileno())
         os.replace(tmp, self.path)
         self._dirty = False
+
+
+def source_readings(manifest: Manifest, most: int = 3) -> list[SourceReading]:
+    """Per format, the manifest's files: read, skipped, and read with unknown parts."""
+    from convo_tui.core.sources import format_by_name
+
+    groups: dict[str, list[FileEntry]] = {}
+    for entry in manifest.files.values():
+        groups.setdefault(entry.format, []).append(entry)
+    readings = []
+    for name, entries in sorted(groups.items(), key=lambda item: (item[0] == "", item[0])):
+        fmt = format_by_name(name) if name else None
+        counts: dict[str, int] = {}
+        for entry in entries:
+            for key, count in (entry.unknown or {}).items():
+                counts[key] = counts.get(key, 0) + count
+        top = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:most])
+        readings.append(
+            SourceReading(
+                name=name,
+                tool=(fmt.tool or fmt.label) if fmt else (name or "unknown format"),
+                files=sum(1 for e in entries if not e.error),
+                skipped=sum(1 for e in entries if e.error),
+                drifted=sum(1 for e in entries if e.unknown and not e.error),
+                unknown=sum(counts.values()),
+                top=top,
+            )
+        )
+    return readings

@@ -32,7 +32,7 @@ from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
 from convo_tui.core.index.points import PendingPoint, clean_text, session_points
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.model import Session
-from convo_tui.core.sources import detect, format_by_name, parse_path
+from convo_tui.core.sources import detect, format_by_name, parse_file
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 
 # Phase 1 publishes what it has parsed when this many texts are pending, or
@@ -361,7 +361,7 @@ class Indexer:
             generation=generation,
         )
         try:
-            sessions = parse_path(path)
+            parsed = parse_file(path)
         except ParseError as exc:
             entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
             report.skipped.append((os.fsdecode(path), entry.error))
@@ -370,6 +370,7 @@ class Indexer:
                 self.manifest.put(key, entry)
             # A file that used to parse keeps its indexed sessions (archive).
             return None
+        sessions, entry.unknown = parsed.sessions, parsed.unknown
         for session in sessions:
             _clean_session(session)
         sessions = [s for s in sessions if not self.suppressed(s.id, s.path)]

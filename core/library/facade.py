@@ -19,9 +19,10 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits
-from convo_tui.core.engine import Engine, ModelInfo, Readiness
+from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
+from convo_tui.core.index.manifest import Manifest, source_readings
 from convo_tui.core.library.edits import Editor
 from convo_tui.core.library.indexing import IndexRuns
 from convo_tui.core.library.models import Models
@@ -150,6 +151,9 @@ class Library(Engine):
     def readiness(self) -> Readiness:
         choice = self.models.choice()
         return self.reader.readiness(choice.model, choice.reason)
+
+    def reading(self) -> list[SourceReading]:
+        return source_readings(Manifest.load(manifest_dir(self.settings)))
 
     def semantic_status(self) -> SemanticStatus:
         """How many of the index's text points have their dense vector (found by meaning)."""

@@ -1,8 +1,10 @@
 """Transcript formats: recognise a file from its content and parse it.
 
 Each format is a module here exposing `FORMAT`, a `SourceFormat`. `parse_path`
-is the one entry point the rest of the program uses; it raises only
-`core.errors.ParseError`.
+is the one entry point the rest of the program uses (`parse_file` also says
+which parts of the file the reader did not know); it raises only
+`core.errors.ParseError`. docs/ARCHITECTURE.md ("Adding a source") lists what
+a new format needs.
 """
 
 from __future__ import annotations
@@ -12,11 +14,12 @@ import importlib
 import stat
 from collections.abc import Callable
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import Session
+from convo_tui.core.sources._drift import collecting
 
 # Hard ceiling for one source file; larger files are refused with a clear reason
 # instead of being loaded whole into memory.
@@ -31,18 +34,40 @@ class SourceFormat:
     sniff: Callable[[Path, str], bool]  # (path, decoded head of the file) -> is it mine?
     parse: Callable[[Path], list[Session]]
     version: int = 1  # bump when the parser's output changes: the index re-parses
+    # What the README's table of sources says (docs/sources_table.py writes it from these):
+    tool: str = ""  # the product: "GitHub Copilot CLI"
+    versions: str = ""  # the versions whose files the reader and its fixture follow
+    places: str = ""  # where discovery looks on Linux / macOS / Windows (or "add it to `sources`")
+    resume: str = "none"  # the command that reopens a session, as the user would type it
+    keeps: str = ""  # what is read: words, thinking, tool calls, tokens, ...
 
 
-# Most specific first: the first format whose sniff accepts a file wins.
+# Most specific first: the first format whose sniff accepts a file wins
+# (tests/unit/test_sources_detect.py runs every fixture through `detect`).
 _MODULES = [
     "cursor_db",
+    "cursor_cli",
+    "goose",
+    "crush",
     "opencode",
     "chat_threads",
+    "openhands",
+    "copilot_cli",
+    "antigravity",
+    "gemini_stream",
+    "claude_stream",
+    "managed_agents",
+    "pi",
+    "qwen_code",
+    "factory_droid",
+    "kimi_cli",
+    "kiro",
     "claude_code",
     "codex",
     "cline",
     "copilot",
     "gemini",
+    "amp",
     "specstory",
     "aider",
     "claude_ai",
@@ -197,8 +222,24 @@ def detect(path: str | Path) -> SourceFormat | None:
     return None
 
 
+@dataclass
+class ParsedFile:
+    """The sessions of one file and the parts of it its reader did not know
+    (`"event:foo.bar"` -> how many times), for `convo-tui sources`."""
+
+    format: SourceFormat
+    sessions: list[Session]
+    unknown: dict[str, int] = field(default_factory=dict)
+
+
 def parse_path(path: str | Path) -> list[Session]:
     """Every session in a file or thread folder. Raises ParseError only."""
+    return parse_file(path).sessions
+
+
+def parse_file(path: str | Path) -> ParsedFile:
+    """Every session in a file or thread folder, and the parts its reader met and
+    does not know (format drift). Raises ParseError only."""
     path = Path(path)
     kind = _kind(path)
     if kind not in ("file", "dir"):
@@ -211,7 +252,8 @@ def parse_path(path: str | Path) -> list[Session]:
     notes: list[str] = []
     token = _decode_notes.set(notes)
     try:
-        sessions = fmt.parse(path)
+        with collecting() as unknown:
+            sessions = fmt.parse(path)
     except ParseError:
         raise
     except RecursionError:
@@ -225,4 +267,4 @@ def parse_path(path: str | Path) -> list[Session]:
         raise ParseError(path, f"no messages found in this {fmt.label}")
     for session in sessions:
         session.warnings[:0] = [note for note in notes if note not in session.warnings]
-    return sessions
+    return ParsedFile(fmt, sessions, dict(unknown))

@@ -27,6 +27,7 @@ from convo_tui.core.sources._common import (
     title_from_messages,
     to_utc,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "claude-ai"
 
@@ -52,6 +53,7 @@ def _message(entry: dict[str, Any]) -> Message | None:
     sender = entry.get("sender")
     role = USER if sender == "human" else ASSISTANT if sender == "assistant" else None
     if role is None:
+        unknown("field", f"sender={sender}")
         return None
     texts: list[str] = []
     thinking: list[str] = []
@@ -72,6 +74,8 @@ def _message(entry: dict[str, Any]) -> Message | None:
             elif kind == "tool_result" and tools:
                 match = next((t for t in reversed(tools) if t.name == part.get("name") and not t.result), tools[-1])
                 match.result = clip_result(_part_text(part.get("content")))
+            elif kind not in ("tool_result", "image"):
+                unknown("part", kind)
     elif isinstance(entry.get("text"), str):
         texts.append(entry["text"])
     listed = [entry.get("attachments"), entry.get("files")]
@@ -139,4 +143,14 @@ def count_conversations(path: Path) -> int:
     return sum(1 for c in data if isinstance(c, dict) and isinstance(c.get("chat_messages"), list) and c["chat_messages"])
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Claude.ai export", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Claude.ai export",
+    sniff=sniff,
+    parse=parse,
+    tool="Claude.ai export",
+    versions="`conversations.json` of the data export, 2024 – 2026",
+    places="`conversations.json` from the export zip (add it to `sources`)",
+    resume="none",
+    keeps="one session per conversation; thinking and tool calls (web search) with results; attachments named, their content not shown as yours",
+)

@@ -27,6 +27,7 @@ from typing import Any
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
+    Names,
     add_usage,
     clip_result,
     dict_of,
@@ -38,6 +39,7 @@ from convo_tui.core.sources._common import (
     token_count,
     usage_of,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "codex"
 _ENVELOPE = re.compile(r'"type"\s*:\s*"(session_meta|response_item|event_msg|turn_context)"')
@@ -48,6 +50,8 @@ _SCAFFOLD = re.compile(
     r"<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>)",
 )
 _CWD_IN_CONTEXT = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
+# Response items that hold nothing to show (opaque compaction state, ghost commits).
+_QUIET_ITEMS = Names({"compaction", "compaction_summary", "ghost_snapshot", "image_generation_call"})
 _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 _ID_IN_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
 
@@ -150,6 +154,8 @@ class _Reader:
             self.meta = dict(value)  # the header of an older rollout
         elif kind in ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call"):
             self.item(value, to_utc(value.get("timestamp")))
+        elif kind not in ("compacted", None):
+            unknown("record", kind)
 
     def event(self, payload: dict[str, Any], stamp: Any) -> None:
         if payload.get("type") == "token_count":
@@ -207,10 +213,12 @@ class _Reader:
             call_id = item.get("call_id") or item.get("id")
             if isinstance(call_id, str):
                 self.calls[call_id] = call
-        elif kind in ("function_call_output", "custom_tool_call_output"):
+        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
             answered = self.calls.get(str(item.get("call_id")))
             if answered is not None and not answered.result:
                 answered.result = _output_text(item.get("output"))
+        elif kind not in _QUIET_ITEMS:
+            unknown("part", kind)
 
     def _token_count(self, info: Any) -> None:
         """One request's usage, added to the answer being written (`info` is null before the first request)."""
@@ -296,4 +304,15 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Codex CLI rollout",
+    sniff=sniff,
+    parse=parse,
+    version=2,
+    tool="Codex CLI",
+    versions="rollouts of mid 2025 (no envelope) – 2026",
+    places="`$CODEX_HOME/sessions` and `$CODEX_HOME/archived_sessions`; `CODEX_HOME` defaults to `~/.codex` (`%USERPROFILE%\\.codex` on Windows)",
+    resume="`codex resume <id>`",
+    keeps="your words from the `user_message` events (AGENTS.md and `<environment_context>` are not yours); reasoning summaries as thinking; `function_call` / `custom_tool_call` (apply_patch) with arguments and outputs; tokens per request",
+)

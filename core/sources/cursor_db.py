@@ -24,6 +24,7 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat
 from convo_tui.core.sources._common import clip, clip_result, dict_of, folder_name, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._drift import unknown
 from convo_tui.core.sources._sqlite import open_readonly, sniff_tables
 
 SOURCE = "cursor-ide"
@@ -126,6 +127,7 @@ def _messages(bubbles: list[dict[str, Any]]) -> list[Message]:
                 messages.append(Message(id="", role=USER, text=text, timestamp=stamp))
             continue
         if kind != _AI_TYPE:
+            unknown("record", f"bubble type {kind}")
             continue
         thinking = _thinking(data)
         tool = _tool(data)
@@ -216,4 +218,14 @@ def parse(path: Path) -> list[Session]:
     return sessions
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Cursor IDE chat database", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Cursor IDE chat database",
+    sniff=sniff,
+    parse=parse,
+    tool="Cursor IDE",
+    versions="`cursorDiskKV` composer data and bubbles of 2025 – 2026",
+    places="`<Cursor app dir>/User/globalStorage/state.vscdb`; folders from `workspaceStorage/*/`",
+    resume="none (the IDE has no command for one chat)",
+    keeps="one database, many chats; opened read-only and never locked (a write-ahead log is read from a private copy); thinking, tool calls with params and results",
+)

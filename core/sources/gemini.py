@@ -1,10 +1,17 @@
-"""Gemini CLI saved sessions (`~/.gemini/tmp/<project>/chats/session-*.json`).
+"""Gemini CLI saved sessions (`~/.gemini/tmp/<project>/chats/session-*.json` and `*.jsonl`).
 
-One JSON document per session: `{sessionId, projectHash, startTime,
-lastUpdated, messages: [...]}`; each message has `type` (user, gemini, info,
-error, warning), `content` (text or a list of parts), `timestamp`, and for the
-model `thoughts` [{subject, description}], `toolCalls` [{name, args, result,
-status, resultDisplay}] and `model`. The project folder is stored only as a
+Up to 0.38, one JSON document per session: `{sessionId, projectHash,
+startTime, lastUpdated, messages: [...]}`; each message has `type` (user,
+gemini, info, error, warning), `content` (text or a list of parts),
+`timestamp`, and for the model `thoughts` [{subject, description}],
+`toolCalls` [{name, args, result, status, resultDisplay}] and `model`.
+From 0.39 (`chatRecordingService.ts`, "migrate chat recording to JSONL
+streaming") the chat is a journal, `session-<time>-<id>.jsonl`: a first line
+with the same metadata (and `kind`: main or subagent), then one message
+record a line (a record written again with the same `id` replaces it),
+`{"$set": {...}}` updating the metadata (or, with `messages`, replacing the
+whole list after a compression) and `{"$rewindTo": id}` dropping that message
+and everything after it. The project folder is stored only as a
 hash; newer versions name the folder after the project and write its path to
 `.project_root` beside `chats/`, which is read when present.
 
@@ -28,9 +35,12 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
+    Names,
     clip_result,
     dict_of,
     folder_name,
+    head_records,
+    json_records,
     list_of,
     load_json,
     number_messages,
@@ -39,22 +49,24 @@ from convo_tui.core.sources._common import (
     token_count,
     usage_of,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "gemini-cli"
 _ROLES: dict[str, Role] = {"user": USER, "gemini": ASSISTANT, "model": ASSISTANT, "error": SYSTEM}
 _HASH = re.compile(r"^[0-9a-f]{64}$")
+_STATUS = Names({"info", "warning"})
 
 
 def sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return False
     text = head.lstrip()
-    return (
-        text.startswith("{")
-        and '"sessionId"' in text
-        and ('"projectHash"' in text or '"startTime"' in text)
-        and '"messages"' in text
-    )
+    if not (text.startswith("{") and '"sessionId"' in text and ('"projectHash"' in text or '"startTime"' in text)):
+        return False
+    if '"messages"' in text:
+        return True
+    first = head_records(head, 1)
+    return bool(first) and "projectHash" in first[0] and "type" not in first[0]  # a 0.39+ journal's metadata line
 
 
 def _text(content: Any) -> str:
@@ -115,6 +127,8 @@ def _usage(tokens: Any) -> dict[str, int]:
 def _message(entry: dict[str, Any]) -> Message | None:
     role = _ROLES.get(str(entry.get("type")))
     if role is None:
+        if entry.get("type") not in _STATUS:
+            unknown("event", entry.get("type"))
         return None  # info and warning lines are the CLI's own status, not the conversation
     text = _text(entry.get("content")).strip()
     tools = []
@@ -151,10 +165,54 @@ def project_root(path: Path) -> str | None:
     return text or None
 
 
+def _is_journal(text: str) -> bool:
+    """A 0.39+ chat: a first line that is a whole JSON object without `messages`, and more lines after it."""
+    first, _, rest = text.lstrip().partition("\n")
+    if not rest.strip():
+        return False
+    try:
+        value = json.loads(first)
+    except (json.JSONDecodeError, RecursionError):
+        return False
+    return isinstance(value, dict) and "messages" not in value
+
+
+def replay(path: Path, text: str, warnings: list[str]) -> dict[str, Any]:
+    """The session a 0.39+ journal describes: its metadata and its messages, updates applied."""
+    data: dict[str, Any] = {}
+    messages: dict[str, dict[str, Any]] = {}  # by id, in the order first written
+    unnamed = 0
+    for number, record in json_records(path, text, warnings):
+        if number == 1 and "type" not in record and "$set" not in record:
+            data.update(record)
+        elif isinstance(record.get("$set"), dict):
+            update = dict(record["$set"])
+            if isinstance(update.get("messages"), list):
+                messages = {}
+                for item in update.pop("messages"):
+                    if isinstance(item, dict):
+                        unnamed += 1
+                        messages[str(item.get("id") or f"#{unnamed}")] = item
+            data.update(update)
+        elif "$rewindTo" in record:
+            target = str(record["$rewindTo"])
+            if target in messages:
+                keys = list(messages)
+                messages = {k: messages[k] for k in keys[: keys.index(target)]}
+        elif "type" in record:
+            unnamed += 1
+            messages[str(record.get("id") or f"#{unnamed}")] = record
+        else:
+            unknown("record", next(iter(record), "(empty)"))
+    data["messages"] = list(messages.values())
+    return data
+
+
 def parse(path: Path) -> list[Session]:
     path = Path(path)
     text = read_text(path)
-    data = load_json(path, text)
+    warnings: list[str] = []
+    data = replay(path, text, warnings) if _is_journal(text) else load_json(path, text)
     if not isinstance(data, dict) or not isinstance(data.get("messages"), list):
         raise ParseError(path, "not a Gemini CLI session (no `messages` list)")
     messages = [m for m in (_message(e) for e in data["messages"] if isinstance(e, dict)) if m is not None]
@@ -174,12 +232,27 @@ def parse(path: Path) -> list[Session]:
         messages=messages,
         started_at=to_utc(data.get("startTime")),
         updated_at=to_utc(data.get("lastUpdated")),
-        meta={"project_hash": data["projectHash"]} if isinstance(data.get("projectHash"), str) else {},
+        meta={
+            name: data[key] for key, name in (("projectHash", "project_hash"), ("kind", "kind")) if isinstance(data.get(key), str)
+        },
         cwd=cwd,
         resume=["gemini", "--resume", session_id],
+        warnings=warnings,
     )
     session.fill_times()
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Gemini CLI session", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Gemini CLI session",
+    sniff=sniff,
+    parse=parse,
+    version=3,
+    tool="Gemini CLI",
+    versions="`.json` sessions of 2025-09 – 2026-03; the `.jsonl` journals of 0.39 (2026-04) on",
+    places="`~/.gemini/tmp/*/chats/` (`$GEMINI_CLI_HOME/.gemini` when set), all systems",
+    resume="`gemini --resume <id>`",
+    keeps="thoughts as thinking, tool calls with results, model and tokens per reply (thoughts counted as output); "
+    "the project folder when Gemini wrote `.project_root`, else only its hash",
+)

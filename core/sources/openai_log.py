@@ -32,6 +32,7 @@ from convo_tui.core.sources._common import (
     title_from_messages,
     to_utc,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "openai"
 _ROLES: dict[str, Role] = {"user": USER, "assistant": ASSISTANT, "system": SYSTEM, "developer": SYSTEM}
@@ -61,6 +62,8 @@ def foreign_shape(value: Any) -> str | None:
         return None
     if "delta" in value:
         return "streamed chunks (`delta`)"
+    if "role" in value and isinstance(value.get("message"), dict):
+        return "messages wrapped in `message`"
     kind = value.get("type")
     if kind is not None and kind != "message":
         return f"events of type {kind!r}"
@@ -89,6 +92,8 @@ def content_text(content: Any) -> str:
                 parts.append("[image]")
             elif kind == "refusal" and isinstance(part.get("refusal"), str):
                 parts.append(part["refusal"])
+            elif kind not in (None, "text", "input_text", "output_text", "input_audio", "file"):
+                unknown("part", kind)
     return "\n".join(p for p in parts if p)
 
 
@@ -178,6 +183,7 @@ class _Collector:
             if message is not None:
                 self.messages.append(message)
             elif str(value.get("role")).lower() not in _TOOL_ROLES:
+                unknown("field", f"role={value.get('role')}")
                 self.problems.append((line, f"unknown role {value.get('role')!r}"))
         else:
             self.problems.append((line, "not an OpenAI message or conversation row"))
@@ -290,4 +296,14 @@ def sniff(path: Path, head: str) -> bool:
     return text.startswith(("[", "{")) and bool(_SNIFF.search(text)) and not _foreign_in_head(text)
 
 
-FORMAT = SourceFormat(name=SOURCE, label="OpenAI chat log", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="OpenAI chat log",
+    sniff=sniff,
+    parse=parse,
+    tool="OpenAI-style logs",
+    versions="Chat Completions messages and conversation-row exports",
+    places="`.json` / `.jsonl` (add them to `sources`)",
+    resume="none",
+    keeps='`{role, content}` arrays or lines, `{"messages": [...]}`, and `conversation_id`/`user_message`/`ai_response` rows; other tools\' event logs no reader takes are refused with one line',
+)
