@@ -183,6 +183,12 @@ def head_records(head: str, limit: int = 8) -> list[dict[str, Any]]:
     return found
 
 
+def first_record(head: str) -> dict[str, Any]:
+    """The first JSON object line of a sniffed head, or an empty object."""
+    records = head_records(head, 1)
+    return records[0] if records else {}
+
+
 def strip_bom(text: str) -> str:
     return text[1:] if text.startswith("\ufeff") else text
 
@@ -326,3 +332,18 @@ def result_text(content: Any) -> str:
 def joined(parts: list[str], separator: str = "\n\n") -> str:
     """The non-blank parts, trimmed, joined."""
     return separator.join(p.strip() for p in parts if isinstance(p, str) and p.strip())
+
+
+def last_branch(records: list[dict[str, Any]], id_key: str, parent_key: str) -> list[dict[str, Any]]:
+    """The records on the path from the last one back to the root through `parent_key`, in
+    file order: the conversation the user last saw in a log that branches (rewinds, forks).
+    Records without an id are kept; a log without ids is read whole."""
+    parents = {r[id_key]: r.get(parent_key) for r in records if isinstance(r.get(id_key), str)}
+    if not parents:
+        return records
+    leaf = next((r[id_key] for r in reversed(records) if isinstance(r.get(id_key), str)), None)
+    kept: set[str] = set()
+    while isinstance(leaf, str) and leaf not in kept:
+        kept.add(leaf)
+        leaf = parents.get(leaf)
+    return [r for r in records if not isinstance(r.get(id_key), str) or r[id_key] in kept]

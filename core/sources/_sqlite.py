@@ -12,7 +12,7 @@ from __future__ import annotations
 import shutil
 import sqlite3
 import tempfile
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
@@ -66,19 +66,7 @@ def tables(connection: sqlite3.Connection) -> set[str]:
 
 def sniff_tables(path: Path, head: str, wanted: set[str]) -> bool:
     """True for a SQLite file holding every table in `wanted` (read from the file's schema)."""
-    if not head.startswith("SQLite format 3") or path.is_dir():
-        return False
-    try:
-        connection = sqlite3.connect(_uri(path, immutable=True), uri=True)
-    except sqlite3.Error:
-        return False
-    connection.text_factory = _text
-    try:
-        return wanted <= tables(connection)
-    except (sqlite3.Error, UnicodeDecodeError):
-        return False
-    finally:
-        connection.close()
+    return _schema_holds(path, head, lambda connection: wanted <= tables(connection))
 
 
 def columns(connection: sqlite3.Connection, table: str) -> set[str]:
@@ -89,6 +77,11 @@ def columns(connection: sqlite3.Connection, table: str) -> set[str]:
 
 def sniff_columns(path: Path, head: str, wanted: dict[str, set[str]]) -> bool:
     """True for a SQLite file whose tables hold at least the columns `wanted` names."""
+    return _schema_holds(path, head, lambda c: all(needed <= columns(c, table) for table, needed in wanted.items()))
+
+
+def _schema_holds(path: Path, head: str, check: Callable[[sqlite3.Connection], bool]) -> bool:
+    """`check` on the schema of a SQLite file, opened read-only and without a lock; False when it is none."""
     if not head.startswith("SQLite format 3") or path.is_dir():
         return False
     try:
@@ -97,7 +90,7 @@ def sniff_columns(path: Path, head: str, wanted: dict[str, set[str]]) -> bool:
         return False
     connection.text_factory = _text
     try:
-        return all(needed <= columns(connection, table) for table, needed in wanted.items())
+        return check(connection)
     except (sqlite3.Error, UnicodeDecodeError):
         return False
     finally:

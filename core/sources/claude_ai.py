@@ -19,15 +19,13 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
-    clip,
     clip_result,
     dict_of,
     load_json,
-    number_messages,
-    title_from_messages,
     to_utc,
 )
 from convo_tui.core.sources._drift import unknown
+from convo_tui.core.sources._session import Reply, build_session
 
 SOURCE = "claude-ai"
 
@@ -81,18 +79,7 @@ def _message(entry: dict[str, Any]) -> Message | None:
     listed = [entry.get("attachments"), entry.get("files")]
     files = [f.get("file_name") for group in listed if isinstance(group, list) for f in group if isinstance(f, dict)]
     names = [f"[file: {name}]" for name in dict.fromkeys(n for n in files if isinstance(n, str) and n)]
-    text = "\n\n".join(t.strip() for t in [*texts, *names] if t and t.strip())
-    reasoning = "\n\n".join(t.strip() for t in thinking if t.strip())
-    if not (text or reasoning or tools):
-        return None
-    return Message(
-        id="",
-        role=role,
-        text=text,
-        thinking=reasoning,
-        timestamp=to_utc(entry.get("created_at")),
-        tools=tools if role == ASSISTANT else [],
-    )
+    return Reply([*texts, *names], thinking, tools).message(role, to_utc(entry.get("created_at")))
 
 
 def parse(path: Path) -> list[Session]:
@@ -110,23 +97,18 @@ def parse(path: Path) -> list[Session]:
         messages = [m for m in (_message(e) for e in conversation["chat_messages"] if isinstance(e, dict)) if m]
         if not messages:
             continue  # an empty conversation: opened, never used
-        number_messages(messages)
-        session_id = str(conversation.get("uuid") or f"{path.stem}-{len(sessions)}")
-        name = conversation.get("name")
-        session = Session(
-            id=session_id,
-            title=clip(name) if isinstance(name, str) and name.strip() else title_from_messages(messages, session_id),
+        summary = conversation.get("summary")
+        session = build_session(
+            path,
+            SOURCE,
+            str(conversation.get("uuid") or f"{path.stem}-{len(sessions)}"),
+            messages,
+            title=conversation.get("name"),
             project="Claude.ai",
-            source=SOURCE,
-            path=str(path),
-            messages=messages,
-            started_at=to_utc(conversation.get("created_at")),
-            updated_at=to_utc(conversation.get("updated_at")),
-            meta={"summary": conversation["summary"]}
-            if isinstance(conversation.get("summary"), str) and conversation["summary"]
-            else {},
+            started=to_utc(conversation.get("created_at")),
+            updated=to_utc(conversation.get("updated_at")),
+            meta={"summary": summary if isinstance(summary, str) else None},
         )
-        session.fill_times()
         sessions.append(session)
     if sessions and skipped:
         sessions[0].warnings.append(f"{path}: {skipped} entr{'ies' if skipped != 1 else 'y'} without `chat_messages` skipped")

@@ -20,7 +20,7 @@ from typing import Any
 
 from convo_tui.core.model import Session
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import Names, head_records, json_records, str_of
+from convo_tui.core.sources._common import Names, first_record, json_records, str_of
 from convo_tui.core.sources._drift import unknown
 from convo_tui.core.sources._session import UUID, build_session, resume_command
 from convo_tui.core.sources.claude_code import Transcript
@@ -32,10 +32,7 @@ _STATUS = Names({"result", "stream_event", "rate_limit_event", "conversation_res
 def sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return False
-    records = head_records(head, 1)
-    if not records:
-        return False
-    first = records[0]
+    first = first_record(head)
     return first.get("type") == "system" and first.get("subtype") == "init" and "session_id" in first and "sessionId" not in first
 
 

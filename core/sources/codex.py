@@ -29,11 +29,13 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     Names,
     add_usage,
+    arguments,
     clip_result,
     dict_of,
     folder_name,
     iter_json_lines,
     number_messages,
+    parts_text,
     title_from_messages,
     to_utc,
     token_count,
@@ -70,32 +72,6 @@ def sniff(path: Path, head: str) -> bool:
     return bool(_ENVELOPE.search(first)) and '"payload"' in first and path.name.startswith("rollout-")
 
 
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict):
-            kind = part.get("type")
-            if isinstance(part.get("text"), str) and kind in ("input_text", "output_text", "text"):
-                parts.append(part["text"])
-            elif kind in ("input_image", "image"):
-                parts.append("[image]")
-    return "\n".join(p for p in parts if p)
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            return {"input": raw}
-        return value if isinstance(value, dict) else {"input": value}
-    return {} if raw is None else {"input": raw}
-
-
 def _output_text(raw: Any) -> str:
     """A tool output: plain text, or Codex's `{"output": ..., "metadata": ...}` JSON string."""
     if isinstance(raw, str):
@@ -111,7 +87,7 @@ def _output_text(raw: Any) -> str:
             return clip_result(raw["content"])
         return clip_result(json.dumps(raw, ensure_ascii=False))
     if isinstance(raw, list):
-        return clip_result(_content_text(raw))
+        return clip_result(parts_text(raw))
     return ""
 
 
@@ -177,7 +153,7 @@ class _Reader:
         kind = item.get("type")
         if kind == "message":
             role = item.get("role")
-            text = _content_text(item.get("content")).strip()
+            text = parts_text(item.get("content")).strip()
             if role == "assistant":
                 if text:
                     self._reply(stamp).text = "\n\n".join(p for p in (self._reply(stamp).text, text) if p)
@@ -203,11 +179,11 @@ class _Reader:
         elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
             name = str(item.get("name") or kind.replace("_call", ""))
             if kind == "custom_tool_call":
-                args = {"input": item.get("input")} if isinstance(item.get("input"), str) else _arguments(item.get("input"))
+                args = {"input": item.get("input")} if isinstance(item.get("input"), str) else arguments(item.get("input"))
             elif kind == "local_shell_call" or kind == "web_search_call":
-                args = _arguments(item.get("action"))
+                args = arguments(item.get("action"))
             else:
-                args = _arguments(item.get("arguments"))
+                args = arguments(item.get("arguments"))
             call = ToolCall(name, args)
             self._reply(stamp).tools.append(call)
             call_id = item.get("call_id") or item.get("id")

@@ -26,19 +26,16 @@ from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     Names,
-    clip,
     clip_result,
     dict_of,
-    folder_name,
     json_error_reason,
     list_of,
     load_json,
-    number_messages,
     str_of,
-    title_from_messages,
     to_utc,
 )
 from convo_tui.core.sources._drift import unknown
+from convo_tui.core.sources._session import build_session
 
 SOURCE = "copilot-chat"
 
@@ -279,23 +276,18 @@ def parse(path: Path) -> list[Session]:
             messages.append(reply)
     if not messages:
         return []
-    number_messages(messages)
     cwd = _workspace_folder(path) if path.absolute().parent.name == "chatSessions" else None
-    session_id = str(data.get("sessionId") or path.stem)
-    title = data.get("customTitle")
-    session = Session(
-        id=session_id,
-        title=clip(title) if isinstance(title, str) and title.strip() else title_from_messages(messages, session_id),
-        project=folder_name(cwd) if cwd else "Copilot Chat",
-        source=SOURCE,
-        path=str(path),
-        messages=messages,
-        started_at=to_utc(data.get("creationDate")),
-        updated_at=to_utc(data.get("lastMessageDate")),
+    session = build_session(
+        path,
+        SOURCE,
+        str(data.get("sessionId") or path.stem),
+        messages,
+        title=data.get("customTitle"),
         cwd=cwd,
-        resume=None,
+        project="Copilot Chat",
+        started=to_utc(data.get("creationDate")),
+        updated=to_utc(data.get("lastMessageDate")),
     )
-    session.fill_times()
     return [session]
 
 

@@ -21,7 +21,16 @@ from typing import Any
 from convo_tui.core.model import ASSISTANT, USER, Message, Session
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._anthropic import Parts
-from convo_tui.core.sources._common import Names, dict_of, head_records, joined, json_records, str_of, to_utc, token_count
+from convo_tui.core.sources._common import (
+    Names,
+    dict_of,
+    first_record,
+    joined,
+    json_records,
+    str_of,
+    to_utc,
+    token_count,
+)
 from convo_tui.core.sources._drift import unknown
 from convo_tui.core.sources._session import UUID, Calls, build_session, resume_command
 from convo_tui.core.sources.claude_code import clean_user_text
@@ -34,8 +43,8 @@ _PLACEHOLDER_TITLES = {"", "new session", "untitled"}
 def sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return False
-    records = head_records(head, 1)
-    return bool(records) and records[0].get("type") == "session_start" and "id" in records[0]
+    first = first_record(head)
+    return first.get("type") == "session_start" and "id" in first
 
 
 def settings_of(path: Path) -> dict[str, Any]:

@@ -38,18 +38,17 @@ from convo_tui.core.sources._common import (
     Names,
     clip_result,
     dict_of,
-    folder_name,
     head_records,
     json_records,
     list_of,
     load_json,
-    number_messages,
-    title_from_messages,
+    str_of,
     to_utc,
     token_count,
     usage_of,
 )
 from convo_tui.core.sources._drift import unknown
+from convo_tui.core.sources._session import Reply, build_session
 
 SOURCE = "gemini-cli"
 _ROLES: dict[str, Role] = {"user": USER, "gemini": ASSISTANT, "model": ASSISTANT, "error": SYSTEM}
@@ -131,28 +130,14 @@ def _message(entry: dict[str, Any]) -> Message | None:
             unknown("event", entry.get("type"))
         return None  # info and warning lines are the CLI's own status, not the conversation
     text = _text(entry.get("content")).strip()
-    tools = []
+    tools: list[ToolCall] = []
     for call in list_of(entry.get("toolCalls")):
         if isinstance(call, dict) and call.get("name"):
             args = dict_of(call.get("args"))
             tools.append(ToolCall(str(call["name"]), args, _result(call)))
     thinking = _thoughts(entry.get("thoughts")) if role == ASSISTANT else ""
-    if not (text or tools or thinking):
-        return None
-    meta: dict[str, Any] = {"model": entry["model"]} if isinstance(entry.get("model"), str) else {}
-    usage = _usage(entry.get("tokens")) if role == ASSISTANT else {}
-    if usage:
-        meta["usage"] = usage
-    return Message(
-        id="",
-        role=role,
-        text=text,
-        thinking=thinking,
-        timestamp=to_utc(entry.get("timestamp")),
-        tools=tools if role == ASSISTANT else [],
-        error=role == SYSTEM,
-        meta=meta,
-    )
+    meta = {"model": str_of(entry.get("model")), "usage": _usage(entry.get("tokens")) if role == ASSISTANT else {}}
+    return Reply([text], [thinking], tools).message(role, to_utc(entry.get("timestamp")), meta, error=role == SYSTEM)
 
 
 def project_root(path: Path) -> str | None:
@@ -218,28 +203,26 @@ def parse(path: Path) -> list[Session]:
     messages = [m for m in (_message(e) for e in data["messages"] if isinstance(e, dict)) if m is not None]
     if not messages:
         return []
-    number_messages(messages)
     session_id = str(data.get("sessionId") or path.stem)
-    cwd = project_root(path)
     folder = path.absolute().parent.parent.name
-    project = folder_name(cwd) if cwd else (folder if folder and not _HASH.match(folder) else "Gemini CLI")
-    session = Session(
-        id=session_id,
-        title=title_from_messages(messages, path.stem),
-        project=project,
-        source=SOURCE,
-        path=str(path),
-        messages=messages,
-        started_at=to_utc(data.get("startTime")),
-        updated_at=to_utc(data.get("lastUpdated")),
+    session = build_session(
+        path,
+        SOURCE,
+        session_id,
+        messages,
+        title=data.get("summary"),  # the summary Gemini CLI writes for its session list
+        cwd=project_root(path),
+        project=folder if folder and not _HASH.match(folder) else "Gemini CLI",
+        started=to_utc(data.get("startTime")),
+        updated=to_utc(data.get("lastUpdated")),
         meta={
-            name: data[key] for key, name in (("projectHash", "project_hash"), ("kind", "kind")) if isinstance(data.get(key), str)
+            name: data.get(key)
+            for key, name in (("projectHash", "project_hash"), ("kind", "kind"))
+            if isinstance(data.get(key), str)
         },
-        cwd=cwd,
         resume=["gemini", "--resume", session_id],
         warnings=warnings,
     )
-    session.fill_times()
     return [session]
 
 

@@ -23,7 +23,7 @@ from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     arguments,
     dict_of,
-    head_records,
+    first_record,
     json_records,
     result_text,
     str_of,
@@ -40,10 +40,7 @@ SOURCE = "gemini-stream"
 def sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return False
-    records = head_records(head, 1)
-    if not records:
-        return False
-    first = records[0]
+    first = first_record(head)
     return first.get("type") == "init" and "session_id" in first and "subtype" not in first and "model" in first
 
 

@@ -25,6 +25,7 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
+    arguments,
     iter_json_lines,
     json_error_reason,
     number_messages,
@@ -97,27 +98,15 @@ def content_text(content: Any) -> str:
     return "\n".join(p for p in parts if p)
 
 
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            return {"arguments": raw}
-        return value if isinstance(value, dict) else {"arguments": value}
-    return {} if raw is None else {"arguments": raw}
-
-
 def tool_calls(message: dict[str, Any]) -> list[ToolCall]:
     calls = []
     for call in message.get("tool_calls") or []:
         if isinstance(call, dict):
             function = call["function"] if isinstance(call.get("function"), dict) else call
-            calls.append(ToolCall(str(function.get("name") or "tool"), _arguments(function.get("arguments"))))
+            calls.append(ToolCall(str(function.get("name") or "tool"), arguments(function.get("arguments"), "arguments")))
     legacy = message.get("function_call")
     if isinstance(legacy, dict):
-        calls.append(ToolCall(str(legacy.get("name") or "function"), _arguments(legacy.get("arguments"))))
+        calls.append(ToolCall(str(legacy.get("name") or "function"), arguments(legacy.get("arguments"), "arguments")))
     return calls
 
 

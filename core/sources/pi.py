@@ -23,8 +23,9 @@ from convo_tui.core.sources._common import (
     Names,
     arguments,
     dict_of,
-    head_records,
+    first_record,
     json_records,
+    last_branch,
     list_of,
     parts_text,
     result_text,
@@ -57,22 +58,8 @@ _QUIET_ROLES = Names({"custom", "branchSummary", "compactionSummary"})
 def sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return False
-    records = head_records(head, 1)
-    return bool(records) and records[0].get("type") == "session" and "cwd" in records[0] and "id" in records[0]
-
-
-def branch(entries: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The entries on the path from the last entry back to the root, in file order
-    (every entry when the file has no ids, as version 1 files do)."""
-    parents = {e["id"]: e.get("parentId") for e in entries if isinstance(e.get("id"), str)}
-    if not parents:
-        return entries
-    leaf = next((e["id"] for e in reversed(entries) if isinstance(e.get("id"), str)), None)
-    kept: set[str] = set()
-    while isinstance(leaf, str) and leaf not in kept:
-        kept.add(leaf)
-        leaf = parents.get(leaf)
-    return [e for e in entries if not isinstance(e.get("id"), str) or e["id"] in kept]
+    first = first_record(head)
+    return first.get("type") == "session" and "cwd" in first and "id" in first
 
 
 class _Reader:
@@ -151,17 +138,13 @@ def parse(path: Path) -> list[Session]:
     path = Path(path)
     warnings: list[str] = []
     entries = [entry for _, entry in json_records(path, read_text(path), warnings)]
-    seen: dict[str, int] = {}
-    for position, entry in enumerate(entries):  # an entry written twice (a re-run) counts once
-        if isinstance(entry.get("id"), str) and entry.get("type") != "session":
-            seen[entry["id"]] = position
-    unique = [
-        e for p, e in enumerate(entries) if not isinstance(e.get("id"), str) or e.get("type") == "session" or seen[e["id"]] == p
-    ]
+    headers = [e for e in entries if e.get("type") == "session"]  # written once; a re-run may repeat it
+    last: dict[str, dict[str, Any]] = {}  # an entry written twice counts once, in its last form
+    for entry in entries:
+        if entry.get("type") != "session":
+            last[entry["id"] if isinstance(entry.get("id"), str) else f"#{len(last)}"] = entry
     reader = _Reader()
-    for entry in [e for e in unique if e.get("type") == "session"][:1] + branch(
-        [e for e in unique if e.get("type") != "session"]
-    ):
+    for entry in headers[:1] + last_branch(list(last.values()), "id", "parentId"):
         reader.entry(entry)
     if not reader.messages:
         return []
@@ -189,10 +172,10 @@ FORMAT = SourceFormat(
     label="Pi session",
     sniff=sniff,
     parse=parse,
-    tool="Pi coding agent (and its forks OhMyPi, Prime Agent)",
+    tool="Pi coding agent",
     versions="session format 1 (2025-11) – 3 (pi-coding-agent 0.58.3)",
     places="`$PI_CODING_AGENT_DIR` or `~/.pi/agent` (`%USERPROFILE%\\.pi\\agent`): `sessions/--<folder>--/*.jsonl`; "
-    "also `~/.omp/agent/sessions`, `~/.prime/agent/sessions`",
+    "its forks' `~/.omp/agent/sessions` (OhMyPi) and `~/.prime/agent/sessions` (Prime Agent)",
     resume="`pi --session <id>`",
     keeps="the branch you last saw, your words and `!` commands, replies, thinking, tool calls with arguments and "
     "results, model and tokens per reply, the session name",

@@ -27,6 +27,7 @@ from convo_tui.core.sources._common import (
     dict_of,
     head_records,
     json_records,
+    last_branch,
     list_of,
     result_text,
     str_of,
@@ -48,19 +49,6 @@ def sniff(path: Path, head: str) -> bool:
     return any(
         "sessionId" in r and "parentUuid" in r and isinstance(dict_of(r.get("message")).get("parts"), list) for r in records
     ) and not any(isinstance(dict_of(r.get("message")).get("content"), (str, list)) for r in records)
-
-
-def chain(records: list[dict[str, Any]]) -> list[dict[str, Any]]:
-    """The records from the root to the last one through `parentUuid`, in file order."""
-    parents = {r["uuid"]: r.get("parentUuid") for r in records if isinstance(r.get("uuid"), str)}
-    if not parents:
-        return records
-    leaf = next((r["uuid"] for r in reversed(records) if isinstance(r.get("uuid"), str)), None)
-    kept: set[str] = set()
-    while isinstance(leaf, str) and leaf not in kept:
-        kept.add(leaf)
-        leaf = parents.get(leaf)
-    return [r for r in records if not isinstance(r.get("uuid"), str) or r["uuid"] in kept]
 
 
 def _usage(value: Any) -> dict[str, int]:
@@ -146,7 +134,7 @@ def parse(path: Path) -> list[Session]:
     warnings: list[str] = []
     records = [record for _, record in json_records(path, read_text(path), warnings)]
     reader = _Reader()
-    for record in chain(records):
+    for record in last_branch(records, "uuid", "parentUuid"):
         reader.record(record)
     if not reader.messages:
         return []

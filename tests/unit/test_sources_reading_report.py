@@ -43,7 +43,7 @@ def test_the_counts_survive_the_manifest_file(tmp_path):
     manifest.put("/a.jsonl", _entry("pi", {"record:brand_new": 2}))
     manifest.save()
     (reading,) = source_readings(Manifest.load(tmp_path))
-    assert (reading.tool, reading.drifted, reading.unknown) == ("Pi coding agent (and its forks OhMyPi, Prime Agent)", 1, 2)
+    assert (reading.tool, reading.drifted, reading.unknown) == ("Pi coding agent", 1, 2)
 
 
 def test_the_holder_sends_readings_as_they_are():
