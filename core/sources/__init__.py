@@ -10,6 +10,7 @@ a new format needs.
 from __future__ import annotations
 
 import codecs
+import functools
 import importlib
 import stat
 from collections.abc import Callable
@@ -83,7 +84,13 @@ def reader_modules() -> list[str]:
 
 
 def formats() -> list[SourceFormat]:
-    return [importlib.import_module(f"convo_tui.core.sources.{name}").FORMAT for name in _MODULES]
+    return list(_loaded())
+
+
+@functools.cache
+def _loaded() -> tuple[SourceFormat, ...]:
+    """The readers, imported once (`detect` asks them all for every file)."""
+    return tuple(importlib.import_module(f"convo_tui.core.sources.{name}").FORMAT for name in _MODULES)
 
 
 def format_by_name(name: str) -> SourceFormat | None:

@@ -10,6 +10,7 @@ from __future__ import annotations
 import json
 from collections.abc import Iterator
 from datetime import UTC, datetime
+from functools import lru_cache
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
@@ -163,24 +164,34 @@ def iter_json_lines(text: str, problems: list[tuple[int, str]]) -> Iterator[tupl
             problems.append((number, "JSON nested too deeply"))
 
 
-def head_records(head: str, limit: int = 8) -> list[dict[str, Any]]:
-    """The first JSON object lines of a sniffed head (a line cut by the head's end is left out)."""
+_HEAD_RECORDS = 8
+
+
+def head_records(head: str, limit: int = _HEAD_RECORDS) -> list[dict[str, Any]]:
+    """The first JSON object lines of a sniffed head (a line cut by the head's end is left out).
+
+    Every sniffer asks about the same head: it is parsed once (`_parsed_head`)."""
+    return list(_parsed_head(head)[: min(limit, _HEAD_RECORDS)])
+
+
+@lru_cache(maxsize=4)
+def _parsed_head(head: str) -> tuple[dict[str, Any], ...]:
     found: list[dict[str, Any]] = []
     for line in strip_bom(head).splitlines():
-        if len(found) >= limit:
+        if len(found) >= _HEAD_RECORDS:
             break
         line = line.strip()
         if not line:
             continue
         if not line.startswith("{"):
-            return found
+            break
         try:
             value = json.loads(line)
         except (json.JSONDecodeError, RecursionError):
             continue
         if isinstance(value, dict):
             found.append(value)
-    return found
+    return tuple(found)
 
 
 def first_record(head: str) -> dict[str, Any]:

@@ -46,8 +46,6 @@ _FAILED = Names({"error", "cancelled", "rejected-by-user"})
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     text = head.lstrip()
     return text.startswith("{") and bool(_ID_IN_HEAD.search(text[:4096])) and '"messages"' in text
 

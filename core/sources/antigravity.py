@@ -76,8 +76,6 @@ _HISTORY_BYTES = 4 * 1024 * 1024
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     records = head_records(head, 2)
     return bool(records) and "step_index" in records[0] and records[0].get("source") in _SOURCES
 

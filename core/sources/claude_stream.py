@@ -30,8 +30,6 @@ _STATUS = Names({"result", "stream_event", "rate_limit_event", "conversation_res
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     first = first_record(head)
     return first.get("type") == "system" and first.get("subtype") == "init" and "session_id" in first and "sessionId" not in first
 

@@ -74,8 +74,6 @@ _YAML_LINE = re.compile(r"^(\w+):\s*(.*?)\s*$")
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     return any(r.get("type") in _FIRST_TYPES and isinstance(r.get("data"), dict) for r in head_records(head, 3))
 
 

@@ -41,8 +41,6 @@ _PLACEHOLDER_TITLES = {"", "new session", "untitled"}
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     first = first_record(head)
     return first.get("type") == "session_start" and "id" in first
 

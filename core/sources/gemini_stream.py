@@ -38,8 +38,6 @@ SOURCE = "gemini-stream"
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     first = first_record(head)
     return first.get("type") == "init" and "session_id" in first and "subtype" not in first and "model" in first
 

@@ -68,8 +68,6 @@ _BOOKKEEPING = Names(
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     records = head_records(head, 3)
     if not records:
         return False

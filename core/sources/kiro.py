@@ -37,8 +37,6 @@ _KINDS = Names({"Prompt", "AssistantMessage", "ToolResults"})
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     records = head_records(head, 3)
     return any(r.get("kind") in _KINDS and isinstance(r.get("data"), dict) for r in records)
 

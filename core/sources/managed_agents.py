@@ -75,8 +75,6 @@ _SESSION_EVENTS = Names({"session.updated", "session.deleted", "session.error"})
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     text = strip_bom(head).lstrip()
     return text.startswith(("{", "[", "data:", "event:", "id:")) and '"sevt_' in text and bool(_EVENT.search(text))
 

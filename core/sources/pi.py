@@ -56,8 +56,6 @@ _QUIET_ROLES = Names({"custom", "branchSummary", "compactionSummary"})
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     first = first_record(head)
     return first.get("type") == "session" and "cwd" in first and "id" in first
 

@@ -43,8 +43,6 @@ _RECORDS = Names({"user", "assistant", "tool_result", "system"})
 
 
 def sniff(path: Path, head: str) -> bool:
-    if path.is_dir():
-        return False
     records = head_records(head, 4)
     return any(
         "sessionId" in r and "parentUuid" in r and isinstance(dict_of(r.get("message")).get("parts"), list) for r in records

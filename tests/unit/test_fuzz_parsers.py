@@ -173,8 +173,22 @@ def test_samples_parse_cleanly(sample: Sample, root: Path):
 
 @pytest.mark.parametrize("sample", ALL_SAMPLES, ids=lambda s: s.id)
 def test_truncated_at_every_byte(sample: Sample, root: Path):
-    for cut in range(len(sample.data) + 1):
+    for cut in _cuts(sample.data):
         check_parse(sample.fmt, sample.place(root, sample.data[:cut]))
+
+
+SQLITE_HEADER_PAGE = 512  # the samples' page size: past the first page, SQLite reads whole pages
+SQLITE_STRIDE = 7
+
+
+def _cuts(data: bytes) -> range | list[int]:
+    """Every byte of a text sample; of a SQLite sample, every byte of its first page (the
+    header and schema) and then every 7th: a database cut inside a later page is refused
+    by SQLite alike wherever in the page the cut falls, at a seventh of the cost."""
+    if not data.startswith(b"SQLite format 3\x00"):
+        return range(len(data) + 1)
+    head = list(range(SQLITE_HEADER_PAGE + 1))
+    return [*head, *range(SQLITE_HEADER_PAGE + 1, len(data) + 1, SQLITE_STRIDE), len(data)]
 
 
 # --- random and mutated bytes ---------------------------------------------------

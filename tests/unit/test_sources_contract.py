@@ -91,6 +91,8 @@ FIXTURE_FORMATS: dict[str, set[str]] = {
 }
 SAMPLE_FORMATS = {
     "amp": "amp",
+    "antigravity": "antigravity",
+    "managed": "claude-managed-agents",
     "chat": "chat-thread",
     "chatgpt": "chatgpt",
     "claude": "claude-code",
