@@ -168,7 +168,7 @@ FORMAT = SourceFormat(
     label="Amp thread",
     sniff=sniff,
     parse=parse,
-    tool="Amp (Sourcegraph)",
+    tool="Amp",
     versions="thread files of 2025-06 – 2026-01 (closed source: public notes and other readers)",
     places="`$XDG_DATA_HOME/amp/threads` or `~/.local/share/amp/threads` (all systems), and the older "
     "`<Code, Cursor, Windsurf app dir>/User/globalStorage/sourcegraph.amp/threads3`",

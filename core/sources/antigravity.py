@@ -206,7 +206,7 @@ FORMAT = SourceFormat(
     label="Antigravity trajectory",
     sniff=sniff,
     parse=parse,
-    tool="Google Antigravity (IDE and `agy` CLI)",
+    tool="Google Antigravity",
     versions="IDE 2026-06, CLI 1.2.16 (closed source: transcripts quoted in public repositories)",
     places="`~/.gemini/antigravity`, `antigravity-ide` and `antigravity-cli` (`%USERPROFILE%\\.gemini\\…`): "
     "`brain/<id>/.system_generated/logs/transcript.jsonl`",

@@ -222,7 +222,7 @@ FORMAT = SourceFormat(
     label="Goose session",
     sniff=sniff,
     parse=parse,
-    tool="Goose (Block)",
+    tool="Goose",
     versions="legacy JSONL (2025) and `sessions.db` schema 5 (goose 1.10 on)",
     places="`$GOOSE_PATH_ROOT/data`, else `$XDG_DATA_HOME/goose` or `~/.local/share/goose` (Linux and macOS), "
     "`%APPDATA%\\Block\\goose\\data` (Windows): `sessions/sessions.db` and `sessions/*.jsonl`",

@@ -206,7 +206,7 @@ FORMAT = SourceFormat(
     label="OpenHands conversation",
     sniff=sniff,
     parse=parse,
-    tool="OpenHands CLI (V1, software-agent-sdk)",
+    tool="OpenHands",
     versions="OpenHands-CLI and software-agent-sdk of 2026-05 – 2026-08",
     places="`$OPENHANDS_CONVERSATIONS_DIR`, `$OPENHANDS_PERSISTENCE_DIR/conversations` or "
     "`~/.openhands/conversations` (all systems): `<id>/base_state.json` with its `events/`",

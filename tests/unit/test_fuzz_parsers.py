@@ -30,6 +30,8 @@ from hypothesis import strategies as st
 from tests.paths import FIXTURES, ROOT
 
 SAMPLES = FIXTURES / "reliability" / "samples"
+# One small real-shaped sample per format added since (kept apart: other tiers index SAMPLES whole).
+FORMAT_SAMPLES = FIXTURES / "reliability" / "formats"
 FOREIGN_SAMPLE_LIMIT = 4096  # bytes: other tests' fixtures small enough to fuzz cheaply
 
 FUZZ = settings(
@@ -76,11 +78,12 @@ def _parses(path: Path) -> bool:
 
 def _own_samples(registered: dict[str, SourceFormat]) -> list[Sample]:
     found = []
-    for path in sorted(p for p in SAMPLES.rglob("*") if p.is_file()):
-        fmt = detect(path)
-        if fmt is not None and fmt.name in registered and _parses(path):
-            relative = path.relative_to(SAMPLES)
-            found.append(Sample(fmt, path, relative, SAMPLES / relative.parts[0]))
+    for folder in (SAMPLES, FORMAT_SAMPLES):
+        for path in sorted(p for p in folder.rglob("*") if p.is_file()):
+            fmt = detect(path)
+            if fmt is not None and fmt.name in registered and _parses(path):
+                relative = path.relative_to(folder)
+                found.append(Sample(fmt, path, relative, folder / relative.parts[0]))
     return found
 
 
@@ -90,7 +93,10 @@ def _foreign_sample(fmt: SourceFormat) -> Sample | None:
         (
             p
             for p in FIXTURES.rglob("*")
-            if p.is_file() and SAMPLES not in p.parents and 0 < p.stat().st_size <= FOREIGN_SAMPLE_LIMIT
+            if p.is_file()
+            and SAMPLES not in p.parents
+            and FORMAT_SAMPLES not in p.parents
+            and 0 < p.stat().st_size <= FOREIGN_SAMPLE_LIMIT
         ),
         key=lambda p: (p.stat().st_size, str(p)),
     )
