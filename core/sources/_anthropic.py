@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from typing import Any
 
+from convo_tui.core.cost.usage import CACHE_WRITE_1H_KEY
 from convo_tui.core.model import ToolCall
 from convo_tui.core.sources._common import IMAGE, arguments, dict_of, result_text, token_count, usage_of
 from convo_tui.core.sources._drift import unknown
@@ -70,6 +71,11 @@ class Parts:
 
 
 def api_usage(message: dict[str, Any]) -> dict[str, int]:
-    """The Anthropic usage counters of one API message (cache counts are apart from `input_tokens`)."""
+    """The Anthropic usage counters of one API message (cache counts are apart from
+    `input_tokens`), with the 1-hour share of the cache writes, billed at another price."""
     usage = dict_of(message.get("usage"))
-    return usage_of(**{key: token_count(usage.get(key)) for key in USAGE_KEYS})
+    counts = {key: token_count(usage.get(key)) for key in USAGE_KEYS}
+    creation = usage.get("cache_creation")
+    if isinstance(creation, dict):
+        counts[CACHE_WRITE_1H_KEY] = token_count(creation.get("ephemeral_1h_input_tokens"))
+    return usage_of(**counts)

@@ -11,7 +11,9 @@ another API response stay separate messages (pairing joins them into the turn).
 User lines that only carry tool results are the tools talking, not the user.
 
 Each of those lines repeats the response's `message.usage`; it is kept once
-per `message.id` (the last line's, the final count) in `Message.meta["usage"]`.
+per `message.id` (the last line's, the final count) in `Message.meta["usage"]`,
+with the 1-hour share of the cache writes (`cache_creation.ephemeral_1h_input_tokens`,
+billed at another price) and the response's `message.model` in `meta["model"]`.
 A sub-agent's lines copied into `progress` lines keep no usage: Claude Code
 also writes them to the sub-agent's own file, which counts them.
 """
@@ -214,27 +216,29 @@ class Transcript:
             previous.text = _join([previous.text, *reply.texts])
             previous.thinking = _join([previous.thinking, *reply.thinking])
             previous.tools.extend(reply.tools)
-            self._keep_usage(api_id, previous, api_usage(message) if count_usage else {})
+            self._keep_usage(api_id, previous, api_usage(message) if count_usage else {}, message.get("model"))
             return
         if not (reply.texts or reply.thinking or reply.tools):
             holder = self._usage_holders.get(api_id) if isinstance(api_id, str) else None
             if holder is not None:  # an empty line of a reply still carries its latest count
-                self._keep_usage(api_id, holder, api_usage(message) if count_usage else {})
+                self._keep_usage(api_id, holder, api_usage(message) if count_usage else {}, message.get("model"))
             return
         merged = self._append(ASSISTANT, _join(reply.texts), _join(reply.thinking), reply.tools, line, error=error)
         if key and not error:
             self._open_replies[key] = merged
-        self._keep_usage(api_id, merged, api_usage(message) if count_usage else {})
+        self._keep_usage(api_id, merged, api_usage(message) if count_usage else {}, message.get("model"))
 
-    def _keep_usage(self, api_id: Any, message: Message, usage: dict[str, int]) -> None:
-        """One count per API message: a later line of the same id replaces the count, on the message that holds it."""
+    def _keep_usage(self, api_id: Any, message: Message, usage: dict[str, int], model: Any) -> None:
+        """One count per API message: a later line of the same id replaces the count, on the
+        message that holds it, with the model that answered (the count's price depends on it)."""
         if not usage:
             return
-        if not isinstance(api_id, str) or not api_id:
-            message.meta["usage"] = usage
-            return
-        holder = self._usage_holders.setdefault(api_id, message)
+        holder = message
+        if isinstance(api_id, str) and api_id:
+            holder = self._usage_holders.setdefault(api_id, message)
         holder.meta["usage"] = usage
+        if isinstance(model, str) and model and model != "<synthetic>":
+            holder.meta["model"] = model
 
     def _append(
         self, role: Role, text: str, thinking: str, tools: list[ToolCall], line: dict[str, Any], error: bool = False
@@ -307,7 +311,7 @@ FORMAT = SourceFormat(
     label="Claude Code session log",
     sniff=sniff,
     parse=parse,
-    version=3,
+    version=4,
     tool="Claude Code",
     versions="1.0 – 2.1 (session logs of 2025-06 – 2026-07)",
     places="`$CLAUDE_CONFIG_DIR/projects` (comma-separated list allowed), else `$XDG_CONFIG_HOME/claude/projects` or `~/.config/claude/projects`, and `~/.claude/projects`; the same on every system",

@@ -221,6 +221,8 @@ class _Reader:
     def _reply(self, stamp: Any) -> Message:
         if self.reply is None:
             self.reply = Message(id="", role=ASSISTANT, text="", timestamp=stamp)
+            if self.model:  # the model of this answer: a session can switch (/model), its price with it
+                self.reply.meta["model"] = self.model
             if self._unclaimed:  # a request of this answer that wrote nothing readable (hidden reasoning)
                 self.reply.meta["usage"], self._unclaimed = self._unclaimed, {}
             self._append(self.reply)
@@ -285,7 +287,7 @@ FORMAT = SourceFormat(
     label="Codex CLI rollout",
     sniff=sniff,
     parse=parse,
-    version=2,
+    version=3,
     tool="Codex CLI",
     versions="rollouts of mid 2025 (no envelope) – 2026",
     places="`$CODEX_HOME/sessions` and `$CODEX_HOME/archived_sessions`; `CODEX_HOME` defaults to `~/.codex` (`%USERPROFILE%\\.codex` on Windows)",
