@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import argparse
 import json
-from dataclasses import asdict
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -13,6 +13,7 @@ from convo_tui.core.index.discover import LocationReport, checked_locations, def
 
 if TYPE_CHECKING:
     from convo_tui.core.archive.status import ArchiveStatus
+    from convo_tui.core.engine import SourceReading
     from convo_tui.core.settings import Settings
 
 
@@ -34,8 +35,10 @@ def run(args: argparse.Namespace) -> int:
         for location in missing:
             print(json.dumps(as_json(LocationReport(location, False, 0, 0, {}, 0)), ensure_ascii=False))
         facts = index_facts(settings)
-        if facts is not None and facts[1] is not None:
-            print(json.dumps({"archive": asdict(facts[1])}, ensure_ascii=False))
+        for reading in facts.readings if facts else []:
+            print(json.dumps({"reading": asdict(reading)}, ensure_ascii=False))
+        if facts is not None and facts.archive is not None:
+            print(json.dumps({"archive": asdict(facts.archive)}, ensure_ascii=False))
         return 0
     for report in reports:
         print(describe(report))
@@ -53,11 +56,14 @@ def run(args: argparse.Namespace) -> int:
         print("No transcripts found.")
     if not found:
         print(f"Add folders or files to `sources` in {settings.config_path}, or pass paths to `convo-tui index`.")
-    facts = index_facts(settings)  # how much of the index is searchable, and the archive, asked of its holder if any
+    facts = index_facts(settings)  # asked of the index's holder if one runs
     if facts is not None:
-        readiness, archive = facts
-        print(readiness)
-        for line in archive.lines() if archive is not None else []:
+        print(facts.readiness)
+        if facts.readings:
+            print("read at the last indexing (unknown parts: a new version of the tool wrote something not read yet):")
+            for reading in facts.readings:
+                print(f"  {reading.describe()}")
+        for line in facts.archive.lines() if facts.archive is not None else []:
             print(line)
     return 0
 
@@ -68,9 +74,18 @@ def _tilde(path: Path) -> str:
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) and path != home else str(path)
 
 
-def index_facts(settings: Settings) -> tuple[str, ArchiveStatus | None] | None:
-    """The index's readiness (two lines) and the archive's status, from one opening of the
-    index (or its holder); None when there is no index yet."""
+@dataclass
+class IndexFacts:
+    """What `sources` says of the index, read in one opening of it (or of its holder)."""
+
+    readiness: str  # how much is searchable by keyword and by meaning (two lines)
+    readings: list[SourceReading] = field(default_factory=list)  # per format: files read, skipped, drifted
+    archive: ArchiveStatus | None = None
+
+
+def index_facts(settings: Settings) -> IndexFacts | None:
+    """The index's readiness, how each source's files read at their last indexing,
+    and the archive's status; None when there is no index yet."""
     from convo_tui.core.errors import ConvoError
     from convo_tui.core.holder.access import has_index, open_engine
 
@@ -78,9 +93,9 @@ def index_facts(settings: Settings) -> tuple[str, ArchiveStatus | None] | None:
         return None
     try:
         with open_engine(settings, read_only=True) as engine:
-            return engine.readiness().describe(), engine.archive_status()
+            return IndexFacts(engine.readiness().describe(), engine.reading(), engine.archive_status())
     except ConvoError as exc:
-        return f"index: {exc}", None
+        return IndexFacts(f"index: {exc}")
 
 
 def as_json(report: LocationReport) -> dict:

@@ -55,6 +55,31 @@ class Readiness:
         )
 
 
+@dataclass(frozen=True)
+class SourceReading:
+    """How the files of one source read at their last indexing: read, skipped, and
+    with parts the reader did not know (format drift: a new version of the tool)."""
+
+    name: str  # the format (`source:` name); "" for files no format recognised
+    tool: str  # what the user knows it as
+    files: int  # files read
+    skipped: int  # files refused (one line each in `index`)
+    drifted: int  # files read with unknown parts
+    unknown: int  # unknown parts in all, `top` the most frequent `kind:name` with their counts
+    top: tuple[tuple[str, int], ...] = ()
+
+    def describe(self) -> str:
+        """One line, as `convo-tui sources` prints it: `Codex CLI (codex): 812 files, 3 with 41 unknown parts (...)`."""
+        head = f"{self.tool} ({self.name})" if self.name else self.tool
+        said = f"{head}: {self.files} file{'s' * (self.files != 1)}"
+        if self.drifted:
+            parts = ", ".join(f"{key.replace(':', ' ', 1)} ×{count}" for key, count in self.top)
+            said += f", {self.drifted} with {self.unknown} unknown part{'s' * (self.unknown != 1)} ({parts})"
+        if self.skipped:
+            said += f", {self.skipped} skipped"
+        return said
+
+
 class Engine(Protocol):
     """Search, browse, edit and index one index; every method may block (run it off the UI thread).
 
@@ -121,6 +146,10 @@ class Engine(Protocol):
     def stats(self) -> Stats: ...
 
     def readiness(self) -> Readiness: ...
+
+    def reading(self) -> list[SourceReading]:
+        """Per source, how its files read at their last indexing (files, skipped, unknown parts)."""
+        ...
 
     # -- the user's edits (never written to the source file) ---------------------------
 

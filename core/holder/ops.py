@@ -17,7 +17,7 @@ from typing import Any
 
 from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
 from convo_tui.core.context import ChatMessage
-from convo_tui.core.engine import ModelInfo, Readiness
+from convo_tui.core.engine import ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import codec
 from convo_tui.core.limits import MAX_COUNT
@@ -87,6 +87,7 @@ STATS = Codec(codec.stats_json, codec.stats_from_json)
 REPORT = Codec(codec.report_json, codec.report_from_json)
 MESSAGE = Codec(lambda message: message.to_json(), lambda data: ChatMessage(data["role"], data["content"]))
 READINESS = Codec(asdict, lambda data: Readiness(**data))
+READING = Codec(asdict, lambda data: SourceReading(**{**data, "top": tuple((str(k), int(n)) for k, n in data.get("top", []))}))
 MODEL_INFO = Codec(asdict, lambda data: ModelInfo(**data))
 PROJECTS = Codec(lambda pairs: [[name, count] for name, count in pairs], lambda pairs: [(str(n), int(c)) for n, c in pairs])
 FLAGS = Codec(dict, lambda data: {str(k): bool(v) for k, v in data.items()})
@@ -172,6 +173,7 @@ OPERATIONS: dict[str, Operation] = {
         _op("resolve_session_id", Codec(str, str), _ID),
         _op("stats", STATS),
         _op("readiness", READINESS),
+        _op("reading", _many(READING)),
         _op("rename_session", SUMMARY, _ID, Param("title", TEXT), edit=True),
         _op("describe_session", SUMMARY, _ID, Param("text", TEXT), edit=True),
         _op("star_session", SUMMARY, _ID, Param("starred", FLAG, True), edit=True),

@@ -15,7 +15,7 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from convo_tui.core.engine import Engine, ModelInfo, Readiness
+from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import client, codec
 from convo_tui.core.holder.ops import OPERATIONS
@@ -150,6 +150,10 @@ class RemoteEngine(Engine):
     def readiness(self) -> Readiness:
         readiness: Readiness = self._call("readiness")
         return readiness
+
+    def reading(self) -> list[SourceReading]:
+        readings: list[SourceReading] = self._call("reading")
+        return readings
 
     # -- edits -------------------------------------------------------------------------
 

@@ -24,6 +24,8 @@ from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
 
+from convo_tui.core.engine import SourceReading
+
 MANIFEST_NAME = "manifest.sqlite3"
 LEGACY_NAME = "manifest.json"
 LEGACY_VERSION = 1
@@ -37,7 +39,8 @@ CREATE TABLE IF NOT EXISTS files (
     parser_version INTEGER NOT NULL,
     model TEXT NOT NULL,
     generation INTEGER NOT NULL,
-    error TEXT
+    error TEXT,
+    unknown TEXT
 );
 CREATE TABLE IF NOT EXISTS sessions (
     session_id TEXT NOT NULL,
@@ -47,7 +50,7 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE INDEX IF NOT EXISTS sessions_by_id ON sessions (session_id);
 """
-_COLUMNS = "size, mtime_ns, hash, format, parser_version, model, generation, error"
+_COLUMNS = "size, mtime_ns, hash, format, parser_version, model, generation, error, unknown"
 
 
 @dataclass
@@ -61,6 +64,7 @@ class FileEntry:
     sessions: list[str] = field(default_factory=list)
     generation: int = 0
     error: str | None = None  # the ParseError line, for a file skipped as bad
+    unknown: dict[str, int] = field(default_factory=dict)  # parts its reader did not know: "event:x" -> count
 
 
 def file_hash(path: Path) -> str:
@@ -268,13 +272,22 @@ def _path(key: bytes | str) -> str:
 
 
 def _entry(row: tuple[Any, ...], sessions: list[str]) -> FileEntry:
-    size, mtime_ns, digest, fmt, version, model, generation, error = row
-    return FileEntry(size, mtime_ns, digest, fmt, version, model, sessions, generation, error)
+    size, mtime_ns, digest, fmt, version, model, generation, error, unknown = row
+    return FileEntry(size, mtime_ns, digest, fmt, version, model, sessions, generation, error, _counts(unknown))
+
+
+def _counts(stored: str | None) -> dict[str, int]:
+    """The unknown parts' counts as stored (JSON), {} when there are none or they do not read."""
+    try:
+        value = json.loads(stored) if stored else {}
+    except ValueError:
+        return {}
+    return {str(k): int(v) for k, v in value.items() if isinstance(v, int)} if isinstance(value, dict) else {}
 
 
 def _write(db: sqlite3.Connection, path: str, entry: FileEntry) -> None:
     db.execute(
-        f"INSERT OR REPLACE INTO files (path, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+        f"INSERT OR REPLACE INTO files (path, {_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
         (
             _key(path),
             entry.size,
@@ -285,6 +298,7 @@ def _write(db: sqlite3.Connection, path: str, entry: FileEntry) -> None:
             entry.model,
             entry.generation,
             entry.error,
+            json.dumps(entry.unknown, sort_keys=True) if entry.unknown else None,
         ),
     )
     key = _key(path)
@@ -293,3 +307,32 @@ def _write(db: sqlite3.Connection, path: str, entry: FileEntry) -> None:
         "INSERT INTO sessions (session_id, path, position) VALUES (?, ?, ?)",
         [(sid, key, i) for i, sid in enumerate(entry.sessions)],
     )
+
+
+def source_readings(manifest: Manifest, most: int = 3) -> list[SourceReading]:
+    """Per format, the manifest's files: read, skipped, and read with unknown parts."""
+    from convo_tui.core.sources import format_by_name
+
+    groups: dict[str, list[FileEntry]] = {}
+    for _, entry in manifest.entries():
+        groups.setdefault(entry.format, []).append(entry)
+    readings = []
+    for name, entries in sorted(groups.items(), key=lambda item: (item[0] == "", item[0])):
+        fmt = format_by_name(name) if name else None
+        counts: dict[str, int] = {}
+        for entry in entries:
+            for key, count in (entry.unknown or {}).items():
+                counts[key] = counts.get(key, 0) + count
+        top = tuple(sorted(counts.items(), key=lambda item: (-item[1], item[0]))[:most])
+        readings.append(
+            SourceReading(
+                name=name,
+                tool=(fmt.tool or fmt.label) if fmt else (name or "unknown format"),
+                files=sum(1 for e in entries if not e.error),
+                skipped=sum(1 for e in entries if e.error),
+                drifted=sum(1 for e in entries if e.unknown and not e.error),
+                unknown=sum(counts.values()),
+                top=top,
+            )
+        )
+    return readings

@@ -38,6 +38,7 @@ from __future__ import annotations
 
 import os
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass
 from functools import partial
@@ -286,7 +287,8 @@ class Indexer:
             fmt = detect_format(readable)  # the one sniff of this file (stream_path takes it)
             entry.format, entry.parser_version = fmt.name, fmt.version
             entry.hash = self.files.keep(path, readable, fmt)  # archived as it is read
-            for part in stream_path(readable, PART_CHARS, fmt):
+            unknown: Counter[str] = Counter()  # what its reader did not know (format drift, `sources`)
+            for part in stream_path(readable, PART_CHARS, fmt, unknown):
                 self.files.parsed(path, readable, [part.session])
                 self._take(file, part, generation, report)
                 if self._batch_full():
@@ -310,6 +312,7 @@ class Indexer:
                 self.manifest.put(key, entry)
             # A file that used to parse keeps its indexed sessions (archive).
             return
+        entry.unknown = dict(unknown)
         file.read = True
         if file.pending == 0:
             self._finish_file(file, report)

@@ -19,11 +19,11 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits
-from convo_tui.core.engine import Engine, ModelInfo, Readiness
+from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
 from convo_tui.core.index.health import verify_files
-from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.index.manifest import Manifest, source_readings
 from convo_tui.core.library.archiving import Archiving
 from convo_tui.core.library.edits import Editor
 from convo_tui.core.library.indexing import IndexRuns
@@ -169,6 +169,13 @@ class Library(Engine):
         choice = self.models.choice()
         return self.reader.readiness(choice.model, choice.reason)
 
+    def reading(self) -> list[SourceReading]:
+        manifest = Manifest.load(manifest_dir(self.settings), read_only=True)
+        try:
+            return source_readings(manifest)
+        finally:
+            manifest.close()
+
     def semantic_status(self) -> SemanticStatus:
         """How many of the index's text points have their dense vector (found by meaning)."""
         return semantic_status(self.store)
@@ -233,7 +240,11 @@ class Library(Engine):
     # -- the archive -------------------------------------------------------------------
 
     def archive_status(self) -> ArchiveStatus:
-        return self.archiving.status(Manifest.load(self.runs.manifest_dir))
+        manifest = Manifest.load(self.runs.manifest_dir, read_only=True)
+        try:
+            return self.archiving.status(manifest)
+        finally:
+            manifest.close()
 
     def export_archive(self, path: Path) -> ExportReport:
         return self.archiving.export(path)

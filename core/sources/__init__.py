@@ -1,26 +1,31 @@
 """Transcript formats: recognise a file from its content and parse it.
 
 Each format is a module here exposing `FORMAT`, a `SourceFormat`. `parse_path`
-is the one entry point the rest of the program uses; it raises only
+is the one entry point the rest of the program uses (`parse_file` also says
+which parts of the file the reader did not know); it raises only
 `core.errors.ParseError`. `stream_path` is the same for the indexer: a format
 that can read its file as a stream (`SourceFormat.stream`: JSON lines read one
 at a time, never whole) yields a long session in parts as it reads it, so a
 huge transcript costs the memory of one part; the others yield each session
-whole, as `parse_path` returns it.
+whole, as `parse_path` returns it. docs/ARCHITECTURE.md ("Adding a source")
+lists what a new format needs.
 """
 
 from __future__ import annotations
 
 import codecs
+import functools
 import importlib
 import stat
+from collections import Counter
 from collections.abc import Callable, Iterator
 from contextvars import ContextVar
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import Session
+from convo_tui.core.sources._drift import collecting
 
 # Hard ceiling for one source file; larger files are refused with a clear reason
 # instead of being loaded whole into memory.
@@ -54,18 +59,40 @@ class SourceFormat:
     # (path, characters a part may reach before it is cut) -> the parts of the file's
     # one session, read as a stream. None: the format is parsed whole.
     stream: Callable[[Path, int], Iterator[SessionPart]] | None = None
+    # What the README's table of sources says (docs/sources_table.py writes it from these):
+    tool: str = ""  # the product: "GitHub Copilot CLI"
+    versions: str = ""  # the versions whose files the reader and its fixture follow
+    places: str = ""  # where discovery looks on Linux / macOS / Windows (or "add it to `sources`")
+    resume: str = "none"  # the command that reopens a session, as the user would type it
+    keeps: str = ""  # what is read: words, thinking, tool calls, tokens, ...
 
 
-# Most specific first: the first format whose sniff accepts a file wins.
+# Most specific first: the first format whose sniff accepts a file wins
+# (tests/unit/test_sources_detect.py runs every fixture through `detect`).
 _MODULES = [
     "cursor_db",
+    "cursor_cli",
+    "goose",
+    "crush",
     "opencode",
     "chat_threads",
+    "openhands",
+    "copilot_cli",
+    "antigravity",
+    "gemini_stream",
+    "claude_stream",
+    "managed_agents",
+    "pi",
+    "qwen_code",
+    "factory_droid",
+    "kimi_cli",
+    "kiro",
     "claude_code",
     "codex",
     "cline",
     "copilot",
     "gemini",
+    "amp",
     "specstory",
     "aider",
     "claude_ai",
@@ -81,7 +108,13 @@ def reader_modules() -> list[str]:
 
 
 def formats() -> list[SourceFormat]:
-    return [importlib.import_module(f"convo_tui.core.sources.{name}").FORMAT for name in _MODULES]
+    return list(_loaded())
+
+
+@functools.cache
+def _loaded() -> tuple[SourceFormat, ...]:
+    """The readers, imported once (`detect` asks them all for every file)."""
+    return tuple(importlib.import_module(f"convo_tui.core.sources.{name}").FORMAT for name in _MODULES)
 
 
 def format_by_name(name: str) -> SourceFormat | None:
@@ -315,6 +348,16 @@ def detect(path: str | Path) -> SourceFormat | None:
     return None
 
 
+@dataclass
+class ParsedFile:
+    """The sessions of one file and the parts of it its reader did not know
+    (`"event:foo.bar"` -> how many times), for `convo-tui sources`."""
+
+    format: SourceFormat
+    sessions: list[Session]
+    unknown: dict[str, int] = field(default_factory=dict)
+
+
 def detect_format(path: Path) -> SourceFormat:
     """The format of a file or folder to parse, or the ParseError saying why it is none."""
     kind = _kind(path)
@@ -338,22 +381,30 @@ def _parser_failure(path: Path, fmt: SourceFormat, exc: BaseException) -> ParseE
 _PARSER_SLIPS = (RecursionError, ValueError, TypeError, KeyError, AttributeError, IndexError, ArithmeticError)
 
 
-def stream_path(path: str | Path, part_chars: int, fmt: SourceFormat | None = None) -> Iterator[SessionPart]:
+def stream_path(
+    path: str | Path, part_chars: int, fmt: SourceFormat | None = None, unknown: Counter[str] | None = None
+) -> Iterator[SessionPart]:
     """Every session of a file or thread folder, in parts where its format can
     stream (sessions over `part_chars` characters are cut), else whole (one
     last part per session). Raises ParseError only, possibly after some parts.
-    `fmt`: the file's format when the caller already detected it."""
+    `fmt`: the file's format when the caller already detected it; `unknown`
+    counts the parts of the file its reader did not know (format drift)."""
     path = Path(path)
     fmt = fmt or detect_format(path)
     if fmt.stream is None:
-        for session in _parse(path, fmt):
+        parsed = _parse(path, fmt)
+        if unknown is not None:
+            unknown.update(parsed.unknown)
+        for session in parsed.sessions:
             yield SessionPart(session, 0, last=True)
         return
     parts = fmt.stream(path, part_chars)
     yielded = False
     while True:
+        seen: Counter[str] = Counter()
         try:
-            part = next(parts)
+            with collecting() as seen:  # only while the reader runs: the caller's code between parts is not its
+                part = next(parts)
         except StopIteration:
             if not yielded:
                 raise ParseError(path, f"no messages found in this {fmt.label}") from None
@@ -362,21 +413,31 @@ def stream_path(path: str | Path, part_chars: int, fmt: SourceFormat | None = No
             raise
         except _PARSER_SLIPS as exc:
             raise _parser_failure(path, fmt, exc) from None
+        finally:
+            if unknown is not None:
+                unknown.update(seen)
         yielded = True
         yield part
 
 
 def parse_path(path: str | Path) -> list[Session]:
     """Every session in a file or thread folder. Raises ParseError only."""
+    return parse_file(path).sessions
+
+
+def parse_file(path: str | Path) -> ParsedFile:
+    """Every session in a file or thread folder, and the parts its reader met and
+    does not know (format drift). Raises ParseError only."""
     path = Path(path)
     return _parse(path, detect_format(path))
 
 
-def _parse(path: Path, fmt: SourceFormat) -> list[Session]:
+def _parse(path: Path, fmt: SourceFormat) -> ParsedFile:
     notes: list[str] = []
     token = _decode_notes.set(notes)
     try:
-        sessions = fmt.parse(path)
+        with collecting() as unknown:
+            sessions = fmt.parse(path)
     except ParseError:
         raise
     except _PARSER_SLIPS as exc:
@@ -387,4 +448,4 @@ def _parse(path: Path, fmt: SourceFormat) -> list[Session]:
         raise ParseError(path, f"no messages found in this {fmt.label}")
     for session in sessions:
         session.warnings[:0] = [note for note in notes if note not in session.warnings]
-    return sessions
+    return ParsedFile(fmt, sessions, dict(unknown))

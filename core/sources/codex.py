@@ -29,16 +29,20 @@ from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SessionPart, SourceFormat, read_lines
 from convo_tui.core.sources._common import (
+    Names,
     add_usage,
+    arguments,
     clip_result,
     dict_of,
     folder_name,
     json_error_reason,
+    parts_text,
     title_from_messages,
     to_utc,
     token_count,
     usage_of,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "codex"
 _ENVELOPE = re.compile(r'"type"\s*:\s*"(session_meta|response_item|event_msg|turn_context)"')
@@ -49,6 +53,8 @@ _SCAFFOLD = re.compile(
     r"<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>)",
 )
 _CWD_IN_CONTEXT = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
+# Response items that hold nothing to show (opaque compaction state, ghost commits).
+_QUIET_ITEMS = Names({"compaction", "compaction_summary", "ghost_snapshot", "image_generation_call"})
 _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 _ID_IN_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
 
@@ -67,32 +73,6 @@ def sniff(path: Path, head: str) -> bool:
     return bool(_ENVELOPE.search(first)) and '"payload"' in first and path.name.startswith("rollout-")
 
 
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict):
-            kind = part.get("type")
-            if isinstance(part.get("text"), str) and kind in ("input_text", "output_text", "text"):
-                parts.append(part["text"])
-            elif kind in ("input_image", "image"):
-                parts.append("[image]")
-    return "\n".join(p for p in parts if p)
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            return {"input": raw}
-        return value if isinstance(value, dict) else {"input": value}
-    return {} if raw is None else {"input": raw}
-
-
 def _output_text(raw: Any) -> str:
     """A tool output: plain text, or Codex's `{"output": ..., "metadata": ...}` JSON string."""
     if isinstance(raw, str):
@@ -108,7 +88,7 @@ def _output_text(raw: Any) -> str:
             return clip_result(raw["content"])
         return clip_result(json.dumps(raw, ensure_ascii=False))
     if isinstance(raw, list):
-        return clip_result(_content_text(raw))
+        return clip_result(parts_text(raw))
     return ""
 
 
@@ -160,6 +140,8 @@ class _Reader:
             self.meta = dict(value)  # the header of an older rollout
         elif kind in ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call"):
             self.item(value, to_utc(value.get("timestamp")))
+        elif kind not in ("compacted", None):
+            unknown("record", kind)
 
     def event(self, payload: dict[str, Any], stamp: Any) -> None:
         if payload.get("type") == "token_count":
@@ -183,7 +165,7 @@ class _Reader:
         kind = item.get("type")
         if kind == "message":
             role = item.get("role")
-            text = _content_text(item.get("content")).strip()
+            text = parts_text(item.get("content")).strip()
             if role == "assistant":
                 if text:
                     self._reply(stamp).text = "\n\n".join(p for p in (self._reply(stamp).text, text) if p)
@@ -209,20 +191,22 @@ class _Reader:
         elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
             name = str(item.get("name") or kind.replace("_call", ""))
             if kind == "custom_tool_call":
-                args = {"input": item.get("input")} if isinstance(item.get("input"), str) else _arguments(item.get("input"))
+                args = {"input": item.get("input")} if isinstance(item.get("input"), str) else arguments(item.get("input"))
             elif kind == "local_shell_call" or kind == "web_search_call":
-                args = _arguments(item.get("action"))
+                args = arguments(item.get("action"))
             else:
-                args = _arguments(item.get("arguments"))
+                args = arguments(item.get("arguments"))
             call = ToolCall(name, args)
             self._reply(stamp).tools.append(call)
             call_id = item.get("call_id") or item.get("id")
             if isinstance(call_id, str):
                 self.calls[call_id] = call
-        elif kind in ("function_call_output", "custom_tool_call_output"):
+        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
             answered = self.calls.get(str(item.get("call_id")))
             if answered is not None and not answered.result:
                 answered.result = _output_text(item.get("output"))
+        elif kind not in _QUIET_ITEMS:
+            unknown("part", kind)
 
     def _token_count(self, info: Any) -> None:
         """One request's usage, added to the answer being written (`info` is null before the first request)."""
@@ -374,4 +358,16 @@ def parse(path: Path) -> list[Session]:
     return [parts[0].session] if parts else []
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=3, stream=stream)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Codex CLI rollout",
+    sniff=sniff,
+    parse=parse,
+    version=3,
+    stream=stream,
+    tool="Codex CLI",
+    versions="rollouts of mid 2025 (no envelope) – 2026",
+    places="`$CODEX_HOME/sessions` and `$CODEX_HOME/archived_sessions`; `CODEX_HOME` defaults to `~/.codex` (`%USERPROFILE%\\.codex` on Windows)",
+    resume="`codex resume -- <id>`",
+    keeps="your words from the `user_message` events (AGENTS.md and `<environment_context>` are not yours); reasoning summaries as thinking; `function_call` / `custom_tool_call` (apply_patch) with arguments and outputs; tokens per request",
+)

@@ -59,6 +59,8 @@ def test_mcp_over_stdio_with_the_official_client(demo_folder: Path):
     content = seen["context"]["messages"][1]["content"]
     assert content.startswith("Conversation (recent):\nUser: How do we set up the Qdrant collection")
     assert {s["project"] for s in seen["list"]["sessions"]} == {"recall"}
-    assert seen["missing"].is_error and seen["missing"].content[0].text.endswith("no session 'deadbeef' in the index (no id starts with it either)")
+    assert seen["missing"].is_error and seen["missing"].content[0].text.endswith(
+        "no session 'deadbeef' in the index (no id starts with it either)"
+    )
     with Library.open(Settings(index_dir=demo_folder / "index")):  # the server let go of the index when the agent left
         pass

@@ -125,6 +125,7 @@ def _reads(engines: tuple[Engine, Engine]) -> None:
     _both(engines, "session_summary", session_id=SESSION)
     _both(engines, "stats")
     _both(engines, "readiness")
+    assert _both(engines, "reading"), "the case must compare real readings"
     _both(engines, "session_settings", session_id=SESSION)
     _both(engines, "default_paths")
 
@@ -208,6 +209,7 @@ CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
             "session_summary",
             "stats",
             "readiness",
+            "reading",
             "session_settings",
             "default_paths",
         ],
