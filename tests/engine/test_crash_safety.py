@@ -387,8 +387,13 @@ def check_parts(index_dir: Path, versions: list[dict[str, list[str]]]) -> None:
 
 
 @pytest.mark.slow
-def test_a_killed_indexer_leaves_sessions_in_parts_whole_or_a_prefix(tmp_path: Path):
+def test_a_killed_indexer_leaves_sessions_in_parts_whole_or_a_prefix(tmp_path: Path, monkeypatch):
     source, index_dir = tmp_path / "src", tmp_path / "index"
+    # Without the archive: each rebuild from v1 must drop v2's extra session, so the
+    # run killed below adds it anew (with the archive the rebuild keeps it: test_archive).
+    config = tmp_path / "config.toml"
+    config.write_text("[archive]\nenabled = false\n", encoding="utf-8")
+    monkeypatch.setenv("CONVO_TUI_CONFIG", str(config))
     v1, v2 = _parts_versions()
     _write_logs(source, v1)
     whole_v1 = _whole(source)

@@ -15,6 +15,7 @@ from pathlib import Path
 import pytest
 from convo_tui.cli.main import main
 
+from tests.helpers.cli_output import problems
 from tests.helpers.ssh_server import ALIAS, SshServer
 from tests.paths import FIXTURES
 
@@ -135,7 +136,7 @@ def test_an_unreachable_machine_costs_one_line_and_local_work_goes_on(tmp_path: 
     configure(local, projects, None, port=1)  # nothing listens there
     capsys.readouterr()
     assert main(["index"]) == 0
-    err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+    err = problems(capsys.readouterr().err)
     assert len(err) == 1 and err[0].startswith("convo-tui: devbox: not refreshed: cannot reach 127.0.0.1:"), err
     assert hits(capsys, "ledger")  # this machine's sessions are indexed
 
@@ -152,7 +153,7 @@ def test_a_machine_that_goes_away_mid_transfer_leaves_whole_files_and_the_next_p
         configure(local, projects, dying)
         capsys.readouterr()
         assert main(["index"]) == 0
-        err = [line for line in capsys.readouterr().err.splitlines() if line.strip()]
+        err = problems(capsys.readouterr().err)
         assert len(err) == 1 and err[0].startswith("convo-tui: devbox: not refreshed:"), err
     finally:
         dying.stop()
