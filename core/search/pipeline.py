@@ -95,6 +95,8 @@ def search(
         sparse = None
     if dense is None and sparse is None:
         return []
+    if dense is not None and not _knows_a_word(store, embedders, parsed, sparse, mode):
+        return []  # see unknown_words below
     scale = dense_scale(getattr(embedders.dense, "name", ""))
     turns, messages = _two_levels(store, embedders, parsed, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
@@ -107,6 +109,20 @@ def search(
         if hit.part and (hit.session_id, hit.turn_index) in matched_turns:
             hit.part = hit.part_text = ""  # the turn matched by what was said: no part label
     return [around_match(hit, parsed.text) for hit in hits]
+
+
+def _knows_a_word(store: Store, embedders: Embedders, parsed: ParsedQuery, sparse: SparseVec | None, mode: str) -> bool:
+    """The relevance floor for meaning: a dense model always has nearest neighbours,
+    even for a mash of letters (e5 puts short "continue" turns at cosine 0.85 of
+    anything). When no keyword term of the query occurs anywhere in the index
+    (whatever the filters), what the model finds is noise, not a paraphrase: every
+    real query of the relevance bench shares a word with the index; no nonsense does.
+    A query with no keyword term at all (stopwords only) is left to the dense floor."""
+    terms = sparse if mode == "hybrid" else embedders.sparse.embed_query(parsed.text)
+    if terms is None or not terms.indices:
+        return True
+    anywhere = Filter(must=(Cond("visible", value=True),))
+    return bool(store.query([Query(sparse=terms, filter=anywhere, limit=1)])[0])
 
 
 PART_WINDOW = 240
