@@ -17,6 +17,7 @@ from convo_tui.core.errors import ConvoError
 from convo_tui.core.settings import SEARCH_MODES, Settings
 from convo_tui.tui.background import BackgroundThreads
 from convo_tui.tui.commands import ConvoCommands
+from convo_tui.tui.index_state import IndexState
 from convo_tui.tui.messages import (
     BackgroundFailed,
     IndexingFinished,
@@ -25,6 +26,7 @@ from convo_tui.tui.messages import (
     ModelLoaded,
     OpenReader,
     ReaderLoaded,
+    ReadinessRead,
 )
 from convo_tui.tui.reveal import Redactor
 from convo_tui.tui.screens.help import HelpScreen
@@ -40,7 +42,11 @@ if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
 
 MODES = SEARCH_MODES
-SESSIONS_TOLD_EVERY = 2.0  # seconds between list reloads while indexing adds sessions
+# Seconds between two re-runs of the shown search (and list reloads) while the index changes.
+FOLLOW_EVERY = 1.5
+# Seconds between two looks at the index when this app is not the one indexing it
+# (`serve` or an `index` run served by the app may be adding sessions and vectors).
+POLL_EVERY = 3.0
 STYLES = Path(__file__).parent / "styles"
 
 
@@ -80,7 +86,9 @@ class ConvoApp(App):
         self.background = BackgroundThreads()  # the threads the index must outlive
         self.browser = BrowserPrefs()
         self.projects: list[tuple[str, int]] = []  # for the palette, read in a worker, never on a keystroke
-        self._sessions_told = 0.0  # when screens were last told that indexing added sessions
+        self.index_state = IndexState()  # which phase runs, what search by meaning covers
+        self._followed = 0.0  # when the screens last followed a change of the index
+        self._follow_timer: Any = None  # a follow waiting out FOLLOW_EVERY
         self.redactor = Redactor(enabled=settings.redact)
         if demo:
             self.sub_title = "demo corpus"
@@ -96,11 +104,14 @@ class ConvoApp(App):
         if self.library is None:
             self._open_library()
         else:
-            self.post_message(LibraryOpened())
+            self.post_message(LibraryOpened())  # which starts indexing when the model is ready
             if not self.model_ready:
                 self._load_model()
-            elif self.index_on_start:
-                self.start_indexing()
+
+    @property
+    def sessions_may_appear(self) -> bool:
+        """Files are being read (or will be, once the model loads): lists may still grow."""
+        return self.index_state.reading or (self.index_on_start and not self.model_ready)
 
     @property
     def search_screen(self) -> SearchScreen:
@@ -146,6 +157,10 @@ class ConvoApp(App):
             self.search_screen.status.say("Loading the model… keyword search works meanwhile")
         self.search_screen.refresh_search()
         self.tell_screens(SessionsChanged())
+        self._read_readiness(False)
+        self.set_interval(POLL_EVERY, self._poll_index, name="follow the index")
+        if self.model_ready and self.index_on_start:
+            self.start_indexing()  # an open index with its model handed in (the model loads later otherwise)
 
     def on_model_loaded(self, _: ModelLoaded) -> None:
         keep_out_of_collections()
@@ -169,6 +184,7 @@ class ConvoApp(App):
             self.notify("Indexing is already running")
             return
         self.indexing = True
+        self.index_state.started()
         self.cancel_indexing.clear()
         self.search_screen.status.say("Indexing: looking for transcripts…")
         self._index(rebuild)
@@ -196,13 +212,12 @@ class ConvoApp(App):
 
     def on_indexing_progress(self, event: IndexingProgress) -> None:
         self.search_screen.status.progress(event.phase, event.done, event.total, event.path, event.sessions, event.eta)
-        now = time.monotonic()
-        if now - self._sessions_told >= SESSIONS_TOLD_EVERY:  # lists show sessions as they are indexed
-            self._sessions_told = now
-            self.tell_screens(SessionsChanged())
+        if self.index_state.progress(event.phase, event.done, event.total, event.sessions):
+            self.index_moved()
 
     def on_indexing_finished(self, event: IndexingFinished) -> None:
         self.indexing = False
+        self.index_state.finished()
         self.search_screen.status.finish()
         report = event.report
         if report is not None:
@@ -214,8 +229,54 @@ class ConvoApp(App):
                 self.notify(text, title="Index")
             for path, reason in report.skipped[:3]:
                 self.notify(f"{path}: {reason}", severity="warning", timeout=8)
-        self.search_screen.refresh_search()
-        self.tell_screens(SessionsChanged())
+        self._follow_now()
+
+    # -- following the index ------------------------------------------------------------
+
+    def index_moved(self) -> None:
+        """Sessions were published or vectors added: the screens follow, at most every FOLLOW_EVERY."""
+        wait = self._followed + FOLLOW_EVERY - time.monotonic()
+        if wait <= 0:
+            self._follow_now()
+        elif self._follow_timer is None:
+            self._follow_timer = self.set_timer(wait, self._follow_now)
+
+    def _follow_now(self) -> None:
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+            self._follow_timer = None
+        self._followed = time.monotonic()
+        self._read_readiness(True)
+
+    def _poll_index(self) -> None:
+        if not self.indexing and self.library is not None and not self.cancel_indexing.is_set():
+            self._read_readiness(False)
+
+    @work(thread=True, exclusive=True, group="readiness", name="readiness")
+    def _read_readiness(self, follow: bool) -> None:
+        """How much of the index is searchable, read off the UI thread; `follow`: re-run searches whatever it says."""
+        library = self.library
+        if library is None:
+            return
+        with self.background.running():
+            try:
+                readiness = library.readiness()
+            except ConvoError:
+                return  # the next look tries again
+        if not get_current_worker().is_cancelled:
+            self.post_message(ReadinessRead(readiness, follow))
+
+    def on_readiness_read(self, event: ReadinessRead) -> None:
+        old = self.index_state.readiness
+        changed = self.index_state.read(event.readiness)
+        if old is None and not event.follow:  # the first look: the screens have just searched and listed
+            self.search_screen.show_coverage()
+            return
+        sessions_changed = old is None or old.sessions != event.readiness.sessions
+        if changed or event.follow:
+            self.search_screen.follow_index()
+        if sessions_changed or event.follow:
+            self.tell_screens(SessionsChanged())
 
     # -- sessions changed ----------------------------------------------------------------
 

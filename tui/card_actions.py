@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.tui.card_messages import (
+    CardClosed,
     CardCopy,
     CardCopyId,
     CardCopyResume,
@@ -55,6 +56,13 @@ class CardActions:
         if session is not None:
             event.card.expand_with(session)
             event.card.scroll_visible(animate=False)
+
+    def on_card_closed(self, event: CardClosed) -> None:
+        event.stop()
+        self.card_closed()
+
+    def card_closed(self) -> None:
+        """An open card was closed (the search screen overrides it)."""
 
     def on_card_open(self, event: CardOpen) -> None:
         event.stop()

@@ -30,6 +30,10 @@ class CardExpand(CardRequest):
     """Show the turn's messages inside the card (the screen reads the session)."""
 
 
+class CardClosed(CardRequest):
+    """The card's messages were folded away (the screen may now show what it held back)."""
+
+
 class CardOpen(CardRequest):
     """Open the whole session in the reader at the card's turn."""
 

@@ -30,6 +30,18 @@ def active_filters(parsed: ParsedQuery) -> list[str]:
     return shown
 
 
+def describe_filters(query: str) -> str:
+    """The query's filters as the user wrote them, for a sentence ("after:2w and project:shop")."""
+    from convo_tui.core.search.query import filters_only
+
+    parts = filters_only(query).split()
+    if not parts:
+        return "the filters"
+    if len(parts) == 1:
+        return f"the filter {parts[0]}"
+    return "the filters " + ", ".join(parts[:-1]) + f" and {parts[-1]}"
+
+
 def describe_query(
     query: str, mode: str, *, count: int | None = None, error: str | None = None, note: str = "", more: bool = False
 ) -> Text:

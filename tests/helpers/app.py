@@ -45,3 +45,16 @@ async def focus_card(pilot, query: str, title: str, turn: int | None = None) -> 
     card = next(c for c in cards if c.hit.session_title == title and turn in (None, c.hit.turn_index))
     card.focus()
     return card
+
+
+async def until(pilot, condition, what: str, timeout: float = 60.0) -> None:
+    """Let the app run until `condition()` holds (the index's worker threads move it);
+    fail after `timeout` seconds naming `what`. Each step yields to the app for a
+    frame; the time is only a bound, never a guess at how long something takes."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        await pilot.pause(0.05)

@@ -355,6 +355,11 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
         assert again == pool[: len(first)] and [c.hit for c in again] == [c.hit for c in first]
         none = await search(pilot, "project:no-such-project coupon")
         assert none == []
+        # The filter itself matches nothing: said so, rather than "no matching conversations"
+        note = str(app.search_screen.query_one("#results-note", Static).render())
+        assert "No conversation matches the filter project:no-such-project" in note
+        none = await search(pilot, "project:support-bot xkcdqwpfl")
+        assert none == []
         assert "No matching conversations" in str(app.search_screen.query_one("#results-note", Static).render())
 
 

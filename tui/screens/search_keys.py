@@ -153,6 +153,7 @@ class ResultKeys:
             if card is not None and card.expanded:
                 card.collapse()  # from a tool call inside it too: back to the card, not the query
                 card.focus()
+                self.card_closed()  # type: ignore[attr-defined]
                 return
             self.action_focus_query()
         elif box.value:

@@ -188,8 +188,7 @@ class SessionsScreen(Screen):
         line.append(f" · by {prefs.sort}" if not self.filter_text.strip() else " · best match first")
         if prefs.starred_only:
             line.append(" · ★ starred only")
-        coming = self.app.indexing or (self.app.index_on_start and not self.app.model_ready)
-        if coming:
+        if self.app.sessions_may_appear:  # files still being read; not while only vectors are added
             line.append(" · indexing, more may appear")
         elif not total:
             line.append("  (F5 indexes)")

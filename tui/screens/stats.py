@@ -159,7 +159,7 @@ class StatsScreen(Screen):
 
     def _show(self, stats: Stats) -> None:
         summary = stats_summary(stats)
-        if self.app.indexing:
+        if self.app.sessions_may_appear:
             summary.append(" · indexing, counts grow", style="italic")
         self.query_one("#stats-summary", Static).update(summary)
         weeks = stats.weeks()[:WEEKS_SHOWN]

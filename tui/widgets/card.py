@@ -15,6 +15,7 @@ from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.core.search.snippets import snippet
 from convo_tui.tui.card_messages import (
+    CardClosed,
     CardCopy,
     CardCopyId,
     CardCopyResume,
@@ -100,15 +101,17 @@ class ResultCard(Vertical, can_focus=True):
         yield parts["summary"]
         yield parts["meta"]
 
-    def set_hit(self, hit: Hit, terms: list[str], *, scored: bool = True) -> None:
+    def set_hit(self, hit: Hit, terms: list[str], *, scored: bool = True, keep_open: bool = False) -> None:
         """Show another hit in this card, collapsed, without rebuilding its widgets.
 
         Typing searches on every key: refilling a few Statics costs a fraction of
         removing and mounting the cards (widget creation, styles, layout).
+        `keep_open`: the same result with a new score (the index moved): an open card stays open.
         """
         if hit == self.hit and terms == self.terms and scored == self.scored:
             return  # the same result again (a re-search after indexing): keep it as it is
-        self.collapse()
+        if not keep_open:
+            self.collapse()
         old, old_terms, old_scored = self.hit, self.terms, self.scored
         self.hit, self.terms, self.scored = hit, terms, scored
         parts = self._parts
@@ -175,6 +178,7 @@ class ResultCard(Vertical, can_focus=True):
     def action_toggle_expanded(self) -> None:
         if self.expanded:
             self.collapse()
+            self.post_message(CardClosed(self))
         else:
             self.post_message(CardExpand(self))  # the screen reads the session, then calls expand_with()
 
