@@ -31,6 +31,7 @@ from textual import work
 if TYPE_CHECKING:
     from convo_tui.core.hits import Hit
     from convo_tui.tui.app import ConvoApp
+    from convo_tui.tui.widgets.card import ResultCard
 
 
 class CardActions:
@@ -50,12 +51,18 @@ class CardActions:
     def move_focus(self, card: object, step: int) -> None:
         """Focus the card `step` away (screens that list cards override it)."""
 
-    def on_card_expand(self, event: CardExpand) -> None:
+    async def on_card_expand(self, event: CardExpand) -> None:
         event.stop()
         session = self.load_session(event.hit.session_id)
         if session is not None:
-            event.card.expand_with(session)
-            event.card.scroll_visible(animate=False)
+            mounting = event.card.expand_with(session)
+            if mounting is not None:
+                await mounting  # its messages composed: their rows can be found
+                self.card_expanded(event.card)
+
+    def card_expanded(self, card: ResultCard) -> None:
+        """A card shows its messages now (the search screen scrolls it to the match)."""
+        card.scroll_visible(animate=False)
 
     def on_card_closed(self, event: CardClosed) -> None:
         event.stop()

@@ -274,6 +274,7 @@ class SearchScreen(ResultKeys, CardActions, Screen):
             self._selected = index
             if on_card:
                 self.select_card(cards[index])
+            self.mark_selected()
             self.show_preview()
 
     def card_closed(self) -> None:
@@ -359,6 +360,7 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         if not keep_scroll:
             self.query_one("#results", VerticalScroll).scroll_home(animate=False)
             self._selected = 0
+        self.mark_selected()
         self.show_preview()
 
     async def _fill_from(self, start: int, hits: list[Hit], terms: list[str], scored: bool) -> None:

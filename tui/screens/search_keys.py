@@ -83,14 +83,22 @@ class ResultKeys:
     def select_card(self, card: ResultCard) -> None:
         cards = self.cards()
         self._selected = cards.index(card) if card in cards else 0
+        self.mark_selected()
         card.focus()
         card.scroll_visible(animate=False)
+
+    def mark_selected(self) -> None:
+        """The card the card keys act on carries `-selected`, also while the query has the focus."""
+        current = self.current_card()
+        for card in self.cards():
+            card.set_class(card is current, "-selected")
 
     def on_descendant_focus(self, event: Any) -> None:
         card = self.card_of(event.widget)
         if card is not None and card in self.cards():
             self._selected = self.cards().index(card)
             self.show_preview()  # type: ignore[attr-defined]
+        self.mark_selected()
 
     # -- moving --------------------------------------------------------------------------
 
@@ -104,7 +112,68 @@ class ResultKeys:
         box.focus()
         box.cursor_position = len(box.value)  # at the end, nothing selected: typing adds to the query
 
+    # -- reading an open card ----------------------------------------------------------------
+
+    def _results(self) -> VerticalScroll:
+        return self.query_one("#results", VerticalScroll)  # type: ignore[attr-defined, no-any-return]
+
+    def _offset_in_results(self, widget: Widget) -> int:
+        """`widget`'s top row in the results' scrollable space (its regions are each relative to the parent)."""
+        results = self._results()
+        offset = 0
+        node: Any = widget
+        while node is not None and node is not results:
+            offset += node.virtual_region.y
+            node = node.parent
+        return offset
+
+    def card_expanded(self, card: ResultCard) -> None:
+        """An opened card starts at its first matched line (a long message's match may be far down)."""
+        self.call_after_refresh(self._scroll_to_match, card)  # type: ignore[attr-defined]
+
+    def _scroll_to_match(self, card: ResultCard) -> None:
+        if not card.expanded:
+            return
+        widget, row = card.first_match()
+        results = self._results()
+        top = self._offset_in_results(card)
+        target = self._offset_in_results(widget) + row
+        height = results.scrollable_content_region.height
+        # The card's top when the match fits under it; else the match two rows below the top.
+        wanted = top if target - top < height - 2 else target - 2
+        results.scroll_to(y=wanted, animate=False, immediate=True)
+
+    def _scroll_within(self, card: ResultCard, lines: int) -> bool:
+        """Scroll an open card by `lines` (up when negative); False at its end (or start)."""
+        results = self._results()
+        top = self._offset_in_results(card)
+        bottom = top + card.outer_size.height
+        height = results.scrollable_content_region.height
+        at = round(results.scroll_y)
+        if lines > 0 and bottom > at + height:
+            results.scroll_to(y=min(at + lines, bottom - height), animate=False, immediate=True)
+            return True
+        if lines < 0 and top < at:
+            results.scroll_to(y=max(at + lines, top), animate=False, immediate=True)
+            return True
+        return False
+
+    def _leave_open_card(self, step: int, lines: int) -> bool:
+        """↓/↑ (a line) and pgdn/pgup (a page) read through an open card first; past its
+        end the card closes and the move goes on to the next card. True when the key was spent."""
+        card = self.card_of(self.focused)
+        if card is None or not card.expanded:
+            return False
+        if self._scroll_within(card, lines * step):
+            return True
+        card.collapse()
+        card.focus()
+        self.card_closed()  # type: ignore[attr-defined]
+        return False
+
     def _step(self, step: int) -> None:
+        if self._leave_open_card(1 if step > 0 else -1, 1):
+            return
         cards = self.cards()
         card = self.card_of(self.focused)
         if card is None or card not in cards:
@@ -134,10 +203,17 @@ class ResultKeys:
         tallest = max((c.outer_size.height for c in cards), default=1)
         return max(1, results.size.height // max(tallest, 1))
 
+    def _page_rows(self) -> int:
+        return max(1, self._results().scrollable_content_region.height - 2)
+
     def action_page_down(self) -> None:
+        if self._leave_open_card(1, self._page_rows()):
+            return
         self._step(self._page())
 
     def action_page_up(self) -> None:
+        if self._leave_open_card(-1, self._page_rows()):
+            return
         card = self.card_of(self.focused)
         cards = self.cards()
         if card is None or card not in cards:

@@ -32,6 +32,7 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 SNIPPET_CELLS = 240  # wider than any card line: the line is cut on screen, the match stays near its start
@@ -150,13 +151,14 @@ class ResultCard(Vertical, can_focus=True):
             rows.append(("🔎", Text(f"{hit.part}: ", style="bold") + snippet_line(self._shown(hit.part_text), self.terms)))
         return IconRows(tuple(rows))
 
-    def expand_with(self, session: Session) -> None:
+    def expand_with(self, session: Session) -> AwaitMount | None:
+        """Show the turn's messages; await the result to know they are composed."""
         if self.expanded:
-            return
+            return None
         self.expanded = True
         self.add_class("-expanded")
         self._parts["summary"].display = False
-        self.mount(
+        return self.mount(
             TurnDetail(
                 session,
                 self.hit.turn_index,
@@ -166,6 +168,11 @@ class ResultCard(Vertical, can_focus=True):
                 shown=self._shown,
             )
         )
+
+    def first_match(self) -> tuple[Widget, int]:
+        """Where reading an open card starts: (widget, row in it), see TurnDetail.first_match."""
+        details = list(self.query(TurnDetail))
+        return details[0].first_match() if details else (self, 0)
 
     def collapse(self) -> None:
         if not self.expanded:
