@@ -34,7 +34,7 @@ from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.session_filter import BrowserPrefs
 from convo_tui.tui.session_messages import ProjectsLoaded, SessionEdited, SessionsChanged
 from textual import work
-from textual.app import App
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
@@ -283,13 +283,15 @@ class ConvoApp(App):
     def tell_screens(self, message: SessionsChanged) -> None:
         """Every screen reloads what it shows of the sessions; the palette's projects too."""
         for screen in self.screen_stack:
-            screen.post_message(SessionsChanged(message.session_id, deleted=message.deleted))
+            screen.post_message(
+                SessionsChanged(message.session_id, deleted=message.deleted, title=message.title, starred=message.starred)
+            )
         if self.library is not None:
             self._read_projects()
 
     def on_session_edited(self, event: SessionEdited) -> None:
-        self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted))
-        self.search_screen.refresh_search()
+        self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted, title=event.title, starred=event.starred))
+        self.search_screen.follow_index()  # the new title (or the card gone), the reader's place kept
 
     @work(thread=True, exclusive=True, group="projects", name="projects")
     def _read_projects(self) -> None:
@@ -324,10 +326,31 @@ class ConvoApp(App):
         gc.unfreeze()  # what the app kept alive may now be collected (tests run many apps in one process)
 
     def get_system_commands(self, screen):
-        """Textual's own "Keys" panel would sit beside our help screen: keep one."""
+        """Textual's own commands, less what does not fit this app: "Keys" (F1 is the
+        help), "Maximize" (it hatched the search screen around its query box); and a
+        "Screenshot" that names where it saved the picture, or why it could not."""
         for command in super().get_system_commands(screen):
-            if command.title != "Keys":
-                yield command
+            if command.title in ("Keys", "Maximize", "Minimize"):
+                continue
+            if command.title == "Screenshot":
+                yield SystemCommand(
+                    "Screenshot",
+                    f"Save an SVG picture of the screen in {screenshots_dir(self.settings)}",
+                    lambda: self.set_timer(0.1, self.take_screenshot),  # once the palette is gone
+                )
+                continue
+            yield command
+
+    def take_screenshot(self) -> None:
+        folder = screenshots_dir(self.settings)
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = self.save_screenshot(path=str(folder))
+        except OSError as exc:
+            self.notify(f"Could not save the screenshot in {folder}: {exc.strerror or exc}", severity="error", timeout=8)
+            return
+        where = f"{path} (demo: removed when the app ends)" if self.demo else path
+        self.notify(f"Screenshot saved to {where}", timeout=8)
 
     # -- actions -----------------------------------------------------------------------
 
@@ -388,6 +411,17 @@ class ConvoApp(App):
         while not isinstance(self.screen, SearchScreen):
             self.pop_screen()
         self.search_screen.set_query(query)
+
+    def add_filter(self, key: str, value: str) -> None:
+        """Back to the search screen with `key:value` added to the query (the palette's project filter)."""
+        from convo_tui.tui.query_line import with_filter
+
+        self.set_query(with_filter(self.search_screen.query_text, key, value))
+
+
+def screenshots_dir(settings: Settings) -> Path:
+    """Beside the index folder, like exports/ and copies/ (the demo's: in its temporary folder)."""
+    return Path(settings.index_dir).parent / "screenshots"
 
 
 def keep_out_of_collections() -> None:

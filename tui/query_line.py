@@ -30,6 +30,16 @@ def active_filters(parsed: ParsedQuery) -> list[str]:
     return shown
 
 
+def with_filter(query: str, key: str, value: str) -> str:
+    """`query` with `key:value` added at its end, replacing the same key's filter if it had one."""
+    import re
+
+    rest = re.sub(rf'(?<!\S){re.escape(key)}:(?:"[^"]*"|\S*)', " ", query, flags=re.IGNORECASE)
+    written = f'{key}:"{value}"' if any(ch.isspace() for ch in value) else f"{key}:{value}"
+    words = " ".join(rest.split())
+    return f"{words} {written} " if words else f"{written} "
+
+
 def describe_filters(query: str) -> str:
     """The query's filters as the user wrote them, for a sentence ("after:2w and project:shop")."""
     from convo_tui.core.search.query import filters_only

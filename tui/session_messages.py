@@ -25,19 +25,25 @@ class SessionsChanged(Message):
 
     bubble = False
 
-    def __init__(self, session_id: str | None = None, *, deleted: bool = False) -> None:
+    def __init__(
+        self, session_id: str | None = None, *, deleted: bool = False, title: str | None = None, starred: bool | None = None
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.deleted = deleted
+        self.title = title  # the new title, when it was renamed
+        self.starred = starred  # the new star, when it was starred or unstarred
 
 
 class SessionEdited(Message):
     """A screen changed a session (posted to the app, which tells every screen)."""
 
-    def __init__(self, session_id: str, *, deleted: bool = False) -> None:
+    def __init__(self, session_id: str, *, deleted: bool = False, title: str | None = None, starred: bool | None = None) -> None:
         super().__init__()
         self.session_id = session_id
         self.deleted = deleted
+        self.title = title
+        self.starred = starred
 
 
 class SessionsLoaded(Message):

@@ -273,10 +273,10 @@ async def test_reader_renames_stars_remembers_settings_and_asks_before_delete(co
         await pilot.press("ctrl+o")
         await settle(pilot)
         try:
-            await pilot.press("r", "ctrl+u", *"Email index", "enter")
+            await pilot.press("ctrl+l", "ctrl+u", *"Email index", "enter")
             await settle(pilot)  # the reader writes to the index in a worker
             assert library.session_summary(session_id).title == "Email index"
-            await pilot.press("asterisk")
+            await pilot.press("ctrl+b")
             await settle(pilot)
             assert library.session_summary(session_id).starred is True
             await pilot.press("w")

@@ -98,7 +98,7 @@ async def test_s_cycles_the_sort_and_f_keeps_only_starred_sessions(corpus):
         await pilot.press("g", "j", "j")
         starred_id = screen._highlighted_id()
         try:
-            await pilot.press("asterisk")
+            await pilot.press("ctrl+b")
             await settle(pilot)
             assert library.session_summary(starred_id).starred
             await pilot.press("f")
@@ -161,7 +161,7 @@ async def test_a_rename_in_the_reader_shows_in_the_list(corpus):
         assert isinstance(reader, ReaderScreen)
         session_id = reader.session.id
         try:
-            await pilot.press("r", "ctrl+u", *"Renamed in the reader", "enter")
+            await pilot.press("ctrl+l", "ctrl+u", *"Renamed in the reader", "enter")
             await settle(pilot)
             await pilot.press("escape")
             await settle(pilot)
@@ -182,7 +182,7 @@ async def test_rename_star_and_delete_from_the_list(tmp_path_factory):
                 screen = await open_browser(pilot)
                 await pilot.press("down", "j", "j")
                 target = screen._highlighted()
-                await pilot.press("r", "ctrl+u", *"Picked from the list", "enter")
+                await pilot.press("ctrl+l", "ctrl+u", *"Picked from the list", "enter")
                 await settle(pilot)
                 assert highlighted_title(screen) == "Picked from the list"
                 assert library.session_summary(target.id).title == "Picked from the list"
@@ -280,7 +280,7 @@ async def test_help_names_quit_stats_and_the_browser_keys(corpus):
         await pilot.press("down", "f1")
         assert isinstance(app.screen, HelpScreen)
         rows = app.screen._rows(app.screen.under)
-        for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("*", "Star", "sessions.star")]:
+        for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("^b", "Star", "session.star")]:
             assert row[1:] in [r[1:] for r in rows], row
 
 
@@ -312,11 +312,11 @@ async def test_the_reader_reads_and_writes_the_index_off_the_ui_thread(corpus):
             reader = app.screen
             assert isinstance(reader, ReaderScreen)
             session_id = reader.session.id
-            await pilot.press("asterisk")
+            await pilot.press("ctrl+b")
             await settle(pilot)
             await pilot.press("t")
             await settle(pilot)
-            await pilot.press("r", "ctrl+u", *"Off the UI thread", "enter")
+            await pilot.press("ctrl+l", "ctrl+u", *"Off the UI thread", "enter")
             await settle(pilot)
             assert "★" in str(reader.query_one("#reader-head", Static).render())
             await pilot.press("escape")

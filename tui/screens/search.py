@@ -12,11 +12,11 @@ from typing import TYPE_CHECKING
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.history import QueryHistory, ViewState
 from convo_tui.core.hits import Hit
-from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.index_state import coverage_note
 from convo_tui.tui.messages import SearchFinished, SearchOutcome
 from convo_tui.tui.query_line import describe_filters, describe_query, highlight_words
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, ResultKeys
+from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
 from convo_tui.tui.widgets.preview import HitPreview
@@ -40,7 +40,7 @@ def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
     return (hit.session_id, hit.turn_index, hit.kind, tuple(hit.message_ids))
 
 
-class SearchScreen(ResultKeys, CardActions, Screen):
+class SearchScreen(ResultKeys, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
 
     app: ConvoApp

@@ -10,6 +10,8 @@ from __future__ import annotations
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.history import QueryHistory
+from convo_tui.tui.card_messages import CardClosed, CardExpand
+from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionTarget
 from convo_tui.tui.widgets.card import ResultCard
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -19,18 +21,13 @@ if TYPE_CHECKING:
     from textual.widgets import Input
 
 SEARCH_BINDINGS: list[BindingType] = [
+    *SESSION_BINDINGS,
     Binding("down,ctrl+n,ctrl+j", "cursor_down", "Next", priority=True, id="search.next"),
     Binding("up,ctrl+k", "cursor_up", "Previous", show=False, priority=True, id="search.previous"),
     Binding("pagedown", "page_down", "Page down", show=False, priority=True, id="search.page_down"),
     Binding("pageup", "page_up", "Page up", show=False, priority=True, id="search.page_up"),
     Binding("escape", "escape", "Back", show=False, priority=True, id="search.escape"),
     Binding("ctrl+z", "restore_query", "Restore query", show=False, priority=True, id="search.restore"),
-    Binding("ctrl+o", "open", "Open", priority=True, id="search.open"),
-    Binding("ctrl+y", "copy", "Copy", priority=True, id="search.copy"),
-    Binding("ctrl+r", "resume", "Resume", show=False, priority=True, id="search.resume"),
-    Binding("ctrl+g", "copy_id", "Copy id", show=False, priority=True, id="search.copy_id"),
-    Binding("ctrl+x", "export", "Export", show=False, priority=True, id="search.export"),
-    Binding("ctrl+t", "edit", "Editor", show=False, priority=True, id="search.edit"),
     Binding("f4", "toggle_compact", "Compact", priority=True, id="search.compact"),
     Binding("f6", "toggle_sort", "Sort", show=False, priority=True, id="search.sort"),
 ]
@@ -115,7 +112,7 @@ class ResultKeys:
     # -- reading an open card ----------------------------------------------------------------
 
     def _results(self) -> VerticalScroll:
-        return self.query_one("#results", VerticalScroll)  # type: ignore[attr-defined, no-any-return]
+        return self.query_one("#results", VerticalScroll)  # type: ignore[attr-defined]
 
     def _offset_in_results(self, widget: Widget) -> int:
         """`widget`'s top row in the results' scrollable space (its regions are each relative to the parent)."""
@@ -270,40 +267,29 @@ class ResultKeys:
         self._history_at = at - 1
         self.set_query(self._history[at - 1])  # type: ignore[attr-defined]
 
-    # -- card actions --------------------------------------------------------------------
+    # -- the session the card keys act on (tui/session_actions.py) --------------------------
 
-    def _acting_on(self) -> ResultCard | None:
+    NO_TARGET = "No result to act on: type a query first"
+
+    def session_target(self) -> SessionTarget | None:
         card = self.current_card()
         if card is None:
-            self.app.notify("No result to act on: type a query first", severity="warning", timeout=3)  # type: ignore[attr-defined]
-        else:
-            self.remember_query(self.query_box.value)
-        return card
+            return None
+        self.remember_query(self.query_box.value)
+        hit = card.hit
+        return SessionTarget(hit.session_id, title=hit.session_title, path=hit.path, turn_index=hit.turn_index, hit=hit)
 
-    def action_open(self) -> None:
-        if card := self._acting_on():
-            card.action_open()
+    # -- what the cards ask (tui/card_messages.py) -------------------------------------------
 
-    def action_copy(self) -> None:
-        if card := self._acting_on():
-            card.action_copy()
+    async def on_card_expand(self, event: CardExpand) -> None:
+        event.stop()
+        session = self.load_session(event.hit.session_id)  # type: ignore[attr-defined]
+        if session is not None:
+            mounting = event.card.expand_with(session)
+            if mounting is not None:
+                await mounting  # its messages composed: their rows can be found
+                self.card_expanded(event.card)
 
-    def action_edit(self) -> None:
-        if card := self._acting_on():
-            card.action_edit()
-
-    def action_export(self) -> None:
-        if card := self._acting_on():
-            card.action_export()
-
-    def action_resume(self) -> None:
-        if card := self._acting_on():
-            card.action_resume()
-
-    def action_copy_id(self) -> None:
-        if card := self._acting_on():
-            card.action_copy_id()
-
-    def action_copy_resume(self) -> None:
-        if card := self._acting_on():
-            card.action_copy_resume()
+    def on_card_closed(self, event: CardClosed) -> None:
+        event.stop()
+        self.card_closed()  # type: ignore[attr-defined]

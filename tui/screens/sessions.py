@@ -13,9 +13,9 @@ from convo_tui.core.errors import ConvoError
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.redact import display
 from convo_tui.tui.render import format_date, plural
-from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
+from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_filter import SORTS, fuzzy_filter, group_by_project, only_starred, sort_sessions
-from convo_tui.tui.session_messages import SessionEdited, SessionLoaded, SessionsChanged, SessionsLoaded
+from convo_tui.tui.session_messages import SessionLoaded, SessionsChanged, SessionsLoaded
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -49,14 +49,13 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
     return grid
 
 
-class SessionsScreen(Screen):
+class SessionsScreen(SessionActions, Screen):
     BINDINGS = [
+        *SESSION_BINDINGS,
         Binding("escape", "back", "Back", id="sessions.back"),
         Binding("slash", "focus_filter", "Filter", show=False, id="sessions.filter"),
         Binding("s", "cycle_sort", "Sort", id="sessions.sort"),
         Binding("f", "toggle_starred", "Starred", id="sessions.starred"),
-        Binding("asterisk", "star", "Star", show=False, id="sessions.star"),
-        Binding("r", "rename", "Rename", show=False, id="sessions.rename"),
         Binding("d", "delete", "Delete", show=False, id="sessions.delete"),
         Binding("j", "cursor_down", "Down", show=False, id="sessions.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
@@ -276,51 +275,12 @@ class SessionsScreen(Screen):
         prefs.starred_only = not prefs.starred_only
         self._show()
 
-    def action_star(self) -> None:
-        summary = self._highlighted()
-        if summary is not None:
-            self._edit(summary.id, "star", not summary.starred)
+    # -- the session actions (tui/session_actions.py) act on the highlighted row ----------
 
-    def action_rename(self) -> None:
-        summary = self._highlighted()
-        if summary is None:
-            return
+    NO_TARGET = "No session highlighted"
 
-        def renamed(title: str | None) -> None:
-            if title is not None:
-                self._edit(summary.id, "rename", title)
-
-        self.app.push_screen(PromptScreen("New title (empty restores the source's):", summary.title), renamed)
-
-    def action_delete(self) -> None:
+    def session_target(self) -> SessionTarget | None:
         summary = self._highlighted()
         if summary is None:
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._edit(summary.id, "delete", None)
-
-        question = f"Delete “{summary.title}” from the index?\nThe source file is not touched."
-        self.app.push_screen(ConfirmScreen(question), answered)
-
-    @work(thread=True, group="sessions-edit")
-    def _edit(self, session_id: str, what: str, value: object) -> None:
-        """Store writes run here; the app then tells every screen (this one reloads)."""
-        with self.app.background.running():  # the index stays open until this returns
-            library = self.app.library
-            assert library is not None
-            try:
-                if what == "star":
-                    library.star_session(session_id, bool(value))
-                    done = "Starred" if value else "Unstarred"
-                elif what == "rename":
-                    done = f"Renamed to {library.rename_session(session_id, str(value)).title}"
-                else:
-                    library.delete_session(session_id)
-                    done = "Deleted from the index (the source file is untouched)"
-            except ConvoError as exc:
-                self.app.call_from_thread(self.notify, str(exc), severity="error")
-                return
-            self.app.post_message(SessionEdited(session_id, deleted=what == "delete"))
-            self.app.call_from_thread(self.notify, done, timeout=2)
+            return None
+        return SessionTarget(summary.id, title=summary.title, path=summary.path, starred=summary.starred)

@@ -14,17 +14,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.core.search.snippets import snippet
-from convo_tui.tui.card_messages import (
-    CardClosed,
-    CardCopy,
-    CardCopyId,
-    CardCopyResume,
-    CardEdit,
-    CardExpand,
-    CardExport,
-    CardOpen,
-    CardResume,
-)
+from convo_tui.tui.card_messages import CardClosed, CardExpand
 from convo_tui.tui.render import IconRows, format_date, highlighted, relevance_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
@@ -188,24 +178,3 @@ class ResultCard(Vertical, can_focus=True):
             self.post_message(CardClosed(self))
         else:
             self.post_message(CardExpand(self))  # the screen reads the session, then calls expand_with()
-
-    def action_open(self) -> None:
-        self.post_message(CardOpen(self))
-
-    def action_copy(self) -> None:
-        self.post_message(CardCopy(self))
-
-    def action_edit(self) -> None:
-        self.post_message(CardEdit(self))
-
-    def action_export(self) -> None:
-        self.post_message(CardExport(self))
-
-    def action_resume(self) -> None:
-        self.post_message(CardResume(self))
-
-    def action_copy_resume(self) -> None:
-        self.post_message(CardCopyResume(self))
-
-    def action_copy_id(self) -> None:
-        self.post_message(CardCopyId(self))

@@ -32,11 +32,13 @@ def short_path(path: str) -> str:
     return str(Path(*parts[-2:])) if len(parts) > 2 else path
 
 
-def session_head(session: Session, *, starred: bool = False, masked: int = 0) -> Text:
+def session_head(session: Session, *, starred: bool = False, masked: int = 0, position: str = "") -> Text:
     head = Text()
     if starred:
         head.append("★ ", style="bold")
     head.append(display(session.title) or "(untitled)", style="bold")
+    if position:  # where n/N stands among the query's hits
+        head.append(f"   {position}")
     head.append(f"\n{session.project or '—'} · {session.source} · {format_date(session.started_at or session.updated_at)}")
     if session.started_at and session.updated_at and session.updated_at != session.started_at:
         head.append(f" → {format_date(session.updated_at)}")

@@ -1,0 +1,135 @@
+"""Handing a session to the world outside the app: the clipboard, the tool's own
+resume command, the editor, an LLM context file.
+
+Functions of the app, called by the screens' session actions on the UI thread;
+what may block (the clipboard's programs, writing the export) runs in a worker thread,
+and every outcome is told with one notification that names the place or the reason.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shlex
+import subprocess
+from functools import partial
+from pathlib import Path
+from typing import TYPE_CHECKING
+
+from convo_tui.core.errors import ConvoError
+from convo_tui.core.model import Session
+from convo_tui.tui.clipboard import copies_dir, copy_text
+
+if TYPE_CHECKING:
+    from convo_tui.tui.app import ConvoApp
+
+
+def copy_out(app: ConvoApp, text: str, what: str, *, file_name: str = "copy.txt") -> None:
+    """OSC 52 to the terminal now; the system clipboard (or a file) off the UI thread, then the truth."""
+    app.copy_to_clipboard(text)
+
+    def copy() -> None:
+        outcome = copy_text(text, copies_dir(app.settings.index_dir) / file_name)
+        severity = "information" if outcome.copied_by else ("warning" if outcome.ok else "error")
+        timeout = 3 if outcome.copied_by else 10
+        message = outcome.message(what)
+        if not outcome.copied_by and app.demo:
+            message += " (demo: the folder goes when the app ends)"
+        app.call_from_thread(app.notify, message, severity=severity, timeout=timeout)
+
+    app.run_worker(copy, thread=True, group="copy", name="copy")
+
+
+def resume(app: ConvoApp, session: Session) -> None:
+    """Run the session's own resume command in its working directory, the app suspended
+    meanwhile; when it cannot run, copy `cd <folder> && <command>` and say why."""
+    if not session.resume:
+        app.notify(f"No resume command for {session.source}", severity="warning")
+        return
+    cwd = session.cwd
+    if cwd and not Path(cwd).is_dir():
+        app.notify(f"The session's folder {cwd} is gone: copying the command instead", severity="warning")
+        copy_resume(app, session)
+        return
+    try:
+        with app.suspend():
+            subprocess.run(session.resume, cwd=cwd or None, check=False)
+    except OSError as exc:
+        app.notify(f"Could not run {session.resume[0]}: {exc.strerror or exc}; copying the command", severity="error")
+        copy_resume(app, session)
+    except Exception as exc:  # SuspendNotSupported (textual-web, tests): the command is still useful
+        app.notify(f"Cannot suspend here ({type(exc).__name__}): copying the command", severity="warning")
+        copy_resume(app, session)
+
+
+def copy_resume(app: ConvoApp, session: Session) -> None:
+    if not session.resume:
+        app.notify(f"No resume command for {session.source}", severity="warning")
+        return
+    command = shlex.join(session.resume)
+    if session.cwd:
+        command = f"cd {shlex.quote(session.cwd)} && {command}"
+    copy_out(app, command, "the resume command", file_name="resume.sh")
+
+
+def edit_source(app: ConvoApp, path: str) -> None:
+    if not path or not Path(path).exists():
+        app.notify("The source file no longer exists (the index keeps its copy)", severity="warning")
+        return
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
+    target = Path(path)
+    if target.is_dir():  # a thread folder: open its messages file
+        target = next(iter(sorted(target.glob("*.json"))), target)
+    try:
+        with app.suspend():
+            subprocess.run([*shlex.split(editor), str(target)], check=False)
+    except (OSError, ValueError) as exc:
+        app.notify(f"Could not start {editor}: {exc}", severity="error")
+    except Exception as exc:  # SuspendNotSupported (textual-web, tests)
+        app.notify(f"Cannot open an editor here: {type(exc).__name__}", severity="error")
+
+
+def export_context(app: ConvoApp, session_id: str, question: str) -> None:
+    """The LLM context of a session (and the query, as the question) to a file and the clipboard."""
+    if app.library is None or not app.model_ready:
+        app.notify("The index is not ready yet", severity="warning")
+        return
+    app.run_worker(partial(_export, app, session_id, question), thread=True, group="export", name="export")
+
+
+def _export(app: ConvoApp, session_id: str, question: str) -> None:
+    from convo_tui.core.context import DEFAULT_LLM_MODEL, context_for, request_body
+    from convo_tui.core.search.query import parse_query
+
+    library = app.library
+    if library is None:
+        return
+    with app.background.running():  # the index stays open until this returns
+        try:
+            text = parse_query(question).text if question.strip() else ""
+            messages = context_for(library, text, session_id=session_id)
+            body = request_body(DEFAULT_LLM_MODEL, messages)
+        except ConvoError as exc:
+            app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
+            return
+    for message in body["messages"]:
+        message["content"] = app.redactor(message["content"])
+    payload = json.dumps(body, ensure_ascii=False, indent=2)
+    target = export_path(app.settings.index_dir, session_id)
+    try:
+        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+        target.write_text(payload + "\n", encoding="utf-8")
+        os.chmod(target, 0o600)
+    except OSError as exc:
+        app.call_from_thread(app.notify, f"Could not write {target}: {exc.strerror}", severity="error")
+        return
+    app.call_from_thread(app.copy_to_clipboard, payload)
+    outcome = copy_text(payload, target)  # the file is already written: it is the fallback as well
+    copied = f"copied to the {outcome.copied_by}" if outcome.copied_by else "no clipboard reachable"
+    where = f"{target} (demo: removed when the app ends)" if app.demo else str(target)
+    app.call_from_thread(app.notify, f"LLM context saved to {where}; {copied}", timeout=8)
+
+
+def export_path(index_dir: Path, session_id: str) -> Path:
+    safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in session_id)[:40]
+    return Path(index_dir).parent / "exports" / f"context-{safe}.json"
