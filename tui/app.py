@@ -101,12 +101,17 @@ class ConvoApp(App):
         if self.settings.keys:
             self.set_keymap(self.settings.keys)
         self.push_screen(SearchScreen())
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.library is None:
             self._open_library()
         else:
             self.post_message(LibraryOpened())  # which starts indexing when the model is ready
             if not self.model_ready:
                 self._load_model()
+
+    def _screen_changed(self, _screen: object) -> None:
+        """A toast is about the screen it was said on: the next screen starts without them."""
+        self.clear_notifications()
 
     @property
     def sessions_may_appear(self) -> bool:
@@ -290,8 +295,14 @@ class ConvoApp(App):
             self._read_projects()
 
     def on_session_edited(self, event: SessionEdited) -> None:
+        from convo_tui.tui.screens.reader import ReaderScreen
+
+        if event.deleted and isinstance(self.screen, ReaderScreen) and self.screen.session.id == event.session_id:
+            self.pop_screen()  # its session is gone; before the toast, which the next screen would clear
         self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted, title=event.title, starred=event.starred))
         self.search_screen.follow_index()  # the new title (or the card gone), the reader's place kept
+        if event.done:
+            self.notify(event.done, timeout=4 if event.deleted else 2)
 
     @work(thread=True, exclusive=True, group="projects", name="projects")
     def _read_projects(self) -> None:

@@ -219,5 +219,5 @@ class SessionActions:
             except ConvoError as exc:
                 app.call_from_thread(app.notify, str(exc), severity="error")
                 return
-        app.post_message(SessionEdited(session_id, deleted=what == "delete", title=title, starred=starred))
-        app.call_from_thread(app.notify, done, timeout=4 if what == "delete" else 2)
+        # The app tells every screen, then says `done` (after a deleted session's reader has closed).
+        app.post_message(SessionEdited(session_id, deleted=what == "delete", title=title, starred=starred, done=done))

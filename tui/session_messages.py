@@ -38,12 +38,21 @@ class SessionsChanged(Message):
 class SessionEdited(Message):
     """A screen changed a session (posted to the app, which tells every screen)."""
 
-    def __init__(self, session_id: str, *, deleted: bool = False, title: str | None = None, starred: bool | None = None) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        deleted: bool = False,
+        title: str | None = None,
+        starred: bool | None = None,
+        done: str = "",
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.deleted = deleted
         self.title = title
         self.starred = starred
+        self.done = done  # what to tell the user once every screen knows
 
 
 class SessionsLoaded(Message):
