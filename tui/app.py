@@ -33,7 +33,7 @@ from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.session_filter import BrowserPrefs
 from convo_tui.tui.session_messages import ProjectsLoaded, SessionEdited, SessionsChanged
-from textual import work
+from textual import events, work
 from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.worker import get_current_worker
@@ -47,6 +47,10 @@ FOLLOW_EVERY = 1.5
 # Seconds between two looks at the index when this app is not the one indexing it
 # (`serve` or an `index` run served by the app may be adding sessions and vectors).
 POLL_EVERY = 3.0
+# Under this many rows the app is "short" (cards on three rows, no meta line), under
+# this many columns "narrow" (no progress bar, no preview pane beside the compact list).
+SHORT_ROWS = 32
+NARROW_COLUMNS = 100
 STYLES = Path(__file__).parent / "styles"
 
 
@@ -101,6 +105,7 @@ class ConvoApp(App):
         if self.settings.keys:
             self.set_keymap(self.settings.keys)
         self.push_screen(SearchScreen())
+        self._fit(self.size.width, self.size.height)
         self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.library is None:
             self._open_library()
@@ -108,6 +113,20 @@ class ConvoApp(App):
             self.post_message(LibraryOpened())  # which starts indexing when the model is ready
             if not self.model_ready:
                 self._load_model()
+
+    @property
+    def short(self) -> bool:
+        return self.size.height < SHORT_ROWS
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.set_class(height < SHORT_ROWS, "-short")
+        self.set_class(width < NARROW_COLUMNS, "-narrow")
+        for screen in self.screen_stack:
+            if isinstance(screen, SearchScreen):
+                screen.fit_cards()
 
     def _screen_changed(self, _screen: object) -> None:
         """A toast is about the screen it was said on: the next screen starts without them."""

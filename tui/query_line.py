@@ -72,9 +72,9 @@ def describe_query(
         line.append(f"   ⚠ {error}", style="bold")
     elif count is not None and query.strip():
         shown = f"{count}+" if more else str(count)
-        line.append(f"   {shown} result{'s' if count != 1 else ''}", style="dim")
+        line.append(f"   {shown} result{'s' if count != 1 else ''}")  # the line is already muted: dim fell to 3.3:1
         if more:
-            line.append(" (↓ past the last for more)", style="dim")
+            line.append(" (↓ past the last for more)")
     return line
 
 

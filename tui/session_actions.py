@@ -34,7 +34,7 @@ if TYPE_CHECKING:
 # One id per action on every screen: `[keys] "session.resume" = "f9"` remaps it everywhere.
 SESSION_BINDINGS: list[BindingType] = [
     Binding("ctrl+o", "open", "Open", priority=True, id="session.open"),
-    Binding("ctrl+y", "copy", "Copy", priority=True, id="session.copy"),
+    Binding("ctrl+y", "copy", "Copy", show=False, priority=True, id="session.copy"),
     Binding("ctrl+r", "resume", "Resume", show=False, priority=True, id="session.resume"),
     Binding("ctrl+g", "copy_id", "Copy id", show=False, priority=True, id="session.copy_id"),
     Binding("ctrl+x", "export", "Export", show=False, priority=True, id="session.export"),

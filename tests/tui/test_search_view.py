@@ -53,7 +53,7 @@ async def test_cards_are_four_rows_and_show_the_matched_part(corpus):
 @run_async
 async def test_compact_list_has_one_line_a_result_a_preview_and_is_remembered(corpus):
     app = make_app(corpus)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(120, 36)) as pilot:  # the preview pane needs 100 columns
         await settle(pilot)
         cards = await search(pilot, "Decimal rounding")
         await pilot.press("f4")

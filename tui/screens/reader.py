@@ -53,7 +53,7 @@ class ReaderScreen(SessionActions, Screen):
         Binding("N", "previous_hit", "Prev hit", show=False, id="reader.previous_hit"),
         Binding("t", "toggle_thinking", "Thinking", show=False, id="reader.thinking"),
         Binding("w", "toggle_tools", "Tools", show=False, id="reader.tools"),
-        Binding("s", "search_here", "Search here", id="reader.search_here"),
+        Binding("s", "search_here", "Search here", show=False, id="reader.search_here"),
         Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
         Binding("d", "delete", "Delete", show=False, id="reader.delete"),
         Binding("j", "scroll_down", "Down", show=False, id="reader.down"),

@@ -42,6 +42,17 @@ def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
 
 class SearchScreen(ResultKeys, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
+    # F1 lists these first: what the bindings table cannot say (tui/screens/help.py).
+    HELP_KEYS = [
+        ("type", "Edit the query, from anywhere", ""),
+        ("enter", "Query: first result · result: open/close", "card.expand"),
+        ("tab", "Open result: its tool calls", ""),
+        ("↓↑ pgdn pgup", "Open result: read on, then next", ""),
+    ]
+    HELP_NOTE = (
+        "Filters in the query: project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME "
+        'after:DATE before:DATE "exact phrase"; DATE: YYYY-MM-DD, today, yesterday, 7d 2w 3m 1y.'
+    )
 
     app: ConvoApp
 
@@ -65,6 +76,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         yield Input(
             placeholder="Search…  (filters: project: role: tool: has:tools after: before: session:)",
             id="query",
+            compact=True,  # one row: at 80x24 the results need every row they can get
             select_on_focus=False,  # coming back to the query must never select it: the next key would replace it
         )
         yield Static(id="filter-line")
@@ -349,14 +361,8 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         terms = highlight_words(self.query_text)
         # Filters alone rank nothing: no bar then, rather than a row of zeros.
         scored = bool(terms) and any(hit.score > 0 for hit in hits)
-        compact = self.view.compact
-        for card, hit in zip(self._cards, hits, strict=False):
-            card.set_compact(compact)
-            card.set_hit(hit, terms, scored=scored)
-            if not card.display:
-                card.display = True
         self._hide_cards_from(len(hits))
-        await self._fill_from(len(self._cards), hits[len(self._cards) :], terms, scored)
+        await self._fill_from(0, hits, terms, scored)
         if not keep_scroll:
             self.query_one("#results", VerticalScroll).scroll_home(animate=False)
             self._selected = 0
@@ -365,19 +371,24 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
 
     async def _fill_from(self, start: int, hits: list[Hit], terms: list[str], scored: bool) -> None:
         """Show `hits` in the cards from `start` on: pooled ones refilled, new ones mounted."""
-        compact = self.view.compact
+        compact, dense = self.view.compact, self.app.short
         pooled = self._cards[start : start + len(hits)]
         for card, hit in zip(pooled, hits, strict=False):
-            card.set_compact(compact)
+            card.set_view(compact, dense)
             card.set_hit(hit, terms, scored=scored)
             if not card.display:
                 card.display = True
         missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(pooled) :]]
         for card in missing:
-            card.compact = compact
+            card.compact, card.dense = compact, dense
         if missing:
             self._cards += missing
             await self.query_one("#results", VerticalScroll).mount_all(missing)
+
+    def fit_cards(self) -> None:
+        """Cards as the view and the screen's height want them (the app calls it on a resize)."""
+        for card in self._cards:
+            card.set_view(self.view.compact, self.app.short)
 
     def in_view_order(self, hits: list[Hit]) -> list[Hit]:
         """Core's order (relevance), or the same results newest first when the user sorts by date."""
@@ -402,8 +413,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
     async def action_toggle_compact(self) -> None:
         self.view.compact = not self.view.compact
         self.set_class(self.view.compact, "-compact-list")
-        for card in self._cards:
-            card.set_compact(self.view.compact)
+        self.fit_cards()
         self.show_preview()
         self._save_view()
         current = self.card_of(self.focused)

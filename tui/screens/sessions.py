@@ -16,6 +16,8 @@ from convo_tui.tui.render import format_date, plural
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_filter import SORTS, fuzzy_filter, group_by_project, only_starred, sort_sessions
 from convo_tui.tui.session_messages import SessionLoaded, SessionsChanged, SessionsLoaded
+from rich.console import Console, ConsoleOptions, RenderResult
+from rich.measure import Measurement
 from rich.table import Table
 from rich.text import Text
 from textual import on, work
@@ -31,22 +33,52 @@ if TYPE_CHECKING:
 
 
 def session_line(summary: SessionSummary, *, with_project: bool = False) -> Table:
-    """Star column, then title over details: wrapped title lines and the details line up."""
+    """Star column, then the title over the details, each one row: at 80 columns the
+    title is cut with "…" and so is the project, never the counts and their units."""
     grid = Table.grid()
     grid.add_column(width=2, no_wrap=True)
     grid.add_column(ratio=1)
-    meta = Text(overflow="fold")  # not dim: below 4.5:1 on textual-light; the bold title stands out enough
-    if with_project:
-        meta.append(f"{summary.project or '—'} · ", style="italic")
-    meta.append(
+    title = Text(display(summary.title) or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+    # Not dim: below 4.5:1 on textual-light; the bold title stands out enough.
+    details = Text(
         f"{format_date(summary.updated_at or summary.started_at)} · {summary.source}"
-        f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}"
+        f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}",
+        no_wrap=True,
+        overflow="ellipsis",
     )
     if summary.orphaned:
-        meta.append(" · source gone", style="italic")
-    title = Text(display(summary.title) or "(untitled)", style="bold", overflow="fold")
-    grid.add_row(Text("★" if summary.starred else "", style="bold"), Text("\n").join([title, meta]))
+        details.append(" · source gone", style="italic")
+    meta = PlaceAndDetails(Text(summary.project or "—", style="italic") if with_project else None, details)
+    grid.add_row(Text("★" if summary.starred else "", style="bold"), title)
+    grid.add_row("", meta)
     return grid
+
+
+class PlaceAndDetails:
+    """`project · details` on one row, cut to the width it gets: the project gives way
+    first, so "6 turns · 30 messages" keeps its unit at 80 columns."""
+
+    def __init__(self, project: Text | None, details: Text) -> None:
+        self.project = project
+        self.details = details
+
+    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
+        width = options.max_width
+        line = Text(no_wrap=True, overflow="ellipsis")
+        if self.project is not None:
+            room = width - self.details.cell_len - 3
+            if room >= 4:
+                project = self.project.copy()
+                project.truncate(room, overflow="ellipsis")
+                line.append_text(project)
+                line.append(" · ")
+        line.append_text(self.details)
+        line.truncate(width, overflow="ellipsis")
+        yield line
+
+    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
+        project = self.project.cell_len + 3 if self.project is not None else 0
+        return Measurement(min(options.max_width, 8), min(options.max_width, project + self.details.cell_len))
 
 
 class SessionsScreen(SessionActions, Screen):
@@ -75,7 +107,7 @@ class SessionsScreen(SessionActions, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Filter sessions by title or project…", id="session-filter")
+        yield Input(placeholder="Filter sessions by title or project…", id="session-filter", compact=True)
         yield Static("Loading sessions…", id="sessions-count")
         yield OptionList(id="session-list")
         yield Footer(compact=True)

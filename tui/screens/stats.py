@@ -58,21 +58,29 @@ def bar(value: int, most: int, width: int = BAR_WIDTH) -> str:
     return "█" * filled + "·" * (width - filled)
 
 
-def group_table(title: str, column: str, rows: list[tuple[str, Count]], *, with_bar: bool = False, tokens: bool = True) -> Table:
+def group_table(
+    title: str, column: str, rows: list[tuple[str, Count]], *, with_bar: bool = False, tokens: bool = True, width: int = 100
+) -> Table:
     """One row per group; the Tokens column only when some source recorded usage."""
     table = Table(title=title, title_justify="left", title_style="bold", box=None, padding=(0, 1))
-    table.add_column(column, max_width=40, overflow="ellipsis", no_wrap=True)
-    table.add_column("Sessions", justify="right")
-    table.add_column("Messages", justify="right")
+    # In `width` cells the names give way; the headers and the numbers never do ("Sessi…").
+    numbers = max(len("Messages"), *(len(str(count.messages)) for _, count in rows)) if rows else len("Messages")
+    widest = max((tokens_cell(count).cell_len for _, count in rows), default=0)
+    token_width = max(len("Tokens"), widest) if tokens else 0
+    bar_width = BAR_WIDTH if width >= 90 else BAR_WIDTH // 2
+    others = 2 * numbers + (bar_width if with_bar else 0) + token_width + 2 * (3 + with_bar + tokens)
+    table.add_column(column, width=max(8, min(40, width - others)), overflow="ellipsis", no_wrap=True)
+    table.add_column("Sessions", justify="right", no_wrap=True, width=numbers)
+    table.add_column("Messages", justify="right", no_wrap=True, width=numbers)
     if with_bar:
-        table.add_column("", width=BAR_WIDTH, no_wrap=True)
+        table.add_column("", width=bar_width, no_wrap=True)
     if tokens:
-        table.add_column("Tokens", justify="right", no_wrap=True)
+        table.add_column("Tokens", justify="right", no_wrap=True, width=token_width)
     most = max((count.messages for _, count in rows), default=0)
     for name, count in rows:
         cells: list[str | Text] = [week_label(name) if with_bar else name, str(count.sessions), str(count.messages)]
         if with_bar:
-            cells.append(Text(bar(count.messages, most), style="bold"))
+            cells.append(Text(bar(count.messages, most, bar_width), style="bold"))
         if tokens:
             cells.append(tokens_cell(count))
         table.add_row(*cells)
@@ -157,6 +165,10 @@ class StatsScreen(Screen):
     def on_sessions_changed(self, _: SessionsChanged) -> None:
         self.reload()
 
+    def on_resize(self) -> None:
+        if self.stats is not None:
+            self._show(self.stats)  # the tables are cut to the width
+
     def _show(self, stats: Stats) -> None:
         summary = stats_summary(stats)
         if self.app.sessions_may_appear:
@@ -165,10 +177,13 @@ class StatsScreen(Screen):
         weeks = stats.weeks()[:WEEKS_SHOWN]
         shown = f"last {len(weeks)} weeks with activity" if len(stats.by_week) > WEEKS_SHOWN else "per week"
         tokens = stats.total.has_tokens
-        self.query_one("#stats-projects", Static).update(group_table("Per project", "Project", stats.projects(), tokens=tokens))
-        self.query_one("#stats-sources", Static).update(group_table("Per source", "Source", stats.sources(), tokens=tokens))
+        width = max(40, self.app.size.width - 6)  # the body's padding and scrollbar
+        projects = group_table("Per project", "Project", stats.projects(), tokens=tokens, width=width)
+        self.query_one("#stats-projects", Static).update(projects)
+        sources = group_table("Per source", "Source", stats.sources(), tokens=tokens, width=width)
+        self.query_one("#stats-sources", Static).update(sources)
         self.query_one("#stats-weeks", Static).update(
-            group_table(f"Messages {shown}", "Week", weeks, with_bar=True, tokens=tokens)
+            group_table(f"Messages {shown}", "Week", weeks, with_bar=True, tokens=tokens, width=width)
         )
 
     def action_back(self) -> None:

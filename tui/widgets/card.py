@@ -28,11 +28,13 @@ from textual.widgets import Static
 SNIPPET_CELLS = 240  # wider than any card line: the line is cut on screen, the match stays near its start
 
 
-def card_title(hit: Hit, compact: bool = False) -> Text:
-    title = Text(display(hit.session_title) or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
-    if compact:  # the one line of the compact list also says where and when
-        title.append(f"  {hit.project or '—'} · {format_date(hit.timestamp)[:10]}", style="dim")
-    return title
+def card_title(hit: Hit) -> Text:
+    return Text(display(hit.session_title) or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+
+
+def card_place(hit: Hit) -> str:
+    """Where and when, for a card's first line when the meta line is not shown."""
+    return f"{hit.project or '—'} · {format_date(hit.timestamp)[:10]}"
 
 
 def card_meta(hit: Hit) -> Text:
@@ -65,7 +67,7 @@ class ResultCard(Vertical, can_focus=True):
     """
 
     # Only Enter here: printable keys belong to the query, the other card keys are the screen's.
-    BINDINGS = [Binding("enter", "toggle_expanded", "Expand", id="card.expand")]
+    BINDINGS = [Binding("enter", "toggle_expanded", "Expand", show=False, id="card.expand")]  # F1 lists it
 
     def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None, scored: bool = True) -> None:
         super().__init__(classes="card")
@@ -74,6 +76,7 @@ class ResultCard(Vertical, can_focus=True):
         self.scored = scored  # a filter-only query has no similarity worth showing
         self.expanded = False
         self.compact = False
+        self.dense = False  # a short screen: three rows, where and when on the first
         self._shown = shown or (lambda text: text)
         self._header: CardHeader | None = None
         self._parts: dict[str, Static] = {}
@@ -82,7 +85,11 @@ class ResultCard(Vertical, can_focus=True):
         # Every part is always composed (the score left out when unscored) so that
         # set_hit can refill the same widgets: the search screen reuses its cards.
         self._header = CardHeader(
-            card_title(self.hit, self.compact), card_score(self.hit, self.compact), scored=self.scored, classes="card-top"
+            card_title(self.hit),
+            card_score(self.hit, self.compact),
+            scored=self.scored,
+            place=self._place(),
+            classes="card-top",
         )
         parts = self._parts = {
             "meta": Static(card_meta(self.hit), classes="card-meta"),
@@ -109,8 +116,8 @@ class ResultCard(Vertical, can_focus=True):
         if not parts or self._header is None:
             return  # not composed yet: compose reads the new hit
         # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
-        if (hit.session_title, hit.score, scored) != (old.session_title, old.score, old_scored) or self.compact:
-            self._header.show(card_title(hit, self.compact), card_score(hit, self.compact), scored)
+        if (hit.session_title, hit.score, scored) != (old.session_title, old.score, old_scored) or self.compact or self.dense:
+            self._show_header()
         if (hit.project, hit.source, hit.timestamp, hit.tools) != (old.project, old.source, old.timestamp, old.tools):
             parts["meta"].update(card_meta(hit), layout=False)
         if (hit.user_text, hit.ai_text, hit.tools, hit.part_text, terms) != (
@@ -122,12 +129,19 @@ class ResultCard(Vertical, can_focus=True):
         ):
             parts["summary"].update(self._summary())
 
-    def set_compact(self, compact: bool) -> None:
-        """One line (the screen hides the rest by its `-compact-list` class) that also names project and date."""
-        if compact != self.compact:
-            self.compact = compact
-            if self._header is not None:
-                self._header.show(card_title(self.hit, compact), card_score(self.hit, compact), self.scored)
+    def set_view(self, compact: bool, dense: bool) -> None:
+        """Compact: one line (the screen hides the rest by its `-compact-list` class); dense: three
+        (the app's `-short` class hides the meta line). Both name project and date on the first."""
+        if (compact, dense) != (self.compact, self.dense):
+            self.compact, self.dense = compact, dense
+            self._show_header()
+
+    def _place(self) -> str:
+        return card_place(self.hit) if self.compact or self.dense else ""
+
+    def _show_header(self) -> None:
+        if self._header is not None:
+            self._header.show(card_title(self.hit), card_score(self.hit, self.compact), self.scored, self._place())
 
     def _summary(self) -> IconRows:
         """A line for the question and one for the answer, each centred on what matched;
