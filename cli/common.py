@@ -15,6 +15,7 @@ from datetime import datetime
 from pathlib import Path
 
 from convo_tui.core.engine import Engine
+from convo_tui.core.model import Session
 from convo_tui.core.settings import Settings
 
 API_KEY_ENV = "QDRANT_API_KEY"
@@ -62,3 +63,29 @@ def open_index(args: argparse.Namespace, *, read_only: bool = False, allow_misma
 def local_time(stamp: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
     """The index keeps UTC; a list read at a glance shows the reader's own zone."""
     return stamp.astimezone().strftime(fmt) if stamp else "-"
+
+
+MIN_PREFIX = 8
+
+
+def resolve_session_id(engine: Engine, ident: str) -> str:
+    """A session's whole id from its id or a unique id prefix of MIN_PREFIX characters or more."""
+    from convo_tui.core.errors import ConvoError
+
+    try:
+        return engine.session_summary(ident).id
+    except ConvoError:
+        if len(ident) < MIN_PREFIX:
+            raise
+    matches = [summary.id for summary in engine.sessions() if summary.id.startswith(ident)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        shown = ", ".join(sorted(matches)[:3]) + (", …" if len(matches) > 3 else "")
+        raise ConvoError(f"'{ident}' starts {len(matches)} session ids ({shown}): give more of the id")
+    raise ConvoError(f"no session '{ident}' in the index (no id starts with it either)")
+
+
+def find_session(engine: Engine, ident: str) -> Session:
+    """An indexed session by its id or by a unique id prefix (see resolve_session_id)."""
+    return engine.session(resolve_session_id(engine, ident))

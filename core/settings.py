@@ -34,6 +34,22 @@ SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 # Here rather than in search.py so the faces can offer them without loading search.
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+UsdPerMillion = Annotated[float, msgspec.Meta(ge=0)]
+
+
+@dataclass
+class ModelPrice:
+    """`[prices."MODEL"]`: USD per million tokens; a cache price left out is the provider's
+    default (reads and writes at the input price, 1-hour writes as writes)."""
+
+    input: UsdPerMillion
+    output: UsdPerMillion
+    cache_read: UsdPerMillion | None = None
+    cache_write: UsdPerMillion | None = None
+    cache_write_1h: UsdPerMillion | None = None
+
+
+PRICE_FIELDS = frozenset(f.name for f in fields(ModelPrice))
 
 
 def default_config_path() -> Path:
@@ -74,6 +90,8 @@ class Settings:
     debounce_ms: NonNegative = 150
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
+    # model -> prices that replace or add to the bundled table (core/cost/prices.json)
+    prices: dict[str, ModelPrice] = field(default_factory=dict)
     config_path: Path | None = None
 
     @classmethod
@@ -113,6 +131,7 @@ _EXPECTED = {
     "debounce_ms": "a non-negative whole number",
     "search_mode": f"one of {', '.join(SEARCH_MODES)}",
     "keys": "a table of binding id = key",
+    "prices": 'a table of "model" = {input, output, cache_read, cache_write, cache_write_1h} in USD per million tokens (input and output required, none negative)',
 }
 _SETTABLE = frozenset(f.name for f in fields(Settings)) - {"config_path"}
 
@@ -124,6 +143,7 @@ def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
         if name not in _SETTABLE:
             raise ConfigError(f"{config_path}: unknown setting '{key}'")
     values = {name: value for name, (_key, value) in given.items()}
+    _check_price_keys(values.get("prices"), config_path)
     try:
         settings = msgspec.convert(values, Settings, strict=True, dec_hook=_decode_path)
     except msgspec.ValidationError as exc:
@@ -133,6 +153,19 @@ def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
         raise ConfigError(f"{config_path}: '{key}' must be {expected}, got {value!r}") from None
     settings.config_path = config_path
     return settings
+
+
+def _check_price_keys(prices: Any, config_path: Path) -> None:
+    """msgspec ignores unknown fields of a table: a typo in a price would silently be no price."""
+    if not isinstance(prices, dict):
+        return
+    for model, values in prices.items():
+        unknown = sorted(set(values) - PRICE_FIELDS) if isinstance(values, dict) else []
+        if unknown:
+            raise ConfigError(
+                f"{config_path}: [prices.\"{model}\"] unknown key '{unknown[0]}' "
+                f"(expected {', '.join(f.name for f in fields(ModelPrice))})"
+            )
 
 
 def _decode_path(kind: type, value: Any) -> Any:

@@ -29,6 +29,8 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
     ("Resume in its tool", "action_resume", "Run the session's resume command in its folder"),
     ("Copy resume command", "action_copy_resume", "cd <folder> && <the tool's resume command>"),
     ("Export LLM context", "action_export", "Chat Completions JSON to the clipboard and a file"),
+    ("Export session as HTML page", "action_export_page", "A self-contained page to share, under exports/"),
+    ("Export session as Markdown", "action_export_markdown", "GitHub-ready Markdown, under exports/"),
     ("Open the source file in $EDITOR", "action_edit", "The transcript as the tool wrote it"),
     ("Star / unstar the session", "action_star", "Starred sessions are one key away in the sessions browser"),
     ("Rename the session", "action_rename", "A title of your own (the source file is not touched)"),

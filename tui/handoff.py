@@ -1,5 +1,5 @@
 """Handing a session to the world outside the app: the clipboard, the tool's own
-resume command, the editor, an LLM context file.
+resume command, the editor, an LLM context file, a page to share.
 
 Functions of the app, called by the screens' session actions on the UI thread;
 what may block (the clipboard's programs, writing the export) runs in a worker thread,
@@ -12,6 +12,7 @@ import json
 import os
 import shlex
 import subprocess
+from collections.abc import Callable
 from functools import partial
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -117,9 +118,7 @@ def _export(app: ConvoApp, session_id: str, question: str) -> None:
     payload = json.dumps(body, ensure_ascii=False, indent=2)
     target = export_path(app.settings.index_dir, session_id)
     try:
-        target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
-        target.write_text(payload + "\n", encoding="utf-8")
-        os.chmod(target, 0o600)
+        write_private(target, payload + "\n")
     except OSError as exc:
         app.call_from_thread(app.notify, f"Could not write {target}: {exc.strerror}", severity="error")
         return
@@ -130,6 +129,56 @@ def _export(app: ConvoApp, session_id: str, question: str) -> None:
     app.call_from_thread(app.notify, f"LLM context saved to {where}; {copied}", timeout=8)
 
 
+def export_page(app: ConvoApp, session_id: str, fmt: str = "html") -> None:
+    """Save the session as a page to share (core/export/), masked like the screen, under exports/."""
+    if app.library is None:
+        app.notify("The index is still opening", severity="warning")
+        return
+    app.run_worker(partial(_export_page, app, session_id, fmt), thread=True, group="export", name="export page")
+
+
+def _export_page(app: ConvoApp, session_id: str, fmt: str) -> None:
+    from convo_tui.core.cost.prices import price_table
+    from convo_tui.core.export import export_file_name, render_export
+    from convo_tui.core.redact import redact
+
+    with app.background.running():  # the index stays open until this returns
+        library = app.library
+        if library is None:
+            return
+        try:
+            session = library.session(session_id)
+            # a page to share masks every secret, also one revealed on screen (v in the reader)
+            shown: Callable[[str], str] = redact if app.settings.redact else str
+            text = render_export(session, fmt, price_table(app.settings), shown)
+        except ConvoError as exc:
+            app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
+            return
+    target = exports_dir(app.settings.index_dir) / export_file_name(session, fmt)
+    try:
+        write_private(target, text)
+    except OSError as exc:
+        app.call_from_thread(app.notify, f"Could not write {target}: {exc.strerror or exc}", severity="error")
+        return
+    kind = {"html": "an HTML page", "md": "Markdown"}.get(fmt, fmt)
+    where = f"{target} (demo: removed when the app ends)" if app.demo else str(target)
+    app.call_from_thread(app.notify, f"Session saved as {kind}: {where}", timeout=8)
+
+
+def exports_dir(index_dir: Path) -> Path:
+    """Beside the index folder (README "Privacy"): context exports and session pages."""
+    return Path(index_dir).parent / "exports"
+
+
+def write_private(target: Path, text: str) -> None:
+    """Readable by the user only: an export holds the conversation."""
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.chmod(target, 0o600)
+
+
 def export_path(index_dir: Path, session_id: str) -> Path:
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in session_id)[:40]
-    return Path(index_dir).parent / "exports" / f"context-{safe}.json"
+    return exports_dir(index_dir) / f"context-{safe}.json"

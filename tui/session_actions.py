@@ -1,6 +1,6 @@
 """The session actions every screen offers, by the same keys and in the palette:
-open, resume, copy the id, copy as Markdown, export the LLM context, open the
-source in the editor, star, rename and delete from the index.
+open, resume, copy the id, copy as Markdown, export the LLM context, save a page
+to share, open the source in the editor, star, rename and delete from the index.
 
 A screen says which session its keys act on (`session_target`): the search
 screen's current card, the sessions list's highlighted row, the reader's
@@ -38,6 +38,7 @@ SESSION_BINDINGS: list[BindingType] = [
     Binding("ctrl+r", "resume", "Resume", show=False, priority=True, id="session.resume"),
     Binding("ctrl+g", "copy_id", "Copy id", show=False, priority=True, id="session.copy_id"),
     Binding("ctrl+x", "export", "Export", show=False, priority=True, id="session.export"),
+    Binding("ctrl+s", "export_page", "Save page", show=False, priority=True, id="session.export_page"),
     Binding("ctrl+t", "edit", "Editor", show=False, priority=True, id="session.edit"),
     Binding("ctrl+b", "star", "Star", show=False, priority=True, id="session.star"),
     Binding("ctrl+l", "rename", "Rename", show=False, priority=True, id="session.rename"),
@@ -153,6 +154,14 @@ class SessionActions:
     def action_export(self) -> None:
         if target := self._target():
             handoff.export_context(self.app, target.session_id, self.current_query())
+
+    def action_export_page(self) -> None:
+        if target := self._target():
+            handoff.export_page(self.app, target.session_id, "html")
+
+    def action_export_markdown(self) -> None:
+        if target := self._target():
+            handoff.export_page(self.app, target.session_id, "md")
 
     def action_edit(self) -> None:
         target = self._target()

@@ -9,6 +9,7 @@ from __future__ import annotations
 from dataclasses import asdict
 from typing import TYPE_CHECKING, Any
 
+from convo_tui.core.cost.usage import Usage
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import parse_iso, session_from_record, session_to_record
@@ -74,11 +75,13 @@ def _count(data: dict[str, Any]) -> Count:
         messages=int(data.get("messages", 0)),
         tokens=Tokens(input=int(tokens.get("input", 0)), output=int(tokens.get("output", 0))),
         has_tokens=bool(data.get("has_tokens", False)),
+        models={str(name): Usage.from_json(usage) for name, usage in (data.get("models") or {}).items()},
     )
 
 
 def stats_from_json(data: dict[str, Any]) -> Stats:
     groups = {
-        key: {name: _count(count) for name, count in data.get(key, {}).items()} for key in ("by_project", "by_source", "by_week")
+        key: {name: _count(count) for name, count in data.get(key, {}).items()}
+        for key in ("by_project", "by_source", "by_week", "by_day", "by_model")
     }
     return Stats(total=_count(data.get("total", {})), **groups)

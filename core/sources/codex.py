@@ -237,6 +237,8 @@ class _Reader:
     def _reply(self, stamp: Any) -> Message:
         if self.reply is None:
             self.reply = Message(id="", role=ASSISTANT, text="", timestamp=stamp)
+            if self.model:  # the model of this answer: a session can switch (/model), its price with it
+                self.reply.meta["model"] = self.model
             if self._unclaimed:  # a request of this answer that wrote nothing readable (hidden reasoning)
                 self.reply.meta["usage"], self._unclaimed = self._unclaimed, {}
             self._append(self.reply)
@@ -296,4 +298,4 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=3)

@@ -87,7 +87,7 @@ def test_the_app_and_the_demo_leave_nothing_outside_our_folders(tmp_path, monkey
             cards = app.search_screen.cards()
             if export and cards:
                 cards[0].focus()
-                await pilot.press("x")
+                await pilot.press("ctrl+x")  # export the LLM context: it must stay in the demo folder
                 await app.workers.wait_for_complete()
                 await pilot.pause()
             await pilot.press("ctrl+q")

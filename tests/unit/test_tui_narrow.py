@@ -5,10 +5,12 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+from convo_tui.core.cost.prices import price_table
 from convo_tui.core.hits import SessionSummary
+from convo_tui.core.settings import Settings
 from convo_tui.core.stats import Count, Tokens
 from convo_tui.tui.screens.sessions import session_line
-from convo_tui.tui.screens.stats import group_table
+from convo_tui.tui.stats_view import group_table
 from rich.console import Console
 
 
@@ -42,10 +44,12 @@ def test_stats_headers_and_numbers_fit_80_columns_with_tokens():
         ("payments-reconciliation-service-monorepo", Count(1234, 98765, Tokens(123_456_789, 9_876_543), True)),
         ("web", Count(5, 50, Tokens(1_000, 2_000), True)),
     ]
-    lines = rendered(group_table("Per project", "Project", rows, width=74), 74)
+    prices = price_table(Settings())
+    lines = rendered(group_table("Per project", "Project", rows, prices, width=74), 74)
     header = lines[1]
-    assert "Sessions" in header and "Messages" in header and "Tokens" in header, header
-    assert "98765" in lines[2] and "123.5M in / 9.9M out" in lines[2]
+    assert all(name in header for name in ("Sessions", "Messages", "Tokens", "Cost")), header
+    assert "1234" in lines[2] and "98765" in lines[2] and "123.5M in / 9.9M out" in lines[2]
+    assert max(len(line) for line in lines) <= 74
     weeks = [("2026-W10", Count(12, 345, Tokens(10, 20), True))]
-    lines = rendered(group_table("Messages per week", "Week", weeks, with_bar=True, width=74), 74)
+    lines = rendered(group_table("Per week", "Week", weeks, prices, weeks=True, width=74), 74)
     assert "Sessions" in lines[1] and "2026-W10  Mar 02" in lines[2]

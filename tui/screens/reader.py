@@ -9,9 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from convo_tui.core.cost.prices import price_table
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.tui.query_line import highlight_words
+from convo_tui.tui.render import session_cost
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_messages import SessionsChanged
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
@@ -71,6 +73,7 @@ class ReaderScreen(SessionActions, Screen):
         self.query_text = query
         self.hit_turns: list[int] = [turn_index] if turn_index is not None else []
         self.starred = False
+        self._cost: str = ""  # the session's tokens and cost, computed once on mount
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -79,6 +82,7 @@ class ReaderScreen(SessionActions, Screen):
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
+        self._cost = session_cost(self.session, price_table(self.app.settings))
         self._show_head()
         await self._fill_body()
         if self.app.library is not None:
@@ -121,7 +125,7 @@ class ReaderScreen(SessionActions, Screen):
 
     def _show_head(self) -> None:
         masked = self.app.redactor.masked_count(self._session_texts())
-        head = session_head(self.session, starred=self.starred, masked=masked, position=self.hit_position())
+        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost, position=self.hit_position())
         self.query_one("#reader-head", Static).update(head)
 
     def turn_view(self, index: int) -> TurnView | None:

@@ -9,8 +9,10 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from convo_tui.core.cost.prices import price_table
 from convo_tui.core.history import QueryHistory
 from convo_tui.tui.card_messages import CardClosed, CardExpand
+from convo_tui.tui.render import session_cost
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionTarget
 from convo_tui.tui.widgets.card import ResultCard
 from textual.binding import Binding, BindingType
@@ -285,7 +287,7 @@ class ResultKeys:
         event.stop()
         session = self.load_session(event.hit.session_id)  # type: ignore[attr-defined]
         if session is not None:
-            mounting = event.card.expand_with(session)
+            mounting = event.card.expand_with(session, session_cost(session, price_table(self.app.settings)))  # type: ignore[attr-defined]
             if mounting is not None:
                 await mounting  # its messages composed: their rows can be found
                 self.card_expanded(event.card)

@@ -155,8 +155,9 @@ class ResultCard(Vertical, can_focus=True):
             rows.append(("🔎", Text(f"{hit.part}: ", style="bold") + snippet_line(self._shown(hit.part_text), self.terms)))
         return IconRows(tuple(rows))
 
-    def expand_with(self, session: Session) -> AwaitMount | None:
-        """Show the turn's messages; await the result to know they are composed."""
+    def expand_with(self, session: Session, cost: str = "") -> AwaitMount | None:
+        """Show the turn's messages; await the result to know they are composed.
+        `cost`: the session's tokens and cost, "" when its tool recorded none."""
         if self.expanded:
             return None
         self.expanded = True
@@ -170,6 +171,7 @@ class ResultCard(Vertical, can_focus=True):
                 matched=self.hit.matched_message_ids,
                 terms=self.terms,
                 shown=self._shown,
+                cost=cost,
             )
         )
 
