@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from convo_tui.core.hits import SessionSummary
 from textual.message import Message
 
 if TYPE_CHECKING:
@@ -53,15 +52,6 @@ class SessionEdited(Message):
         self.title = title
         self.starred = starred
         self.done = done  # what to tell the user once every screen knows
-
-
-class SessionsLoaded(Message):
-    """The sessions screen's worker read the list from the index."""
-
-    def __init__(self, summaries: list[SessionSummary] | None, error: str | None = None) -> None:
-        super().__init__()
-        self.summaries = summaries
-        self.error = error
 
 
 class SessionLoaded(Message):

@@ -86,7 +86,7 @@ async def test_a_query_typed_before_its_sessions_are_published_shows_them_while_
         assert "refresh" not in note_text(app)
         # Nor does a list say more sessions may appear.
         await pilot.press("f3")
-        await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.summaries, "the sessions")
+        await until(pilot, lambda: isinstance(app.screen, SessionsScreen) and app.screen.counts is not None, "the sessions")
         count = str(app.screen.query_one("#sessions-count", Static).render())
         assert "15 sessions" in count and "more may appear" not in count
         library.go_on.set()  # quitting now stops phase 2 within a batch

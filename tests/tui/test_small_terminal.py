@@ -68,6 +68,9 @@ async def test_six_cards_or_sixteen_compact_rows_and_the_footer_whole_at_80x24(c
         await pilot.press("escape", "f3")
         await settle(pilot)
         assert isinstance(app.screen, SessionsScreen) and footer_fits(app)
+        await pilot.press("down")  # the list focused: its own keys (s, f) join the footer
+        await settle(pilot)
+        assert app.focused is app.screen.listing and footer_fits(app)
         await pilot.press("f7")
         await settle(pilot)
         assert isinstance(app.screen, StatsScreen) and footer_fits(app)

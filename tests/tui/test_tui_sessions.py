@@ -12,9 +12,9 @@ from convo_tui.tui.app import create_app
 from convo_tui.tui.screens.reader import ReaderScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.screens.sessions import SessionsScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 
-from tests.helpers.app import run_async, settle
+from tests.helpers.app import run_async, settle, until
 from tests.helpers.demo_corpus import copy_demo, demo_library, utc_clock
 
 SIZE = (100, 32)
@@ -55,13 +55,13 @@ async def test_the_list_is_read_in_a_worker_newest_first(corpus):
     _, library = corpus
     app = make_app(corpus)
     threads: list[bool] = []
-    original = library.sessions
+    original = library.session_page
 
     def recorded(*args, **kwargs):
         threads.append(threading.current_thread() is threading.main_thread())
         return original(*args, **kwargs)
 
-    library.sessions = recorded
+    library.session_page = recorded
     try:
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_browser(pilot)
@@ -72,7 +72,7 @@ async def test_the_list_is_read_in_a_worker_newest_first(corpus):
             assert stamps == sorted(stamps, reverse=True)
             assert "15 sessions · by date" in count_line(screen)
     finally:
-        del library.sessions
+        del library.session_page
 
 
 @run_async
@@ -81,18 +81,15 @@ async def test_s_cycles_the_sort_and_f_keeps_only_starred_sessions(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_browser(pilot)
-        listing = screen.query_one(OptionList)
+        listing = screen.listing
         await pilot.press("down", "s")
         titles = [s.title.casefold() for s in screen.shown()]
         assert titles == sorted(titles) and "by title" in count_line(screen)
         await pilot.press("s")
-        headers = [
-            str(listing.get_option_at_index(i).prompt).split("  ")[0].lstrip("▍")
-            for i in range(listing.option_count)
-            if listing.get_option_at_index(i).disabled
-        ]
+        entries = [screen.entry_at(i) for i in range(listing.count)]
+        headers = [entry.header for entry in entries if entry.header is not None]
         assert sorted(headers) == ["ChatGPT", "recall", "shopfront", "support-bot"]
-        assert listing.option_count == 15 + 4
+        assert listing.count == 15 + 4
         await pilot.press("s")
         assert "by date" in count_line(screen)
         await pilot.press("g", "j", "j")
@@ -137,7 +134,7 @@ async def test_filter_then_enter_opens_the_reader_and_escape_comes_back(corpus):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_browser(pilot)
         await pilot.press(*"docker")
-        assert screen.shown()[0].title == "Docker image size"
+        await until(pilot, lambda: screen.shown() and screen.shown()[0].title == "Docker image size", "the filtered list")
         assert "best match first" in count_line(screen)
         await pilot.press("enter", "enter")
         await settle(pilot)
