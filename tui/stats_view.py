@@ -105,7 +105,7 @@ def stats_summary(stats: Stats, table: PriceTable | None = None) -> Text:
     line.append(f" · {plural(total.messages, 'message')} · {plural(len(stats.by_project), 'project')}")
     line.append(f" · {plural(len(stats.by_source), 'source')}")
     if not total.has_tokens:
-        line.append(" · no source recorded token usage")
+        line.append(" · no token usage recorded")
         return line
     recorded = [name for name, count in stats.sources() if count.has_tokens]
     line.append(f" · {short_number(total.tokens.total)} tokens (recorded by {', '.join(recorded)} only)")

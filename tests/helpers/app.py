@@ -58,3 +58,39 @@ async def until(pilot, condition, what: str, timeout: float = 60.0) -> None:
         if time.monotonic() > deadline:
             raise AssertionError(f"waited {timeout:g} s for {what}")
         await pilot.pause(0.05)
+
+
+# -- snapshots: the same picture on every run -------------------------------------------
+
+SNAPSHOT_SIZES = [(80, 24), (120, 40)]
+
+
+def size_id(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
+async def still(pilot) -> None:
+    """Nothing moving on a clock: notifications gone, cursors not blinking, workers done."""
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    from textual.widgets import Input
+
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False
+    await pilot.pause()
+
+
+def scene(query: str = "", *keys: str):
+    """A `run_before` for snap_compare: the query typed (if any), then each key, all settled."""
+
+    async def run_before(pilot):
+        await settle(pilot)
+        if query:
+            pilot.app.search_screen.set_query(query)
+            await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        await still(pilot)
+
+    return run_before

@@ -250,7 +250,7 @@ async def test_f4_counts_the_index_per_project_source_and_week(corpus):
         assert isinstance(screen, StatsScreen)
         summary = str(screen.query_one("#stats-summary", Static).render())
         assert summary.startswith("15 sessions · ") and "4 projects" in summary
-        assert "no source recorded token usage" in summary  # the demo's sources keep no usage
+        assert "no token usage recorded" in summary  # the demo's sources keep no usage
         projects = table_text(screen, "#stats-projects")
         for name, count in library.projects():
             assert any(line.split()[:2] == [name, str(count)] for line in projects.splitlines()), (name, projects)

@@ -45,7 +45,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
     # F1 lists these first: what the bindings table cannot say (tui/screens/help.py).
     HELP_KEYS = [
         ("type", "Edit the query, from anywhere", ""),
-        ("enter", "Query: first result · result: open/close", "card.expand"),
+        ("enter", "First result, or open/close it", "card.expand"),
         ("tab", "Open result: its tool calls", ""),
         ("↓↑ pgdn pgup", "Open result: read on, then next", ""),
     ]
@@ -308,7 +308,9 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
             return text
         text = "No matching conversations."
         share = state.meaning_share
-        if waiting:
+        if not waiting and state.readiness is not None and not state.readiness.sessions:
+            text = "Nothing is indexed yet: F5 reads the transcripts of every tool found."
+        elif waiting:
             text = "No matching conversations yet: sessions are still being read; results refresh as they become searchable."
         elif outcome.mode in DENSE_MODES and state.embedding and share is not None and share < 1:
             text = (

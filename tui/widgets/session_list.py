@@ -45,6 +45,7 @@ class SessionList(ScrollView, can_focus=True):
         Binding("enter", "select", "Open", show=False),
     ]
     DEFAULT_CSS = """
+    SessionList { overflow-x: hidden; }
     SessionList > .session-list--cursor { background: $block-cursor-background; color: $block-cursor-foreground; }
     SessionList:blur > .session-list--cursor { background: $block-cursor-blurred-background; color: $foreground; }
     SessionList > .session-list--header { color: $text-primary; text-style: bold; }
