@@ -90,6 +90,9 @@ NONSENSE = [
     "锟斤拷烫烫烫",
     "龘靐齉爩",
     "啊吧啦嘟咕叽",
+    "lorem ipsum dolor sit amet",
+    "ффыва олдж",
+    "ｑｗｅｒｔｙ",
 ]
 
 
@@ -113,6 +116,35 @@ def test_words_the_index_never_saw_find_nothing_by_meaning_either(request, libra
 def test_a_paraphrase_whose_words_occur_elsewhere_still_finds_by_meaning(request, library):
     lib = request.getfixturevalue(library)
     hits = lib.search("keys expiring at the same moment", mode="semantic")
+    assert hits and hits[0].session_id == "cache-herd"
+
+
+# Questions none of whose words the index holds, answered by meaning alone: Chinese
+# about English-only turns (the multilingual model reads both), and English in other words.
+OTHER_WORDS = {
+    "缓存同时过期导致数据库崩溃": "cache-herd",
+    "测试太慢了怎么办": "unit-speed",
+    "怎么撤销上一次提交": "git",
+    "stored values lapsing simultaneously overwhelm our DB": "cache-herd",
+}
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic"])
+@pytest.mark.parametrize("query", list(OTHER_WORDS))
+def test_a_question_sharing_no_word_with_the_index_is_answered_by_meaning(e5, query, mode):
+    """The nonsense floor (a query no word of which the index holds) must not take
+    cross-language and paraphrase search away from the multilingual model."""
+    from convo_tui.core.embed.sparse import SparseEmbedder
+    from convo_tui.core.store.base import Query
+
+    terms = SparseEmbedder().embed_query(query)
+    assert terms.indices and not e5.store.query([Query(sparse=terms, limit=1)])[0], "the query shares a word with the index"
+    hits = e5.search(query, mode=mode, limit=3)
+    assert hits and hits[0].session_id == OTHER_WORDS[query], [(h.session_id, round(h.similarity, 3)) for h in hits]
+
+
+def test_minilm_answers_an_english_paraphrase_sharing_no_word(lib):
+    hits = lib.search("stored values lapsing simultaneously overwhelm our DB", mode="semantic", limit=3)
     assert hits and hits[0].session_id == "cache-herd"
 
 
