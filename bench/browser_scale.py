@@ -63,11 +63,12 @@ def write_sessions(root: Path, count: int, seed: int = 25) -> list[Path]:
 
 def build(out: Path, count: int) -> tuple[Path, dict[str, float]]:
     """The index folder (built once per size) and what building it cost."""
-    from bench.build import open_edge, write_model_meta
-    from bench.cheap import CheapEmbedder
     from convo_tui.core.embed.sparse import SparseEmbedder
     from convo_tui.core.index.manifest import Manifest
     from convo_tui.core.index.publish import Indexer
+
+    from bench.build import open_edge, write_model_meta
+    from bench.cheap import CheapEmbedder
 
     folder = out / f"browser-{count}"
     done = folder / "built.json"
@@ -193,7 +194,10 @@ def _summary(seconds: list[float]) -> dict[str, float]:
 def markdown(figures: dict[str, object], build_cost: dict[str, float]) -> str:
     rows = [
         ("sessions in the index", f"{figures['sessions']:,}"),
-        ("build (cheap embedder, not the real model)", f"{build_cost['write_s']:.0f} s writing + {build_cost['index_s']:.0f} s indexing"),
+        (
+            "build (cheap embedder, not the real model)",
+            f"{build_cost['write_s']:.0f} s writing + {build_cost['index_s']:.0f} s indexing",
+        ),
         ("sessions browser, F3 to first rows (first open: rows read)", f"{figures['browser_open_first_s']:.2f} s"),
         ("sessions browser, F3 to first rows (again)", f"{figures['browser_open_again_s']:.2f} s"),
         ("the old browser's read before any row: Engine.sessions()", f"{figures['engine_sessions_all_s']:.2f} s"),

@@ -96,9 +96,9 @@ def search(
     if dense is None and sparse is None:
         return []
     scale = dense_scale(getattr(embedders.dense, "name", ""))
-    if dense is not None and not _knows_a_word(store, embedders, parsed, sparse, mode):
-        if not _stands_out(store, parsed, dense, scale):
-            return []  # no word of it in the index and nothing near it by meaning: nonsense
+    unknown = dense is not None and not _knows_a_word(store, embedders, parsed, sparse, mode)
+    if unknown and not _stands_out(store, parsed, dense, scale):  # type: ignore[arg-type]
+        return []  # no word of it in the index and nothing near it by meaning: nonsense
     turns, messages = _two_levels(store, embedders, parsed, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]

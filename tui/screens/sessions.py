@@ -170,7 +170,7 @@ class SessionsScreen(SessionActions, Screen):
                     return
         if listing.highlighted is not None and listing.highlighted >= listing.count:
             listing.action_last()
-        elif listing.highlighted is not None and not listing._is_session(listing.highlighted):
+        elif listing.highlighted is not None and not listing.is_session(listing.highlighted):
             listing.action_cursor_down()
         elif listing.has_focus and listing.highlighted is None and listing.count:
             listing.action_first()

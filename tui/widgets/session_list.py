@@ -91,13 +91,13 @@ class SessionList(ScrollView, can_focus=True):
         self._lines.clear()
         self.refresh()
 
-    def _is_session(self, index: int) -> bool:
+    def is_session(self, index: int) -> bool:
         entry = self._entry_at(index)
         return entry is None or entry.summary is not None  # a row not read yet counts as a session
 
     def _session_near(self, index: int, step: int) -> int | None:
         while 0 <= index < self.count:
-            if self._is_session(index):
+            if self.is_session(index):
                 return index
             index += step
         return None
@@ -205,7 +205,7 @@ class SessionList(ScrollView, can_focus=True):
 
     def on_click(self, event: events.Click) -> None:
         index = (round(self.scroll_offset.y) + event.y) // ROWS
-        if 0 <= index < self.count and self._is_session(index):
+        if 0 <= index < self.count and self.is_session(index):
             if index == self.highlighted:
                 self.action_select()
             else:
