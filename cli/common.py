@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
@@ -37,6 +37,10 @@ def add_store_options(parser: argparse.ArgumentParser, *, model: bool = True) ->
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     settings = Settings.load(getattr(args, "config", None))
+    if settings.keys:  # the app's file: a [keys] typo is an error here too
+        from convo_tui.tui.binding_ids import declared_binding_ids
+
+        settings.check_keys(declared_binding_ids())
     if getattr(args, "index_dir", None):
         settings.index_dir = Path(args.index_dir).expanduser()
     if getattr(args, "model", None):
@@ -50,13 +54,20 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 @contextmanager
-def open_index(args: argparse.Namespace, *, read_only: bool = False, allow_mismatch: bool = False) -> Iterator[Engine]:
+def open_index(
+    args: argparse.Namespace,
+    *,
+    read_only: bool = False,
+    allow_mismatch: bool = False,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[Engine]:
     """The index for the command line's settings: its holder's if another convo-tui
     process has it open (the app, `serve`, `mcp`, an `index` run), else opened here
-    (this process then serves the others until the command ends)."""
+    (this process then serves the others until the command ends). `on_wait` is told
+    once, in one line, when another process is still opening the index."""
     from convo_tui.core.holder.access import open_engine
 
-    with open_engine(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch) as engine:
+    with open_engine(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch, on_wait=on_wait) as engine:
         yield engine
 
 

@@ -32,9 +32,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "mcp",
         help="run an MCP server over stdio so coding agents can search your past conversations; `mcp install` adds it to them",
-        description="Serve the index to AI coding agents over the Model Context Protocol (stdio transport). "
-        "`convo-tui mcp install` adds this server to the agents' own config files.",
-        epilog=tools_help(),
+        description=(
+            "Serve the index to AI coding agents over the Model Context Protocol (stdio\n"
+            "transport). An agent starts it; run by hand it waits for a client on stdin.\n"
+            "`convo-tui mcp install` adds this server to the agents' own config files."
+        ),
+        epilog=help_epilog(),
         formatter_class=argparse.RawDescriptionHelpFormatter,
     )
     add_store_options(parser, model=False)
@@ -57,6 +60,24 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "--index-dir", metavar="DIR", default=argparse.SUPPRESS, help="serve this index folder (passed to `mcp`)"
     )
     install.set_defaults(func=run_install)
+
+
+def help_epilog() -> str:
+    import shutil
+    import sys
+    from pathlib import Path
+
+    script = shutil.which("convo-tui") or str(Path(sys.argv[0]).absolute())
+    return (
+        f"{tools_help()}\n\n"
+        "register it with your agents: `convo-tui mcp install`, or by hand:\n"
+        "  Claude Code  claude mcp add -s user convo-tui -- convo-tui mcp\n"
+        "  Codex        codex mcp add convo-tui -- convo-tui mcp\n"
+        "  Cursor       in ~/.cursor/mcp.json:\n"
+        '    {"mcpServers": {"convo-tui": {"command": "convo-tui", "args": ["mcp"]}}}\n'
+        "When convo-tui is not on the agent's PATH (a virtualenv), give its full path:\n"
+        f"  {script}"
+    )
 
 
 def run(args: argparse.Namespace) -> int:
@@ -83,21 +104,24 @@ def run_install(args: argparse.Namespace) -> int:
 
 def build_server(tools: RecallTools) -> Any:
     """The MCPServer with every tool of RecallTools (its typed signatures become the JSON schemas)."""
-    from convo_tui.core.errors import ConvoError
+    from convo_tui.core.errors import ConvoError, shown
     from mcp.server.mcpserver import MCPServer
     from mcp.server.mcpserver.exceptions import ToolError
 
     server = MCPServer("convo-tui", instructions=INSTRUCTIONS)
 
     def answering(method: Callable[..., dict[str, Any]]) -> Callable[..., dict[str, Any]]:
-        """Our one-line errors reach the agent as they are (the SDK hides other exceptions' text)."""
+        """Every error reaches the agent as one line with its reason (the SDK would
+        answer "Error executing tool" and hide the text of any other exception)."""
 
         @functools.wraps(method)
         def call(*args: Any, **kwargs: Any) -> dict[str, Any]:
             try:
                 return method(*args, **kwargs)
             except (ConvoError, ValueError) as exc:
-                raise ToolError(str(exc)) from None
+                raise ToolError(shown(exc, 500)) from None
+            except Exception as exc:  # a bug: still a reason, and the server lives on
+                raise ToolError(shown(f"internal error ({type(exc).__name__}: {exc})", 500)) from None
 
         return call
 

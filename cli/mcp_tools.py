@@ -10,12 +10,14 @@ masked like the app's exports (core/redact.py) unless the settings turn that off
 from __future__ import annotations
 
 import inspect
+import textwrap
 import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.cli.common import resolve_session_id
+from convo_tui.core.limits import check_count
 from convo_tui.core.settings import SEARCH_MODES, Settings
 
 if TYPE_CHECKING:
@@ -100,17 +102,24 @@ class RecallTools:
         (YYYY-MM-DD, or 7d / 2w / 3m back from today), role (user or ai), tool (a tool name the AI called),
         session_id (an id or a unique prefix). mode: hybrid, semantic, keyword or fuzzy. Each hit is one turn:
         session id, title, project, turn index, score (relevance 0..1), timestamp, the user's and the AI's text."""
+        from convo_tui.core.errors import shown
         from convo_tui.core.search.query import session_filter
 
         if mode not in SEARCH_MODES:
-            raise ValueError(f"mode must be one of {', '.join(SEARCH_MODES)}")
+            raise ValueError(f"mode must be one of {', '.join(SEARCH_MODES)} (got {shown(mode, 40)})")
         if role not in (None, "", "user", "ai"):
-            raise ValueError("role must be user or ai")
-        filters = [f'{key}:"{value}"' for key, value in (("project", project), ("source", source), ("tool", tool)) if value]
-        filters += [f"{key}:{value}" for key, value in (("after", after), ("before", before), ("role", role)) if value]
+            raise ValueError(f"role must be user or ai (got {shown(role, 40)})")
+        limit = check_count("limit", limit, minimum=1)
+        named = (("project", project), ("source", source), ("tool", tool), ("after", after), ("before", before))
+        for key, value in named:
+            if value is not None and '"' in value:
+                raise ValueError(f"{key} must not contain a double quote (got {shown(value, 60)})")
+        filters = [f'{key}:"{value}"' for key, value in named if value]
+        if role:
+            filters.append(f"role:{role}")
         if session_id:
             filters.append(session_filter(self._session_id(session_id)))
-        hits = self.library().search(" ".join([query, *filters]), limit=max(1, min(limit, 100)), mode=mode)
+        hits = self.library().search(" ".join([query, *filters]), limit=limit, mode=mode)
         return {"hits": [self._hit(hit) for hit in hits]}
 
     def show_session(
@@ -118,6 +127,9 @@ class RecallTools:
     ) -> dict[str, Any]:
         """One session's messages in order (optionally only turns first_turn..last_turn). `session_id` is an id
         or a unique prefix of 8+ characters. `with_tools` adds each tool call's arguments and result (clipped)."""
+        for name, value in (("first_turn", first_turn), ("last_turn", last_turn)):
+            if value is not None:
+                check_count(name, value)
         session = self.library().session(self._session_id(session_id))
         turn_of = {mid: turn.index for turn in session.turns for mid in turn.message_ids}
         low = first_turn if first_turn is not None else -1
@@ -164,7 +176,8 @@ class RecallTools:
         """The newest sessions of the current project: by default the folder this server was started in
         (coding agents start it in the project they work on); `project` names another one."""
         name = project or current_project(self._folder)
-        summaries = self.library().sessions(name)[: max(1, min(limit, 100))]
+        limit = check_count("limit", limit, minimum=1)
+        summaries = self.library().sessions(name)[:limit]
         return {"project": name, "sessions": [self._summary(s) for s in summaries]}
 
     def context_bundle(
@@ -189,13 +202,15 @@ class RecallTools:
         from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, request_body
 
         sid = self._session_id(session_id) if session_id else None
-        messages = self.library().context(question, session_id=sid, recent=max(0, recent), refs=max(0, refs))
+        recent, refs = check_count("recent", recent), check_count("refs", refs)
+        messages = self.library().context(question, session_id=sid, recent=recent, refs=refs)
         messages = [ChatMessage(m.role, self._clean(m.content)) for m in messages]
         return request_body(DEFAULT_LLM_MODEL, messages)
 
     def list_sessions(self, project: str | None = None, limit: int = 20) -> dict[str, Any]:
         """Indexed sessions, newest first (optionally of one project)."""
-        summaries = self.library().sessions(project or None)[: max(1, limit)]
+        limit = check_count("limit", limit, minimum=1)
+        summaries = self.library().sessions(project or None)[:limit]
         return {"sessions": [self._summary(s) for s in summaries]}
 
     # -- shapes ------------------------------------------------------------------------------
@@ -257,6 +272,7 @@ def tools_help() -> str:
             params.append(param.name if param.default is inspect.Parameter.empty else f"{param.name}={param.default!r}")
         doc = " ".join((method.__doc__ or "").split())
         first = doc.split(". ")[0].rstrip(".")
-        lines.append(f"  {name}({', '.join(params)})")
-        lines.append(f"      {first}.")
+        signature = f"  {name}({', '.join(params)})"
+        lines.append(textwrap.fill(signature, 80, subsequent_indent=" " * (len(name) + 3), break_long_words=False))
+        lines.append(textwrap.fill(f"{first}.", 80, initial_indent=" " * 6, subsequent_indent=" " * 6))
     return "\n".join(lines)

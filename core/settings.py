@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgspec
 import platformdirs
 from convo_tui.core.errors import ConfigError
+from convo_tui.core.limits import MAX_COUNT
 
 APP_NAME = "convo-tui"
 CONFIG_ENV = "CONVO_TUI_CONFIG"
@@ -33,7 +34,9 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 # Here rather than in search.py so the faces can offer them without loading search.
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
-NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+# Whole numbers a user sets stay within the one maximum of core/limits.py.
+PageSize = Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)]
+Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
 UsdPerMillion = Annotated[float, msgspec.Meta(ge=0)]
 
 
@@ -82,12 +85,12 @@ class Settings:
     qdrant_api_key: str | None = None
     # Allow a plain-http, non-loopback Qdrant URL (the API key would travel in clear).
     qdrant_allow_insecure: bool = False
-    search_limit: NonNegative = 10
+    search_limit: PageSize = 10
     search_mode: SearchMode = "hybrid"
     redact: bool = True
     theme: str = "textual-dark"
     # Milliseconds between the last key and the search it starts (0: search at once).
-    debounce_ms: NonNegative = 150
+    debounce_ms: Milliseconds = 150
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
     # model -> prices that replace or add to the bundled table (core/cost/prices.json)
@@ -96,8 +99,14 @@ class Settings:
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Settings:
+        """Settings from `path` (`--config`: it must exist), else from the default
+        file or CONVO_TUI_CONFIG (missing: every default)."""
         config_path = Path(path).expanduser() if path else default_config_path()
         data: dict[str, Any] = {}
+        if path and not config_path.exists():
+            raise ConfigError(f"{config_path}: no such settings file")
+        if config_path.exists() and not config_path.is_file():
+            raise ConfigError(f"{config_path}: not a settings file (a folder or a device); point --config at a TOML file")
         if config_path.is_file():
             try:
                 data = tomllib.loads(config_path.read_text(encoding="utf-8"))
@@ -127,8 +136,8 @@ _EXPECTED = {
     "discover_defaults": "true or false",
     "redact": "true or false",
     "qdrant_allow_insecure": "true or false",
-    "search_limit": "a non-negative whole number",
-    "debounce_ms": "a non-negative whole number",
+    "search_limit": f"a whole number from 1 to {MAX_COUNT:,}",
+    "debounce_ms": f"a whole number from 0 to {MAX_COUNT:,}",
     "search_mode": f"one of {', '.join(SEARCH_MODES)}",
     "keys": "a table of binding id = key",
     "prices": 'a table of "model" = {input, output, cache_read, cache_write, cache_write_1h} in USD per million tokens (input and output required, none negative)',

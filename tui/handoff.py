@@ -19,6 +19,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.core.resume import plan as resume_plan
 from convo_tui.tui.clipboard import copies_dir, copy_text
 
 if TYPE_CHECKING:
@@ -42,21 +43,25 @@ def copy_out(app: ConvoApp, text: str, what: str, *, file_name: str = "copy.txt"
 
 
 def resume(app: ConvoApp, session: Session) -> None:
-    """Run the session's own resume command in its working directory, the app suspended
-    meanwhile; when it cannot run, copy `cd <folder> && <command>` and say why."""
-    if not session.resume:
-        app.notify(f"No resume command for {session.source}", severity="warning")
+    """Run the session's own resume command in its folder, the app suspended meanwhile;
+    when it cannot run, copy `cd <folder> && <command>` and say why.
+
+    What runs is what core/resume.py allows (an id of the tool's shape, an existing
+    folder), said on the terminal before it starts; no shell."""
+    plan = resume_plan(session)
+    if plan.argv is None:
+        app.notify(plan.refused or "No resume command", severity="warning", markup=False)
         return
-    cwd = session.cwd
-    if cwd and not Path(cwd).is_dir():
-        app.notify(f"The session's folder {cwd} is gone: copying the command instead", severity="warning")
+    if not plan.runnable:
+        app.notify(f"{plan.problem}: copying the command instead", severity="warning", markup=False)
         copy_resume(app, session)
         return
     try:
         with app.suspend():
-            subprocess.run(session.resume, cwd=cwd or None, check=False)
+            print(plan.announce(), flush=True)
+            subprocess.run(plan.argv, cwd=plan.cwd, check=False)
     except OSError as exc:
-        app.notify(f"Could not run {session.resume[0]}: {exc.strerror or exc}; copying the command", severity="error")
+        app.notify(f"Could not run {plan.argv[0]}: {exc.strerror or exc}; copying the command", severity="error", markup=False)
         copy_resume(app, session)
     except Exception as exc:  # SuspendNotSupported (textual-web, tests): the command is still useful
         app.notify(f"Cannot suspend here ({type(exc).__name__}): copying the command", severity="warning")
@@ -64,13 +69,12 @@ def resume(app: ConvoApp, session: Session) -> None:
 
 
 def copy_resume(app: ConvoApp, session: Session) -> None:
-    if not session.resume:
-        app.notify(f"No resume command for {session.source}", severity="warning")
+    plan = resume_plan(session)
+    line = plan.shell_line()
+    if line is None:
+        app.notify(plan.refused or "No resume command", severity="warning", markup=False)
         return
-    command = shlex.join(session.resume)
-    if session.cwd:
-        command = f"cd {shlex.quote(session.cwd)} && {command}"
-    copy_out(app, command, "the resume command", file_name="resume.sh")
+    copy_out(app, line, "the resume command", file_name="resume.sh")
 
 
 def edit_source(app: ConvoApp, path: str) -> None:
@@ -78,7 +82,7 @@ def edit_source(app: ConvoApp, path: str) -> None:
         app.notify("The source file no longer exists (the index keeps its copy)", severity="warning")
         return
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    target = Path(path)
+    target = Path(path).absolute()  # a file named like an option (`-c...`) stays a path to the editor
     if target.is_dir():  # a thread folder: open its messages file
         target = next(iter(sorted(target.glob("*.json"))), target)
     try:

@@ -6,7 +6,7 @@ this module turns them back on the client side.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.cost.usage import Usage
@@ -64,6 +64,7 @@ def report_from_json(data: dict[str, Any]) -> IndexReport:
 
     values = dict(data)
     values["skipped"] = [(str(path), str(reason)) for path, reason in values.get("skipped", [])]
+    values["notes"] = [str(note) for note in values.get("notes", [])]
     return IndexReport(**values)
 
 
@@ -72,9 +73,11 @@ def progress_json(progress: IndexProgress) -> dict[str, Any]:
 
 
 def progress_from_json(data: dict[str, Any]) -> IndexProgress:
+    """A progress event; fields this side does not know (a newer holder's) are left out."""
     from convo_tui.core.index.publish import IndexProgress
 
-    return IndexProgress(**data)
+    known = {f.name for f in fields(IndexProgress)}
+    return IndexProgress(**{key: value for key, value in data.items() if key in known})
 
 
 def stats_json(stats: Stats) -> dict[str, Any]:

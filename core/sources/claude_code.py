@@ -27,6 +27,7 @@ from typing import Any
 
 from convo_tui.core.cost.usage import CACHE_WRITE_1H_KEY
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip,
@@ -380,7 +381,7 @@ def parse(path: Path) -> list[Session]:
         messages=reader.messages,
         meta={"cwd": reader.cwd} if reader.cwd else {},
         cwd=reader.cwd,
-        resume=None if path.stem.startswith("agent-") else ["claude", "--resume", session_id],
+        resume=None if path.stem.startswith("agent-") else resume_command("claude", session_id),
         warnings=reader.warnings,
     )
     session.fill_times()

@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     add_usage,
@@ -291,7 +292,7 @@ def parse(path: Path) -> list[Session]:
             if v
         },
         cwd=cwd,
-        resume=["codex", "resume", session_id],
+        resume=resume_command("codex", session_id),
         warnings=[f"{path}:{line}: {reason}" for line, reason in problems],
     )
     session.fill_times()

@@ -17,7 +17,8 @@ def test_help_lists_every_tool_with_its_arguments(capsys):
     except SystemExit as done:
         assert done.code == 0
     text = capsys.readouterr().out
-    listed = dict(re.findall(r"^  (\w+)\(([^)]*)\)$", text, re.M))
+    assert max(len(line) for line in text.splitlines()) <= 80
+    listed = {name: " ".join(args.split()) for name, args in re.findall(r"^  (\w+)\(([^)]*)\)$", text, re.M)}
     assert list(listed) == list(TOOL_NAMES)
 
     async def served() -> dict[str, list[str]]:
@@ -29,3 +30,5 @@ def test_help_lists_every_tool_with_its_arguments(capsys):
     for name, arguments in listed.items():
         assert [a.split("=")[0] for a in arguments.split(", ")] == schemas[name], name
     assert "install" in text
+    assert "claude mcp add -s user convo-tui -- convo-tui mcp" in text  # registering by hand
+    assert '"command": "convo-tui", "args": ["mcp"]' in text

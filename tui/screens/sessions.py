@@ -274,7 +274,7 @@ class SessionsScreen(SessionActions, Screen):
         from convo_tui.tui.screens.reader import ReaderScreen
 
         if event.session is None:
-            self.notify(event.error or "Could not read the session", severity="error")
+            self.notify(event.error or "Could not read the session", severity="error", markup=False)
         elif self.is_current:
             self.app.push_screen(ReaderScreen(event.session, None, ""))
 
