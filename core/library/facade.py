@@ -206,10 +206,7 @@ class Library(Engine):
             self.catalogue.invalidate()
 
     def restore_session(self, session_id: str) -> bool:
-        try:
-            return self.editor.restore(self.ids.resolve_deleted(session_id))
-        finally:
-            self.catalogue.invalidate()  # the restored session is a row of the list again
+        return self.editor.restore(self.ids.resolve_deleted(session_id))  # back at the next index run, which invalidates
 
     # -- indexing --------------------------------------------------------------------
 

@@ -27,9 +27,27 @@ def make_app(corpus, **changes):
     return create_app(dataclasses.replace(settings, **changes), library=library, index_on_start=False)
 
 
+async def workers_done(app) -> None:
+    """Every worker of the app finished, those started meanwhile too. A worker an
+    exclusive one replaced (a newer page read, a newer readiness look) is cancelled
+    by design: `WorkerManager.wait_for_complete` raises WorkerCancelled for it, which
+    made tests fail under load whenever a replacement landed during the wait. Any
+    other failure still raises."""
+    from textual.worker import WorkerCancelled, WorkerState
+
+    while True:
+        running = [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if not running:
+            return
+        outcomes = await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, WorkerCancelled):
+                raise outcome
+
+
 async def settle(pilot):
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 

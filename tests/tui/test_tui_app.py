@@ -18,7 +18,7 @@ from convo_tui.tui.widgets.tool_call import ToolCallView
 from convo_tui.tui.widgets.turn_detail import TurnDetail
 from textual.widgets import DataTable, Input, Static
 
-from tests.helpers.app import focus_card, make_app, run_async, search, settle
+from tests.helpers.app import focus_card, make_app, run_async, search, settle, workers_done
 from tests.helpers.demo_corpus import copy_demo, utc_clock
 
 SIZE = (100, 32)
@@ -248,7 +248,7 @@ async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
             # First paint happened with the index still opening in a worker.
             assert isinstance(app.screen, SearchScreen)
             while app.library is None or not app.model_ready or app.indexing:
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
             assert app.search_screen.query_one("#index-status").has_class("-done")
             assert len(app.library.sessions()) == 15

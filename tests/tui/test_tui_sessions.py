@@ -14,7 +14,7 @@ from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.screens.sessions import SessionsScreen
 from textual.widgets import Static
 
-from tests.helpers.app import run_async, settle, until
+from tests.helpers.app import run_async, settle, until, workers_done
 from tests.helpers.demo_corpus import copy_demo, demo_library, utc_clock
 
 SIZE = (100, 32)
@@ -205,7 +205,7 @@ async def test_opened_while_indexing_the_list_fills_as_sessions_are_indexed(tmp_
             screen = app.screen
             assert isinstance(screen, SessionsScreen)
             while app.library is None or not app.model_ready or app.indexing or app.background.busy:
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
             await settle(pilot)
             assert len(screen.shown()) == 15
