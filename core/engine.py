@@ -17,7 +17,7 @@ from typing import TYPE_CHECKING, Protocol, Self
 if TYPE_CHECKING:
     from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
-    from convo_tui.core.hits import Hit, SessionSummary
+    from convo_tui.core.hits import Hit, SessionPage, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
     from convo_tui.core.model import Session
     from convo_tui.core.settings import Settings
@@ -128,6 +128,15 @@ class Engine(Protocol):
 
     def sessions(self, project: str | None = None) -> list[SessionSummary]:
         """Indexed sessions, newest first."""
+        ...
+
+    def session_page(
+        self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
+    ) -> SessionPage:
+        """Rows `offset .. offset+limit` of the sessions list in one ordering ("date": newest
+        first, "title", "project": grouped under a header per project; `text`: fuzzy on title
+        and project, best first), with the list's counts: a browser at any size reads a page,
+        never every session (core/library/catalogue.py)."""
         ...
 
     def projects(self) -> list[tuple[str, int]]:

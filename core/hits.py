@@ -77,3 +77,35 @@ class SessionSummary:
             value = getattr(self, key)
             data[key] = value.isoformat() if value else None
         return data
+
+
+@dataclass
+class PageEntry:
+    """One row of the sessions list: a project's header (grouped by project) or a session."""
+
+    header: str | None = None
+    count: int = 0  # the header's sessions
+    summary: SessionSummary | None = None
+
+    def to_json(self) -> dict[str, Any]:
+        return {"header": self.header, "count": self.count, "summary": self.summary.to_json() if self.summary else None}
+
+
+@dataclass
+class SessionPage:
+    """A window of the sessions list in one ordering (Engine.session_page), with its counts.
+
+    `total`: rows of the whole list (headers included); `matched`: sessions in it
+    (the filters applied); `everything`: sessions in the index; `starred`: starred ones."""
+
+    offset: int
+    total: int
+    matched: int
+    everything: int
+    starred: int
+    entries: list[PageEntry] = field(default_factory=list)
+
+    def to_json(self) -> dict[str, Any]:
+        data = {k: getattr(self, k) for k in ("offset", "total", "matched", "everything", "starred")}
+        data["entries"] = [entry.to_json() for entry in self.entries]
+        return data

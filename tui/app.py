@@ -17,6 +17,7 @@ from convo_tui.core.errors import ConvoError
 from convo_tui.core.settings import SEARCH_MODES, Settings
 from convo_tui.tui.background import BackgroundThreads
 from convo_tui.tui.commands import ConvoCommands
+from convo_tui.tui.index_state import IndexState
 from convo_tui.tui.messages import (
     BackgroundFailed,
     IndexingFinished,
@@ -26,14 +27,15 @@ from convo_tui.tui.messages import (
     ModelLoaded,
     OpenReader,
     ReaderLoaded,
+    ReadinessRead,
 )
 from convo_tui.tui.reveal import Redactor
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.session_filter import BrowserPrefs
 from convo_tui.tui.session_messages import ProjectsLoaded, SessionEdited, SessionsChanged
-from textual import work
-from textual.app import App
+from textual import events, work
+from textual.app import App, SystemCommand
 from textual.binding import Binding
 from textual.worker import get_current_worker
 
@@ -41,7 +43,15 @@ if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
 
 MODES = SEARCH_MODES
-SESSIONS_TOLD_EVERY = 2.0  # seconds between list reloads while indexing adds sessions
+# Seconds between two re-runs of the shown search (and list reloads) while the index changes.
+FOLLOW_EVERY = 1.5
+# Seconds between two looks at the index when this app is not the one indexing it
+# (`serve` or an `index` run served by the app may be adding sessions and vectors).
+POLL_EVERY = 3.0
+# Under this many rows the app is "short" (cards on three rows, no meta line), under
+# this many columns "narrow" (no progress bar, no preview pane beside the compact list).
+SHORT_ROWS = 32
+NARROW_COLUMNS = 100
 STYLES = Path(__file__).parent / "styles"
 
 
@@ -81,7 +91,9 @@ class ConvoApp(App):
         self.background = BackgroundThreads()  # the threads the index must outlive
         self.browser = BrowserPrefs()
         self.projects: list[tuple[str, int]] = []  # for the palette, read in a worker, never on a keystroke
-        self._sessions_told = 0.0  # when screens were last told that indexing added sessions
+        self.index_state = IndexState()  # which phase runs, what search by meaning covers
+        self._followed = 0.0  # when the screens last followed a change of the index
+        self._follow_timer: Any = None  # a follow waiting out FOLLOW_EVERY
         self.redactor = Redactor(enabled=settings.redact)
         if demo:
             self.sub_title = "demo corpus"
@@ -108,14 +120,37 @@ class ConvoApp(App):
         if self.settings.keys:
             self.set_keymap(self.settings.keys)
         self.push_screen(SearchScreen())
+        self._fit(self.size.width, self.size.height)
+        self.screen_change_signal.subscribe(self, self._screen_changed)
         if self.library is None:
             self._open_library()
         else:
-            self.post_message(LibraryOpened())
+            self.post_message(LibraryOpened())  # which starts indexing when the model is ready
             if not self.model_ready:
                 self._load_model()
-            elif self.index_on_start:
-                self.start_indexing()
+
+    @property
+    def short(self) -> bool:
+        return self.size.height < SHORT_ROWS
+
+    def on_resize(self, event: events.Resize) -> None:
+        self._fit(event.size.width, event.size.height)
+
+    def _fit(self, width: int, height: int) -> None:
+        self.set_class(height < SHORT_ROWS, "-short")
+        self.set_class(width < NARROW_COLUMNS, "-narrow")
+        for screen in self.screen_stack:
+            if isinstance(screen, SearchScreen):
+                screen.fit_cards()
+
+    def _screen_changed(self, _screen: object) -> None:
+        """A toast is about the screen it was said on: the next screen starts without them."""
+        self.clear_notifications()
+
+    @property
+    def sessions_may_appear(self) -> bool:
+        """Files are being read (or will be, once the model loads): lists may still grow."""
+        return self.index_state.reading or (self.index_on_start and not self.model_ready)
 
     @property
     def search_screen(self) -> SearchScreen:
@@ -161,6 +196,10 @@ class ConvoApp(App):
             self.search_screen.status.say("Loading the model… keyword search works meanwhile")
         self.search_screen.refresh_search()
         self.tell_screens(SessionsChanged())
+        self._read_readiness(False)
+        self.set_interval(POLL_EVERY, self._poll_index, name="follow the index")
+        if self.model_ready and self.index_on_start:
+            self.start_indexing()  # an open index with its model handed in (the model loads later otherwise)
         self._read_loss_warnings()
 
     @work(thread=True, group="warnings", name="loss warnings")
@@ -202,6 +241,7 @@ class ConvoApp(App):
             self.notify("Indexing is already running")
             return
         self.indexing = True
+        self.index_state.started()
         self.cancel_indexing.clear()
         self.search_screen.status.say("Indexing: looking for transcripts…")
         self._index(rebuild)
@@ -229,13 +269,12 @@ class ConvoApp(App):
 
     def on_indexing_progress(self, event: IndexingProgress) -> None:
         self.search_screen.status.progress(event.phase, event.done, event.total, event.path, event.sessions, event.eta)
-        now = time.monotonic()
-        if now - self._sessions_told >= SESSIONS_TOLD_EVERY:  # lists show sessions as they are indexed
-            self._sessions_told = now
-            self.tell_screens(SessionsChanged())
+        if self.index_state.progress(event.phase, event.done, event.total, event.sessions):
+            self.index_moved()
 
     def on_indexing_finished(self, event: IndexingFinished) -> None:
         self.indexing = False
+        self.index_state.finished()
         self.search_screen.status.finish()
         report = event.report
         if report is not None:
@@ -249,21 +288,75 @@ class ConvoApp(App):
                 self.notify(f"{path}: {reason}", severity="warning", timeout=8)
             for line in report.notes:  # an unreachable machine, a full archive
                 self.notify(line, severity="warning", timeout=10)
-        self.search_screen.refresh_search()
-        self.tell_screens(SessionsChanged())
+        self._follow_now()
+
+    # -- following the index ------------------------------------------------------------
+
+    def index_moved(self) -> None:
+        """Sessions were published or vectors added: the screens follow, at most every FOLLOW_EVERY."""
+        wait = self._followed + FOLLOW_EVERY - time.monotonic()
+        if wait <= 0:
+            self._follow_now()
+        elif self._follow_timer is None:
+            self._follow_timer = self.set_timer(wait, self._follow_now)
+
+    def _follow_now(self) -> None:
+        if self._follow_timer is not None:
+            self._follow_timer.stop()
+            self._follow_timer = None
+        self._followed = time.monotonic()
+        self._read_readiness(True)
+
+    def _poll_index(self) -> None:
+        if not self.indexing and self.library is not None and not self.cancel_indexing.is_set():
+            self._read_readiness(False)
+
+    @work(thread=True, exclusive=True, group="readiness", name="readiness")
+    def _read_readiness(self, follow: bool) -> None:
+        """How much of the index is searchable, read off the UI thread; `follow`: re-run searches whatever it says."""
+        library = self.library
+        if library is None:
+            return
+        with self.background.running():
+            try:
+                readiness = library.readiness()
+            except ConvoError:
+                return  # the next look tries again
+        if not get_current_worker().is_cancelled:
+            self.post_message(ReadinessRead(readiness, follow))
+
+    def on_readiness_read(self, event: ReadinessRead) -> None:
+        old = self.index_state.readiness
+        changed = self.index_state.read(event.readiness)
+        if old is None and not event.follow:  # the first look: the screens have just searched and listed
+            self.search_screen.show_coverage()
+            return
+        sessions_changed = old is None or old.sessions != event.readiness.sessions
+        if changed or event.follow:
+            self.search_screen.follow_index()
+        if sessions_changed or event.follow:
+            self.tell_screens(SessionsChanged())
 
     # -- sessions changed ----------------------------------------------------------------
 
     def tell_screens(self, message: SessionsChanged) -> None:
         """Every screen reloads what it shows of the sessions; the palette's projects too."""
         for screen in self.screen_stack:
-            screen.post_message(SessionsChanged(message.session_id, deleted=message.deleted))
+            screen.post_message(
+                SessionsChanged(message.session_id, deleted=message.deleted, title=message.title, starred=message.starred)
+            )
         if self.library is not None:
             self._read_projects()
 
     def on_session_edited(self, event: SessionEdited) -> None:
-        self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted))
-        self.search_screen.refresh_search()
+        from convo_tui.tui.screens.reader import ReaderScreen
+
+        if event.deleted and isinstance(self.screen, ReaderScreen) and self.screen.session.id == event.session_id:
+            self.pop_screen()  # its session is gone; before the toast, which the next screen would clear
+        self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted, title=event.title, starred=event.starred))
+        self.search_screen.follow_index()  # the new title (or the card gone), the reader's place kept
+        if event.done:
+            self.notify(event.done, timeout=4 if event.deleted else 2)
 
     @work(thread=True, exclusive=True, group="projects", name="projects")
     def _read_projects(self) -> None:
@@ -298,10 +391,31 @@ class ConvoApp(App):
         gc.unfreeze()  # what the app kept alive may now be collected (tests run many apps in one process)
 
     def get_system_commands(self, screen):
-        """Textual's own "Keys" panel would sit beside our help screen: keep one."""
+        """Textual's own commands, less what does not fit this app: "Keys" (F1 is the
+        help), "Maximize" (it hatched the search screen around its query box); and a
+        "Screenshot" that names where it saved the picture, or why it could not."""
         for command in super().get_system_commands(screen):
-            if command.title != "Keys":
-                yield command
+            if command.title in ("Keys", "Maximize", "Minimize"):
+                continue
+            if command.title == "Screenshot":
+                yield SystemCommand(
+                    "Screenshot",
+                    f"Save an SVG picture of the screen in {screenshots_dir(self.settings)}",
+                    lambda: self.set_timer(0.1, self.take_screenshot),  # once the palette is gone
+                )
+                continue
+            yield command
+
+    def take_screenshot(self) -> None:
+        folder = screenshots_dir(self.settings)
+        try:
+            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+            path = self.save_screenshot(path=str(folder))
+        except OSError as exc:
+            self.notify(f"Could not save the screenshot in {folder}: {exc.strerror or exc}", severity="error", timeout=8)
+            return
+        where = f"{path} (demo: removed when the app ends)" if self.demo else path
+        self.notify(f"Screenshot saved to {where}", timeout=8)
 
     # -- actions -----------------------------------------------------------------------
 
@@ -362,6 +476,17 @@ class ConvoApp(App):
         while not isinstance(self.screen, SearchScreen):
             self.pop_screen()
         self.search_screen.set_query(query)
+
+    def add_filter(self, key: str, value: str) -> None:
+        """Back to the search screen with `key:value` added to the query (the palette's project filter)."""
+        from convo_tui.tui.query_line import with_filter
+
+        self.set_query(with_filter(self.search_screen.query_text, key, value))
+
+
+def screenshots_dir(settings: Settings) -> Path:
+    """Beside the index folder, like exports/ and copies/ (the demo's: in its temporary folder)."""
+    return Path(settings.index_dir).parent / "screenshots"
 
 
 def keep_out_of_collections() -> None:

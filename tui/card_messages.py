@@ -30,45 +30,5 @@ class CardExpand(CardRequest):
     """Show the turn's messages inside the card (the screen reads the session)."""
 
 
-class CardOpen(CardRequest):
-    """Open the whole session in the reader at the card's turn."""
-
-
-class CardCopy(CardRequest):
-    """Copy the card's turn as Markdown."""
-
-
-class CardEdit(CardRequest):
-    """Open the source file in $EDITOR."""
-
-
-class CardExport(CardRequest):
-    """Export the LLM context of the card's session."""
-
-
-class CardExportPage(CardRequest):
-    """Save the card's session as a page to share (HTML, or Markdown with `fmt` "md")."""
-
-    def __init__(self, card: ResultCard, fmt: str = "html") -> None:
-        super().__init__(card)
-        self.fmt = fmt
-
-
-class CardResume(CardRequest):
-    """Run the session's resume command in its folder (the app suspends)."""
-
-
-class CardCopyResume(CardRequest):
-    """Copy the session's resume command."""
-
-
-class CardCopyId(CardRequest):
-    """Copy the session id."""
-
-
-class CardMove(CardRequest):
-    """Focus the next (step 1) or previous (step -1) card."""
-
-    def __init__(self, card: ResultCard, step: int) -> None:
-        super().__init__(card)
-        self.step = step
+class CardClosed(CardRequest):
+    """The card's messages were folded away (the screen may now show what it held back)."""

@@ -1,10 +1,11 @@
 """Command palette (ctrl+p): the app's actions by name.
 
 Every command works from every screen: screen commands are offered only where
-the screen has the action, and they call the screen's action (never a focused
-widget's, whose own `action_copy` is an Input's text copy that raises SkipAction
-outside a key press). The projects come from the app, which reads them in a
-worker whenever the sessions change: opening the palette asks the index nothing.
+the screen has the action (the session actions are on the search screen, the
+sessions browser and the reader alike, tui/session_actions.py), and they call
+the screen's action (never a focused widget's, whose own `action_copy` is an
+Input's text copy that raises SkipAction outside a key press). The project list
+is the app's, read in a worker: no store call while the palette is open.
 """
 
 from __future__ import annotations
@@ -22,7 +23,7 @@ Command = tuple[str, Callable[[], object], str]
 
 # (title, screen action, help): offered on the screens that have the action.
 SCREEN_COMMANDS: list[tuple[str, str, str]] = [
-    ("Open in the reader", "action_open", "The current result, the whole session"),
+    ("Open in the reader", "action_open", "The current result or session, whole"),
     ("Copy as Markdown", "action_copy", "The current result's turn, or the session"),
     ("Copy session id", "action_copy_id", "For the source tool's own resume or search"),
     ("Resume in its tool", "action_resume", "Run the session's resume command in its folder"),
@@ -31,6 +32,9 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
     ("Export session as HTML page", "action_export_page", "A self-contained page to share, under exports/"),
     ("Export session as Markdown", "action_export_markdown", "GitHub-ready Markdown, under exports/"),
     ("Open the source file in $EDITOR", "action_edit", "The transcript as the tool wrote it"),
+    ("Star / unstar the session", "action_star", "Starred sessions are one key away in the sessions browser"),
+    ("Rename the session", "action_rename", "A title of your own (the source file is not touched)"),
+    ("Delete the session from the index", "action_delete", "Asks first; the source file is not touched"),
     ("Toggle compact view", "action_toggle_compact", "One line per result with a preview pane"),
     ("Toggle sort: date / relevance", "action_toggle_sort", "Newest results first, or the best first"),
     ("Toggle thinking", "action_toggle_thinking", "Show or hide the model's reasoning"),
@@ -49,15 +53,19 @@ class ConvoCommands(Provider):
         ]
         for mode in ("hybrid", "semantic", "keyword", "fuzzy"):
             commands.append((f"Mode: {mode}", partial(app.set_mode, mode), f"Search in {mode} mode"))
+        offers = getattr(screen, "offers", lambda _action: True)
         for title, action, help_text in SCREEN_COMMANDS:
             method = getattr(screen, action, None)
-            if callable(method):
+            if callable(method) and offers(action):
                 commands.append((title, method, help_text))
         commands.append(("Stats: sessions, messages, tokens", app.action_stats, "Per project, source and week"))
         for name, count in app.projects:  # read in a worker by the app: no store call on a keystroke
-            query = f'project:"{name}" ' if " " in name else f"project:{name} "
             commands.append(
-                (f"Filter by project: {name} ({count})", partial(app.set_query, query), "Search in this project only")
+                (
+                    f"Filter by project: {name} ({count})",
+                    partial(app.add_filter, "project", name),
+                    "Added to the query (replaces another project:)",
+                )
             )
         return commands
 

@@ -43,6 +43,15 @@ class IndexingFinished(Message):
         self.report = report
 
 
+class ReadinessRead(Message):
+    """How much of the index is searchable, read in a worker; `follow`: the index moved, re-run searches."""
+
+    def __init__(self, readiness: Any, follow: bool) -> None:
+        super().__init__()
+        self.readiness = readiness
+        self.follow = follow
+
+
 class OpenReader(Message):
     """Open a session in the reader (the app loads it off the UI thread, then shows it)."""
 
@@ -80,6 +89,8 @@ class SearchOutcome:
     error: str | None = None
     generation: int = 0  # which search of the screen produced it: only the latest is shown
     limit: int = 0  # how many results were asked for: as many came back means there may be more
+    follow: bool = False  # a re-run because the index moved: keep the reader's place if the results allow
+    filters_match: bool | None = None  # nothing found: whether the filters alone match something
 
 
 class SearchFinished(Message):

@@ -30,6 +30,28 @@ def active_filters(parsed: ParsedQuery) -> list[str]:
     return shown
 
 
+def with_filter(query: str, key: str, value: str) -> str:
+    """`query` with `key:value` added at its end, replacing the same key's filter if it had one."""
+    import re
+
+    rest = re.sub(rf'(?<!\S){re.escape(key)}:(?:"[^"]*"|\S*)', " ", query, flags=re.IGNORECASE)
+    written = f'{key}:"{value}"' if any(ch.isspace() for ch in value) else f"{key}:{value}"
+    words = " ".join(rest.split())
+    return f"{words} {written} " if words else f"{written} "
+
+
+def describe_filters(query: str) -> str:
+    """The query's filters as the user wrote them, for a sentence ("after:2w and project:shop")."""
+    from convo_tui.core.search.query import filters_only
+
+    parts = filters_only(query).split()
+    if not parts:
+        return "the filters"
+    if len(parts) == 1:
+        return f"the filter {parts[0]}"
+    return "the filters " + ", ".join(parts[:-1]) + f" and {parts[-1]}"
+
+
 def describe_query(
     query: str, mode: str, *, count: int | None = None, error: str | None = None, note: str = "", more: bool = False
 ) -> Text:
@@ -50,9 +72,9 @@ def describe_query(
         line.append(f"   ⚠ {error}", style="bold")
     elif count is not None and query.strip():
         shown = f"{count}+" if more else str(count)
-        line.append(f"   {shown} result{'s' if count != 1 else ''}", style="dim")
+        line.append(f"   {shown} result{'s' if count != 1 else ''}")  # the line is already muted: dim fell to 3.3:1
         if more:
-            line.append(" (↓ past the last for more)", style="dim")
+            line.append(" (↓ past the last for more)")
     return line
 
 

@@ -8,7 +8,6 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from convo_tui.core.hits import SessionSummary
 from textual.message import Message
 
 if TYPE_CHECKING:
@@ -25,28 +24,34 @@ class SessionsChanged(Message):
 
     bubble = False
 
-    def __init__(self, session_id: str | None = None, *, deleted: bool = False) -> None:
+    def __init__(
+        self, session_id: str | None = None, *, deleted: bool = False, title: str | None = None, starred: bool | None = None
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.deleted = deleted
+        self.title = title  # the new title, when it was renamed
+        self.starred = starred  # the new star, when it was starred or unstarred
 
 
 class SessionEdited(Message):
     """A screen changed a session (posted to the app, which tells every screen)."""
 
-    def __init__(self, session_id: str, *, deleted: bool = False) -> None:
+    def __init__(
+        self,
+        session_id: str,
+        *,
+        deleted: bool = False,
+        title: str | None = None,
+        starred: bool | None = None,
+        done: str = "",
+    ) -> None:
         super().__init__()
         self.session_id = session_id
         self.deleted = deleted
-
-
-class SessionsLoaded(Message):
-    """The sessions screen's worker read the list from the index."""
-
-    def __init__(self, summaries: list[SessionSummary] | None, error: str | None = None) -> None:
-        super().__init__()
-        self.summaries = summaries
-        self.error = error
+        self.title = title
+        self.starred = starred
+        self.done = done  # what to tell the user once every screen knows
 
 
 class SessionLoaded(Message):

@@ -47,20 +47,32 @@ def week_label(week: str) -> str:
 
 
 def group_table(
-    title: str, column: str, rows: list[tuple[str, Count]], table: PriceTable, *, weeks: bool = False, tokens: bool = True
+    title: str,
+    column: str,
+    rows: list[tuple[str, Count]],
+    table: PriceTable,
+    *,
+    weeks: bool = False,
+    tokens: bool = True,
+    width: int = 100,
 ) -> Table:
-    """One row per group; Tokens and Cost only when some source recorded usage."""
+    """One row per group; Tokens and Cost only when some source recorded usage.
+
+    In `width` cells the names give way (cut with "…"); the headers and the numbers
+    never do (at 80 columns Rich squeezed Sessions and Messages to "Sessi…" or nothing)."""
     grid = Table(title=title, title_justify="left", title_style="bold", box=None, padding=(0, 1))
-    grid.add_column(column, max_width=40, overflow="ellipsis", no_wrap=True)
-    grid.add_column("Sessions", justify="right")
-    grid.add_column("Messages", justify="right")
-    if tokens:
-        grid.add_column("Tokens", justify="right", no_wrap=True)
-        grid.add_column("Cost", justify="right", no_wrap=True)
-    for name, count in rows:
-        cells: list[str | Text] = [week_label(name) if weeks else name, str(count.sessions), str(count.messages)]
-        if tokens:
-            cells += [tokens_cell(count), cost_text(count_cost(count, table))]
+    body = [
+        [week_label(name) if weeks else name, str(count.sessions), str(count.messages)]
+        + ([tokens_cell(count), cost_text(count_cost(count, table))] if tokens else [])
+        for name, count in rows
+    ]
+    headers = ["Sessions", "Messages", *(["Tokens", "Cost"] if tokens else [])]
+    fixed = [max([len(header), *(Text(str(cells[i + 1])).cell_len for cells in body)]) for i, header in enumerate(headers)]
+    room = width - sum(fixed) - 2 * (len(fixed) + 1)
+    grid.add_column(column, width=max(8, min(40, room)), overflow="ellipsis", no_wrap=True)
+    for header, cells_width in zip(headers, fixed, strict=True):
+        grid.add_column(header, justify="right", no_wrap=True, width=cells_width)
+    for cells in body:
         grid.add_row(*cells)
     return grid
 
@@ -93,7 +105,7 @@ def stats_summary(stats: Stats, table: PriceTable | None = None) -> Text:
     line.append(f" · {plural(total.messages, 'message')} · {plural(len(stats.by_project), 'project')}")
     line.append(f" · {plural(len(stats.by_source), 'source')}")
     if not total.has_tokens:
-        line.append(" · no source recorded token usage")
+        line.append(" · no token usage recorded")
         return line
     recorded = [name for name, count in stats.sources() if count.has_tokens]
     line.append(f" · {short_number(total.tokens.total)} tokens (recorded by {', '.join(recorded)} only)")

@@ -10,7 +10,7 @@ from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.cost.usage import Usage
-from convo_tui.core.hits import Hit, SessionSummary
+from convo_tui.core.hits import Hit, PageEntry, SessionPage, SessionSummary
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import parse_iso, session_from_record, session_to_record
 from convo_tui.core.stats import Count, Stats, Tokens
@@ -30,6 +30,19 @@ def summary_from_json(data: dict[str, Any]) -> SessionSummary:
     for key in ("started_at", "updated_at"):
         values[key] = parse_iso(values.get(key))
     return SessionSummary(**values)
+
+
+def page_from_json(data: dict[str, Any]) -> SessionPage:
+    entries = [
+        PageEntry(
+            header=e.get("header"),
+            count=int(e.get("count", 0)),
+            summary=summary_from_json(e["summary"]) if e.get("summary") else None,
+        )
+        for e in data.get("entries", [])
+    ]
+    counts = {k: int(data[k]) for k in ("offset", "total", "matched", "everything", "starred")}
+    return SessionPage(**counts, entries=entries)
 
 
 def session_json(session: Session) -> dict[str, Any]:

@@ -82,6 +82,7 @@ def _many(one: Codec) -> Codec:
 
 HIT = Codec(lambda hit: hit.to_json(), codec.hit_from_json)
 SUMMARY = Codec(lambda summary: summary.to_json(), codec.summary_from_json)
+PAGE = Codec(lambda page: page.to_json(), codec.page_from_json)
 SESSION = Codec(codec.session_json, codec.session_from_json)
 STATS = Codec(codec.stats_json, codec.stats_from_json)
 REPORT = Codec(codec.report_json, codec.report_from_json)
@@ -167,6 +168,15 @@ OPERATIONS: dict[str, Operation] = {
             Param("split", FLAG, False),
         ),
         _op("sessions", _many(SUMMARY), Param("project", OPTIONAL_TEXT, None)),
+        _op(
+            "session_page",
+            PAGE,
+            Param("offset", COUNT, 0),
+            Param("limit", COUNT, 100),
+            Param("sort", TEXT, "date"),
+            Param("starred_only", FLAG, False),
+            Param("text", TEXT, ""),
+        ),
         _op("projects", PROJECTS),
         _op("session", SESSION, _ID),
         _op("session_summary", SUMMARY, _ID),

@@ -24,7 +24,7 @@ from convo_tui.core.settings import Settings
 if TYPE_CHECKING:
     from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
-    from convo_tui.core.hits import Hit, SessionSummary
+    from convo_tui.core.hits import Hit, SessionPage, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
     from convo_tui.core.model import Session
     from convo_tui.core.stats import Stats
@@ -126,6 +126,14 @@ class RemoteEngine(Engine):
     def sessions(self, project: str | None = None) -> list[SessionSummary]:
         summaries: list[SessionSummary] = self._call("sessions", project=project)
         return summaries
+
+    def session_page(
+        self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
+    ) -> SessionPage:
+        page: SessionPage = self._call(
+            "session_page", offset=offset, limit=limit, sort=sort, starred_only=starred_only, text=text
+        )
+        return page
 
     def projects(self) -> list[tuple[str, int]]:
         projects: list[tuple[str, int]] = self._call("projects")

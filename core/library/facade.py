@@ -25,6 +25,7 @@ from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
 from convo_tui.core.index.health import verify_files
 from convo_tui.core.index.manifest import Manifest, source_readings
 from convo_tui.core.library.archiving import Archiving
+from convo_tui.core.library.catalogue import Catalogue
 from convo_tui.core.library.edits import Editor
 from convo_tui.core.library.indexing import IndexRuns
 from convo_tui.core.library.models import Models
@@ -39,8 +40,8 @@ from convo_tui.core.store.guard import GuardedStore
 if TYPE_CHECKING:
     from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
-    from convo_tui.core.hits import Hit, SessionSummary
-    from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
+    from convo_tui.core.hits import Hit, SessionPage, SessionSummary
+    from convo_tui.core.index.publish import CancelLike, IndexProgress, IndexReport, ProgressFn
     from convo_tui.core.model import Session
     from convo_tui.core.stats import Stats
 
@@ -68,6 +69,7 @@ class Library(Engine):
         self.annotations = Annotations(folder)
         self.models = Models(settings, self.store)
         self.reader = Reader(self.store, self.annotations)
+        self.catalogue = Catalogue(self.store, self.annotations)  # the sessions list's rows, read once per change
         self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
         self.archiving = Archiving(settings, folder, self.annotations)
         self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder, self.archiving)
@@ -147,8 +149,13 @@ class Library(Engine):
     def sessions(self, project: str | None = None) -> list[SessionSummary]:
         return self.reader.sessions(project)
 
+    def session_page(
+        self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
+    ) -> SessionPage:
+        return self.catalogue.page(offset=offset, limit=limit, sort=sort, starred_only=starred_only, text=text)
+
     def projects(self) -> list[tuple[str, int]]:
-        return self.reader.projects()
+        return self.catalogue.projects()
 
     def session(self, session_id: str) -> Session:
         return self.reader.session(self.ids.resolve(session_id))
@@ -204,10 +211,13 @@ class Library(Engine):
         return self.editor.set_settings(self.ids.resolve(session_id), values)
 
     def delete_session(self, session_id: str) -> None:
-        self.editor.delete(self.ids.resolve(session_id))
+        try:
+            self.editor.delete(self.ids.resolve(session_id))
+        finally:
+            self.catalogue.invalidate()
 
     def restore_session(self, session_id: str) -> bool:
-        return self.editor.restore(self.ids.resolve_deleted(session_id))
+        return self.editor.restore(self.ids.resolve_deleted(session_id))  # back at the next index run, which invalidates
 
     # -- indexing --------------------------------------------------------------------
 
@@ -232,10 +242,23 @@ class Library(Engine):
         When the settings name another model than the index's, the run first
         switches the index's dense vectors (progress phase "switch": points
         copied; nothing is parsed again, see core/index/model_switch.py)."""
-        return self.runs.run(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+
+        def told(event: IndexProgress) -> None:
+            if event.phase in ("index", "switch", "done"):  # sessions were published (or may have been)
+                self.catalogue.invalidate()
+            if progress is not None:
+                progress(event)
+
+        try:
+            return self.runs.run(paths, progress=told, cancel=cancel, rebuild=rebuild, semantic=semantic)
+        finally:
+            self.catalogue.invalidate()
 
     def prune(self) -> int:
-        return self.runs.prune()
+        try:
+            return self.runs.prune()
+        finally:
+            self.catalogue.invalidate()
 
     # -- the archive -------------------------------------------------------------------
 

@@ -52,6 +52,14 @@ class DenseScale:
     # Whether the model reads Chinese, Japanese and Korean (MiniLM does not: its
     # cosines for a Chinese query are high and meaningless).
     cjk: bool = False
+    # A query none of whose words the index holds is answered by meaning only when
+    # its nearest turn's cosine plus its lead over the second reaches this (search
+    # pipeline `_stands_out`). Measured on tests/engine/test_search_quality.py's
+    # corpus: e5 gives 12 nonsense strings (keyboard mash, lorem ipsum, mojibake,
+    # rare characters, Cyrillic and full-width mash) 0.794-0.860 and Chinese
+    # questions about English turns and an English paraphrase in other words
+    # 0.878-0.945; MiniLM English nonsense at most 0.370, a paraphrase 0.488.
+    unknown_words: float = 1.0
 
     def __call__(self, cosine: float) -> float:
         return max(0.0, min(1.0, (cosine - self.floor) / (self.ceiling - self.floor)))
@@ -60,10 +68,10 @@ class DenseScale:
 # Measured on the relevance corpus: MiniLM gives unrelated text 0.0-0.3 and
 # e5 (whose cosines crowd into 0.7-0.95) gives it 0.72-0.8.
 _SCALES = {
-    "all-minilm-l6-v2-int8": DenseScale(0.25, 0.75, weight=0.6, noise=0.32),
-    "multilingual-e5-small": DenseScale(0.82, 0.92, weight=0.75, noise=0.83, cjk=True),
+    "all-minilm-l6-v2-int8": DenseScale(0.25, 0.75, weight=0.6, noise=0.32, unknown_words=0.42),
+    "multilingual-e5-small": DenseScale(0.82, 0.92, weight=0.75, noise=0.83, cjk=True, unknown_words=0.87),
 }
-_DEFAULT_SCALE = DenseScale(0.25, 0.75, weight=0.6, noise=0.32)
+_DEFAULT_SCALE = DenseScale(0.25, 0.75, weight=0.6, noise=0.32, unknown_words=0.42)
 # Dense weight for a query in Chinese, Japanese or Korean when the model does not read it.
 NO_CJK_WEIGHT = 0.0
 

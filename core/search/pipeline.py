@@ -110,6 +110,9 @@ def search(
     if dense is None and sparse is None:
         return []
     scale = dense_scale(getattr(embedders.dense, "name", ""))
+    unknown = dense is not None and not _knows_a_word(store, embedders, parsed, sparse, mode)
+    if unknown and not _stands_out(store, parsed, dense, scale):  # type: ignore[arg-type]
+        return []  # no word of it in the index and nothing near it by meaning: nonsense
     turns, messages = _two_levels(store, embedders, parsed, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
@@ -121,6 +124,36 @@ def search(
         if hit.part and (hit.session_id, hit.turn_index) in matched_turns:
             hit.part = hit.part_text = ""  # the turn matched by what was said: no part label
     return [around_match(hit, parsed.text) for hit in hits]
+
+
+def _knows_a_word(store: Store, embedders: Embedders, parsed: ParsedQuery, sparse: SparseVec | None, mode: str) -> bool:
+    """Whether a keyword term of the query occurs anywhere in the index (whatever the
+    filters). A dense model always has nearest neighbours, even for a mash of letters
+    (e5 puts short "continue" turns at cosine 0.85 of anything), so a query none of
+    whose words the index holds must also stand out by meaning (`_stands_out`): a
+    Chinese question about English-only history and an English paraphrase in other
+    words do, nonsense does not. A query with no keyword term at all (stopwords only)
+    is left to the dense floor."""
+    terms = sparse if mode == "hybrid" else embedders.sparse.embed_query(parsed.text)
+    if terms is None or not terms.indices:
+        return True
+    anywhere = Filter(must=(Cond("visible", value=True),))
+    return bool(store.query([Query(sparse=terms, filter=anywhere, limit=1)])[0])
+
+
+def _stands_out(store: Store, parsed: ParsedQuery, dense: Sequence[float], scale: DenseScale) -> bool:
+    """For a query the index holds no word of: its nearest turn (in its filters) is
+    near enough, and ahead of the next one, to be an answer rather than the noise
+    every query has (`DenseScale.unknown_words`: best cosine plus its lead over the
+    second). Never for Chinese, Japanese or Korean on a model that cannot read them."""
+    if not scale.cjk and _CJK.search(parsed.text):
+        return False
+    best = store.query([Query(dense=dense, filter=level_filter(parsed, LEVEL_TURN), limit=2)])[0]
+    if not best:
+        return False
+    first = best[0].score
+    second = best[1].score if len(best) > 1 else scale.floor
+    return first + (first - second) >= scale.unknown_words
 
 
 PART_WINDOW = 240

@@ -197,3 +197,11 @@ def session_filter(session_id: str) -> str:
     if '"' in session_id:
         raise QueryError(f"session id {session_id!r} contains a quote and cannot be used as a search filter")
     return f'session:"{session_id}"'
+
+
+def filters_only(query: str) -> str:
+    """The query's filters alone, as query text (words and phrases left out): what
+    a face searches to tell "these filters match nothing" from "no words matched"."""
+    return " ".join(
+        match.group(0) for match in _TOKEN.finditer(query) if match.group("key") and match.group("key").lower() in KEYS
+    )

@@ -121,6 +121,10 @@ def _reads(engines: tuple[Engine, Engine]) -> None:
     assert _both(engines, "sessions")
     _both(engines, "sessions", project="vectordb")
     _both(engines, "projects")
+    page = _both(engines, "session_page", offset=0, limit=3, sort="date", starred_only=False, text="")
+    assert page.entries and page.everything >= len(page.entries)
+    _both(engines, "session_page", offset=1, limit=50, sort="project", starred_only=False, text="")
+    _both(engines, "session_page", offset=0, limit=10, sort="title", starred_only=True, text="qdrant")
     _both(engines, "session", session_id=SESSION)
     _both(engines, "session_summary", session_id=SESSION)
     _both(engines, "stats")
@@ -204,6 +208,7 @@ CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
             "hits_in_session",
             "context",
             "sessions",
+            "session_page",
             "projects",
             "session",
             "session_summary",

@@ -25,6 +25,15 @@ SESSIONS = {
     ],
     "css": [("center a div on the page", "Use display flex with justify-content and align-items center.")],
     "git": [("undo my last commit but keep the changes", "git reset --soft HEAD~1")],
+    # Turns that say almost nothing: a nonsense query's nearest neighbours by meaning.
+    "chatter": [
+        ("continue", "Continuing with the next step."),
+        ("ok do it", "Done."),
+        ("继续", "好的，继续。"),
+        ("thanks", "You're welcome."),
+    ],
+    # Everyday English, as any real history holds: words a paraphrase shares with the index.
+    "standup": [("I will finish the report after we eat", "Sounds good, take your time; the checks are green.")],
 }
 # Fourteen near-identical sessions: more results than one page.
 SESSIONS.update(
@@ -72,6 +81,73 @@ def test_nonsense_finds_nothing_with_the_multilingual_model(e5):
     assert e5.search("xyzzyplugh") == []
 
 
+# Words no transcript holds, in English and Chinese (keyboard mash, mojibake, rare characters).
+NONSENSE = [
+    "xkcdqwpfl",
+    "zzqqxxnonsense",
+    "asdfghjkl qwertyuiop",
+    "blorptang fizzwhump",
+    "锟斤拷烫烫烫",
+    "龘靐齉爩",
+    "啊吧啦嘟咕叽",
+    "lorem ipsum dolor sit amet",
+    "ффыва олдж",
+    "ｑｗｅｒｔｙ",
+]
+
+
+@pytest.mark.parametrize("library", ["lib", "e5"])
+@pytest.mark.parametrize("mode", ["hybrid", "semantic"])
+def test_words_the_index_never_saw_find_nothing_by_meaning_either(request, library, mode):
+    """A dense model always has nearest neighbours (e5 puts "continue" turns at cosine 0.85 of
+    any mash of letters); when no word of the query occurs anywhere in the index, they are noise."""
+    lib = request.getfixturevalue(library)
+    if library == "lib" and mode == "semantic":
+        pytest.skip("MiniLM reads no Chinese: its semantic mode is not for Chinese queries")
+    found = {
+        query: [(h.session_id, h.turn_index, round(h.similarity, 2)) for h in lib.search(query, mode=mode)] for query in NONSENSE
+    }
+    assert found == {query: [] for query in NONSENSE}, found
+    # A filter does not change that: the words are unknown to the whole index.
+    assert lib.search("zzqqxxnonsense project:demo", mode=mode) == []
+
+
+@pytest.mark.parametrize("library", ["lib", "e5"])
+def test_a_paraphrase_whose_words_occur_elsewhere_still_finds_by_meaning(request, library):
+    lib = request.getfixturevalue(library)
+    hits = lib.search("keys expiring at the same moment", mode="semantic")
+    assert hits and hits[0].session_id == "cache-herd"
+
+
+# Questions none of whose words the index holds, answered by meaning alone: Chinese
+# about English-only turns (the multilingual model reads both), and English in other words.
+OTHER_WORDS = {
+    "缓存同时过期导致数据库崩溃": "cache-herd",
+    "测试太慢了怎么办": "unit-speed",
+    "怎么撤销上一次提交": "git",
+    "stored values lapsing simultaneously overwhelm our DB": "cache-herd",
+}
+
+
+@pytest.mark.parametrize("mode", ["hybrid", "semantic"])
+@pytest.mark.parametrize("query", list(OTHER_WORDS))
+def test_a_question_sharing_no_word_with_the_index_is_answered_by_meaning(e5, query, mode):
+    """The nonsense floor (a query no word of which the index holds) must not take
+    cross-language and paraphrase search away from the multilingual model."""
+    from convo_tui.core.embed.sparse import SparseEmbedder
+    from convo_tui.core.store.base import Query
+
+    terms = SparseEmbedder().embed_query(query)
+    assert terms.indices and not e5.store.query([Query(sparse=terms, limit=1)])[0], "the query shares a word with the index"
+    hits = e5.search(query, mode=mode, limit=3)
+    assert hits and hits[0].session_id == OTHER_WORDS[query], [(h.session_id, round(h.similarity, 3)) for h in hits]
+
+
+def test_minilm_answers_an_english_paraphrase_sharing_no_word(lib):
+    hits = lib.search("stored values lapsing simultaneously overwhelm our DB", mode="semantic", limit=3)
+    assert hits and hits[0].session_id == "cache-herd"
+
+
 @pytest.mark.parametrize("query", ["cache expire database", "slow tests", "QDRANT_SNAPSHOT_TTL", "猫吃什么"])
 @pytest.mark.parametrize("mode", ["hybrid", "semantic", "keyword", "fuzzy"])
 def test_cards_are_sorted_by_the_relevance_they_show(lib, query, mode):
@@ -113,7 +189,10 @@ def test_seed_004_follow_up_finds_the_cat_turn_above_the_dog_turn(e5):
 
 
 def test_cross_language_query_with_the_multilingual_model(e5):
-    assert [(h.session_id, h.turn_index) for h in e5.search("what do cats eat", limit=1)] == [("pets", 1)]
+    # The Chinese cat turn is the nearest by meaning; in hybrid a turn that shares the word "eat"
+    # competes with it (the index knows "eat": without a known word, meaning finds nothing).
+    assert [(h.session_id, h.turn_index) for h in e5.search("what do cats eat", limit=1, mode="semantic")] == [("pets", 1)]
+    assert ("pets", 1) in [(h.session_id, h.turn_index) for h in e5.search("what do cats eat", limit=3)]
 
 
 def test_auto_picks_the_model_by_the_share_of_cjk_text():

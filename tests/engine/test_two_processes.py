@@ -26,6 +26,7 @@ from convo_tui.cli.main import main
 from convo_tui.core.holder.access import open_local
 from convo_tui.core.settings import Settings
 
+from tests.helpers.app import workers_done
 from tests.paths import FIXTURES, ROOT
 
 WORKER = ROOT / "tests" / "helpers" / "index_worker.py"
@@ -189,7 +190,7 @@ def test_the_app_opened_beside_a_holder_uses_it(index_dir: Path, holder: subproc
         app = create_app(Settings(index_dir=index_dir), index_on_start=False)
         async with app.run_test(size=(100, 30)) as pilot:
             await pilot.pause()
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             messages = [n.message for n in app._notifications]
             assert app.library is not None

@@ -27,9 +27,27 @@ def make_app(corpus, **changes):
     return create_app(dataclasses.replace(settings, **changes), library=library, index_on_start=False)
 
 
+async def workers_done(app) -> None:
+    """Every worker of the app finished, those started meanwhile too. A worker an
+    exclusive one replaced (a newer page read, a newer readiness look) is cancelled
+    by design: `WorkerManager.wait_for_complete` raises WorkerCancelled for it, which
+    made tests fail under load whenever a replacement landed during the wait. Any
+    other failure still raises."""
+    from textual.worker import WorkerCancelled, WorkerState
+
+    while True:
+        running = [w for w in app.workers if w.state in (WorkerState.PENDING, WorkerState.RUNNING)]
+        if not running:
+            return
+        outcomes = await asyncio.gather(*(w.wait() for w in running), return_exceptions=True)
+        for outcome in outcomes:
+            if isinstance(outcome, BaseException) and not isinstance(outcome, WorkerCancelled):
+                raise outcome
+
+
 async def settle(pilot):
     await pilot.pause()
-    await pilot.app.workers.wait_for_complete()
+    await workers_done(pilot.app)
     await pilot.pause()
 
 
@@ -45,3 +63,52 @@ async def focus_card(pilot, query: str, title: str, turn: int | None = None) -> 
     card = next(c for c in cards if c.hit.session_title == title and turn in (None, c.hit.turn_index))
     card.focus()
     return card
+
+
+async def until(pilot, condition, what: str, timeout: float = 60.0) -> None:
+    """Let the app run until `condition()` holds (the index's worker threads move it);
+    fail after `timeout` seconds naming `what`. Each step yields to the app for a
+    frame; the time is only a bound, never a guess at how long something takes."""
+    import time
+
+    deadline = time.monotonic() + timeout
+    while not condition():
+        if time.monotonic() > deadline:
+            raise AssertionError(f"waited {timeout:g} s for {what}")
+        await pilot.pause(0.05)
+
+
+# -- snapshots: the same picture on every run -------------------------------------------
+
+SNAPSHOT_SIZES = [(80, 24), (120, 40)]
+
+
+def size_id(size: tuple[int, int]) -> str:
+    return f"{size[0]}x{size[1]}"
+
+
+async def still(pilot) -> None:
+    """Nothing moving on a clock: notifications gone, cursors not blinking, workers done."""
+    await settle(pilot)
+    pilot.app.clear_notifications()
+    from textual.widgets import Input
+
+    for box in pilot.app.screen.query(Input):
+        box.cursor_blink = False
+    await pilot.pause()
+
+
+def scene(query: str = "", *keys: str):
+    """A `run_before` for snap_compare: the query typed (if any), then each key, all settled."""
+
+    async def run_before(pilot):
+        await settle(pilot)
+        if query:
+            pilot.app.search_screen.set_query(query)
+            await settle(pilot)
+        for key in keys:
+            await pilot.press(key)
+            await settle(pilot)
+        await still(pilot)
+
+    return run_before

@@ -19,6 +19,7 @@ from convo_tui.core.settings import Settings
 from convo_tui.tui.app import create_app
 from textual.notifications import Notify
 
+from tests.helpers.app import workers_done
 from tests.helpers.cli_output import problems
 from tests.paths import FIXTURES, ROOT
 
@@ -50,7 +51,7 @@ def test_every_command_works_while_the_app_is_open(tmp_path: Path, capsys) -> No
         hook = lambda message: notes.append(message) if isinstance(message, Notify) else None  # noqa: E731
         async with app.run_test(size=(100, 30), message_hook=hook) as pilot:
             await pilot.pause()
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             assert app.library is not None
             hello = client.call(protocol.socket_path(index_dir), "hello")
             assert hello["pid"] == os.getpid()  # the app (this process) holds the index and serves it

@@ -18,6 +18,7 @@ from pathlib import Path
 
 from convo_tui.core.settings import Settings
 
+from tests.helpers.app import workers_done
 from tests.paths import FIXTURES
 
 # Ours, relative to HOME (platformdirs on Linux without XDG_* set).
@@ -78,17 +79,17 @@ def test_the_app_and_the_demo_leave_nothing_outside_our_folders(tmp_path, monkey
     async def drive(app: ConvoApp, export: bool) -> None:
         async with app.run_test(size=(100, 32)) as pilot:
             while app.library is None or not app.model_ready or app.indexing:
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
             app.search_screen.set_query("flaky")
             await pilot.pause(0.3)
-            await app.workers.wait_for_complete()
+            await workers_done(app)
             await pilot.pause()
             cards = app.search_screen.cards()
             if export and cards:
                 cards[0].focus()
-                await pilot.press("x")
-                await app.workers.wait_for_complete()
+                await pilot.press("ctrl+x")  # export the LLM context: it must stay in the demo folder
+                await workers_done(app)
                 await pilot.pause()
             await pilot.press("ctrl+q")
 

@@ -24,6 +24,7 @@ from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 
+from tests.helpers.app import workers_done
 from tests.paths import FIXTURES
 
 SAMPLES = FIXTURES / "reliability" / "samples"
@@ -233,17 +234,17 @@ def test_browsing_in_the_app_leaves_sources_untouched(sources: Path, tmp_path: P
             app = create_app(settings, library=library, index_on_start=False)
             async with app.run_test(size=(100, 32)) as pilot:
                 await pilot.pause()
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 app.search_screen.set_query("Qdrant collection")
                 await pilot.pause(0.3)
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
                 cards = app.search_screen.cards()
                 assert cards
                 cards[0].focus()
                 await pilot.press("ctrl+y")  # copy (the search screen's keys never type)
                 await pilot.press("ctrl+o")
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
                 assert isinstance(app.screen, ReaderScreen)
                 await pilot.press("escape")

@@ -13,7 +13,7 @@ from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.preview import HitPreview
 from textual.widgets import Static
 
-from tests.helpers.app import make_app, run_async, search, settle
+from tests.helpers.app import make_app, run_async, search, settle, until
 
 SIZE = (80, 24)
 
@@ -53,7 +53,7 @@ async def test_cards_are_four_rows_and_show_the_matched_part(corpus):
 @run_async
 async def test_compact_list_has_one_line_a_result_a_preview_and_is_remembered(corpus):
     app = make_app(corpus)
-    async with app.run_test(size=SIZE) as pilot:
+    async with app.run_test(size=(120, 36)) as pilot:  # the preview pane needs 100 columns
         await settle(pilot)
         cards = await search(pilot, "Decimal rounding")
         await pilot.press("f4")
@@ -125,9 +125,9 @@ async def test_keyword_search_answers_while_the_model_is_still_loading(corpus, m
             await pilot.pause()
             assert not app.model_ready
             app.search_screen.set_query("Decimal rounding")
-            for worker in [w for w in app.search_screen.workers if w.group == "search"]:
-                await worker.wait()  # the search worker only: the model's worker is still held
-            await pilot.pause()
+            # The search workers only (the model's is still held); a second search may start
+            # when the app sees the index open, so wait for the results rather than one worker.
+            await until(pilot, lambda: bool(app.search_screen.cards()), "keyword results")
             assert not app.model_ready
             cards = app.search_screen.cards()
             assert cards and cards[0].hit.session_title == "Fix checkout rounding with Decimal"

@@ -18,7 +18,7 @@ from convo_tui.tui.widgets.tool_call import ToolCallView
 from convo_tui.tui.widgets.turn_detail import TurnDetail
 from textual.widgets import DataTable, Input, Static
 
-from tests.helpers.app import focus_card, make_app, run_async, search, settle
+from tests.helpers.app import focus_card, make_app, run_async, search, settle, workers_done
 from tests.helpers.demo_corpus import copy_demo, utc_clock
 
 SIZE = (100, 32)
@@ -248,7 +248,7 @@ async def test_app_opens_the_index_and_indexes_in_the_background(tmp_path):
             # First paint happened with the index still opening in a worker.
             assert isinstance(app.screen, SearchScreen)
             while app.library is None or not app.model_ready or app.indexing:
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
             assert app.search_screen.query_one("#index-status").has_class("-done")
             assert len(app.library.sessions()) == 15
@@ -273,10 +273,10 @@ async def test_reader_renames_stars_remembers_settings_and_asks_before_delete(co
         await pilot.press("ctrl+o")
         await settle(pilot)
         try:
-            await pilot.press("r", "ctrl+u", *"Email index", "enter")
+            await pilot.press("ctrl+l", "ctrl+u", *"Email index", "enter")
             await settle(pilot)  # the reader writes to the index in a worker
             assert library.session_summary(session_id).title == "Email index"
-            await pilot.press("asterisk")
+            await pilot.press("ctrl+b")
             await settle(pilot)
             assert library.session_summary(session_id).starred is True
             await pilot.press("w")
@@ -354,6 +354,11 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
         again = await search(pilot, "test")
         assert again == pool[: len(first)] and [c.hit for c in again] == [c.hit for c in first]
         none = await search(pilot, "project:no-such-project coupon")
+        assert none == []
+        # The filter itself matches nothing: said so, rather than "no matching conversations"
+        note = str(app.search_screen.query_one("#results-note", Static).render())
+        assert "No conversation matches the filter project:no-such-project" in note
+        none = await search(pilot, "project:support-bot xkcdqwpfl")
         assert none == []
         assert "No matching conversations" in str(app.search_screen.query_one("#results-note", Static).render())
 

@@ -144,3 +144,16 @@ async def test_the_footer_fits_80_columns_and_shows_how_to_quit(corpus):
         await settle(pilot)
         screens["stats"] = quit_key_in_view(app)
         assert all(screens.values()), screens
+
+
+@pytest.mark.parametrize("theme", THEMES)
+@run_async
+async def test_the_query_placeholder_and_the_result_count_are_readable(corpus, theme):
+    app = make_app(corpus, theme)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        assert_readable(app.search_screen.query_one("#query"), f"{theme} query placeholder")
+        await search(pilot, "Decimal rounding")
+        line = app.search_screen.query_one("#filter-line")
+        counted = [item for item in drawn_contrasts(line) if "result" in item[0]]
+        assert counted and min(c for _, c in counted) >= AA, counted

@@ -12,9 +12,9 @@ from convo_tui.tui.app import create_app
 from convo_tui.tui.screens.reader import ReaderScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.screens.sessions import SessionsScreen
-from textual.widgets import OptionList, Static
+from textual.widgets import Static
 
-from tests.helpers.app import run_async, settle
+from tests.helpers.app import run_async, settle, until, workers_done
 from tests.helpers.demo_corpus import copy_demo, demo_library, utc_clock
 
 SIZE = (100, 32)
@@ -55,13 +55,13 @@ async def test_the_list_is_read_in_a_worker_newest_first(corpus):
     _, library = corpus
     app = make_app(corpus)
     threads: list[bool] = []
-    original = library.sessions
+    original = library.session_page
 
     def recorded(*args, **kwargs):
         threads.append(threading.current_thread() is threading.main_thread())
         return original(*args, **kwargs)
 
-    library.sessions = recorded
+    library.session_page = recorded
     try:
         async with app.run_test(size=SIZE) as pilot:
             screen = await open_browser(pilot)
@@ -72,7 +72,7 @@ async def test_the_list_is_read_in_a_worker_newest_first(corpus):
             assert stamps == sorted(stamps, reverse=True)
             assert "15 sessions · by date" in count_line(screen)
     finally:
-        del library.sessions
+        del library.session_page
 
 
 @run_async
@@ -81,24 +81,21 @@ async def test_s_cycles_the_sort_and_f_keeps_only_starred_sessions(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_browser(pilot)
-        listing = screen.query_one(OptionList)
+        listing = screen.listing
         await pilot.press("down", "s")
         titles = [s.title.casefold() for s in screen.shown()]
         assert titles == sorted(titles) and "by title" in count_line(screen)
         await pilot.press("s")
-        headers = [
-            str(listing.get_option_at_index(i).prompt).split("  ")[0].lstrip("▍")
-            for i in range(listing.option_count)
-            if listing.get_option_at_index(i).disabled
-        ]
+        entries = [screen.entry_at(i) for i in range(listing.count)]
+        headers = [entry.header for entry in entries if entry.header is not None]
         assert sorted(headers) == ["ChatGPT", "recall", "shopfront", "support-bot"]
-        assert listing.option_count == 15 + 4
+        assert listing.count == 15 + 4
         await pilot.press("s")
         assert "by date" in count_line(screen)
         await pilot.press("g", "j", "j")
         starred_id = screen._highlighted_id()
         try:
-            await pilot.press("asterisk")
+            await pilot.press("ctrl+b")
             await settle(pilot)
             assert library.session_summary(starred_id).starred
             await pilot.press("f")
@@ -137,7 +134,7 @@ async def test_filter_then_enter_opens_the_reader_and_escape_comes_back(corpus):
     async with app.run_test(size=SIZE) as pilot:
         screen = await open_browser(pilot)
         await pilot.press(*"docker")
-        assert screen.shown()[0].title == "Docker image size"
+        await until(pilot, lambda: screen.shown() and screen.shown()[0].title == "Docker image size", "the filtered list")
         assert "best match first" in count_line(screen)
         await pilot.press("enter", "enter")
         await settle(pilot)
@@ -161,7 +158,7 @@ async def test_a_rename_in_the_reader_shows_in_the_list(corpus):
         assert isinstance(reader, ReaderScreen)
         session_id = reader.session.id
         try:
-            await pilot.press("r", "ctrl+u", *"Renamed in the reader", "enter")
+            await pilot.press("ctrl+l", "ctrl+u", *"Renamed in the reader", "enter")
             await settle(pilot)
             await pilot.press("escape")
             await settle(pilot)
@@ -182,7 +179,7 @@ async def test_rename_star_and_delete_from_the_list(tmp_path_factory):
                 screen = await open_browser(pilot)
                 await pilot.press("down", "j", "j")
                 target = screen._highlighted()
-                await pilot.press("r", "ctrl+u", *"Picked from the list", "enter")
+                await pilot.press("ctrl+l", "ctrl+u", *"Picked from the list", "enter")
                 await settle(pilot)
                 assert highlighted_title(screen) == "Picked from the list"
                 assert library.session_summary(target.id).title == "Picked from the list"
@@ -208,7 +205,7 @@ async def test_opened_while_indexing_the_list_fills_as_sessions_are_indexed(tmp_
             screen = app.screen
             assert isinstance(screen, SessionsScreen)
             while app.library is None or not app.model_ready or app.indexing or app.background.busy:
-                await app.workers.wait_for_complete()
+                await workers_done(app)
                 await pilot.pause()
             await settle(pilot)
             assert len(screen.shown()) == 15
@@ -253,7 +250,7 @@ async def test_f4_counts_the_index_per_project_source_and_week(corpus):
         assert isinstance(screen, StatsScreen)
         summary = str(screen.query_one("#stats-summary", Static).render())
         assert summary.startswith("15 sessions · ") and "4 projects" in summary
-        assert "no source recorded token usage" in summary  # the demo's sources keep no usage
+        assert "no token usage recorded" in summary  # the demo's sources keep no usage
         projects = table_text(screen, "#stats-projects")
         for name, count in library.projects():
             assert any(line.split()[:2] == [name, str(count)] for line in projects.splitlines()), (name, projects)
@@ -280,7 +277,7 @@ async def test_help_names_quit_stats_and_the_browser_keys(corpus):
         await pilot.press("down", "f1")
         assert isinstance(app.screen, HelpScreen)
         rows = app.screen._rows(app.screen.under)
-        for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("*", "Star", "sessions.star")]:
+        for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("^b", "Star", "session.star")]:
             assert row[1:] in [r[1:] for r in rows], row
 
 
@@ -312,11 +309,11 @@ async def test_the_reader_reads_and_writes_the_index_off_the_ui_thread(corpus):
             reader = app.screen
             assert isinstance(reader, ReaderScreen)
             session_id = reader.session.id
-            await pilot.press("asterisk")
+            await pilot.press("ctrl+b")
             await settle(pilot)
             await pilot.press("t")
             await settle(pilot)
-            await pilot.press("r", "ctrl+u", *"Off the UI thread", "enter")
+            await pilot.press("ctrl+l", "ctrl+u", *"Off the UI thread", "enter")
             await settle(pilot)
             assert "★" in str(reader.query_one("#reader-head", Static).render())
             await pilot.press("escape")

@@ -98,7 +98,7 @@ def test_app_refuses_a_keys_typo_with_one_line_naming_the_id(isolated_dirs):
 
     ids = binding_ids()
     # The ids come from the app's real bindings (README documents these two).
-    assert {"reader.next_hit", "search.open", "app.help"} <= ids
+    assert {"reader.next_hit", "session.open", "app.help"} <= ids
     (isolated_dirs / "config.toml").write_text("[keys]\n'reader.next_hit' = 'j'\n", encoding="utf-8")
     create_app(Settings.load(), index_on_start=False)  # a known id: accepted
     (isolated_dirs / "config.toml").write_text("[keys]\n'reader.nexthit' = 'j'\n", encoding="utf-8")

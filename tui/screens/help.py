@@ -29,17 +29,21 @@ class HelpScreen(ModalScreen[None]):
             rows[name] = (keys, name, ident)
         rows.setdefault("Command palette", ("ctrl+p", "Command palette", ""))
         rows.setdefault("Quit", ("ctrl+q", "Quit", ""))
-        return sorted(rows.values(), key=lambda row: row[1].lower())
+        listed = sorted(rows.values(), key=lambda row: row[1].lower())
+        # Keys a screen handles beyond its bindings (Enter on a card, Tab in it), first: they are how it is used.
+        extra = [row for row in getattr(under, "HELP_KEYS", []) if row[1] not in rows]
+        return [*extra, *listed]
 
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
-            yield Static(
-                "Keys on this screen  (remap with [keys] in the config file, by binding id)", id="help-title", markup=False
-            )
+            yield Static("Keys on this screen (remap by binding id: [keys] in the config file)", id="help-title", markup=False)
             table: DataTable[str] = DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("Key", "Action", "Binding id")
             table.add_rows(self._rows(self.under))
             yield table
+            note = getattr(self.under, "HELP_NOTE", "")
+            if note:
+                yield Static(note, id="help-note", markup=False)
             yield Static("Escape closes", id="help-foot")
 
     def action_close(self) -> None:

@@ -12,12 +12,10 @@ from typing import TYPE_CHECKING
 from convo_tui.core.cost.prices import price_table
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
-from convo_tui.core.redact import display
-from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.render import session_cost
-from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
-from convo_tui.tui.session_messages import SessionEdited
+from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
+from convo_tui.tui.session_messages import SessionsChanged
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
 from textual import work
 from textual.app import ComposeResult
@@ -40,33 +38,25 @@ class SessionNotes(Message):
         self.settings = settings
 
 
-class SessionStored(Message):
-    """A worker wrote a change of the session to the index (or could not: `error`)."""
+class SettingsStored(Message):
+    """A worker could not write the session's display settings (`error`)."""
 
-    def __init__(self, what: str, done: str, *, title: str | None = None, error: str | None = None) -> None:
+    def __init__(self, error: str) -> None:
         super().__init__()
-        self.what = what
-        self.done = done
-        self.title = title
         self.error = error
 
 
-class ReaderScreen(CardActions, Screen):
+class ReaderScreen(SessionActions, Screen):
     # Shown in the footer: what fits 80 columns beside the app's keys and Quit; F1 lists them all.
     BINDINGS = [
+        *[b for b in SESSION_BINDINGS if isinstance(b, Binding) and b.action != "open"],
         Binding("escape", "back", "Back", id="reader.back"),
         Binding("n", "next_hit", "Next hit", id="reader.next_hit"),
         Binding("N", "previous_hit", "Prev hit", show=False, id="reader.previous_hit"),
         Binding("t", "toggle_thinking", "Thinking", show=False, id="reader.thinking"),
         Binding("w", "toggle_tools", "Tools", show=False, id="reader.tools"),
-        Binding("s", "search_here", "Search here", id="reader.search_here"),
-        Binding("c", "copy", "Copy", show=False, id="reader.copy"),
-        Binding("x", "export", "Export", show=False, id="reader.export"),
-        Binding("ctrl+s", "export_page", "Save page", show=False, id="reader.export_page"),
-        Binding("e", "edit", "Editor", show=False, id="reader.edit"),
+        Binding("s", "search_here", "Search here", show=False, id="reader.search_here"),
         Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
-        Binding("r", "rename", "Rename", show=False, id="reader.rename"),
-        Binding("asterisk", "star", "Star", show=False, id="reader.star"),
         Binding("d", "delete", "Delete", show=False, id="reader.delete"),
         Binding("j", "scroll_down", "Down", show=False, id="reader.down"),
         Binding("k", "scroll_up", "Up", show=False, id="reader.up"),
@@ -135,7 +125,7 @@ class ReaderScreen(CardActions, Screen):
 
     def _show_head(self) -> None:
         masked = self.app.redactor.masked_count(self._session_texts())
-        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost)
+        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost, position=self.hit_position())
         self.query_one("#reader-head", Static).update(head)
 
     def turn_view(self, index: int) -> TurnView | None:
@@ -170,12 +160,16 @@ class ReaderScreen(CardActions, Screen):
             turns = sorted({*turns, self.current_turn})
         self.hit_turns = turns
         self._mark_hits()
+        self._show_head()
 
     # -- keys --------------------------------------------------------------------------
 
     def _jump(self, step: int) -> None:
+        if not self.query_text.strip():
+            self.notify("No query to walk: s searches this session, or open the reader from a search", timeout=4)
+            return
         if not self.hit_turns:
-            self.notify("No hits of the query in this session", timeout=2)
+            self.notify(f"No turn of this session matches “{self.query_text.strip()}”", timeout=3)
             return
         if self.current_turn is None:
             target = self.hit_turns[0 if step > 0 else -1]
@@ -185,7 +179,16 @@ class ReaderScreen(CardActions, Screen):
             target = ahead if ahead is not None else self.hit_turns[0 if step > 0 else -1]  # else wrap around
         self.current_turn = target
         self._mark_hits()
+        self._show_head()
         self._scroll_to_turn(target)
+
+    def hit_position(self) -> str:
+        """ "hit 2/5" while walking the query's hits (n/N), "5 hits" before the first step."""
+        if not self.query_text.strip() or not self.hit_turns:
+            return ""
+        if self.current_turn in self.hit_turns:
+            return f"hit {self.hit_turns.index(self.current_turn) + 1}/{len(self.hit_turns)} · n/N"
+        return f"{len(self.hit_turns)} hits · n/N"
 
     def action_next_hit(self) -> None:
         self._jump(1)
@@ -193,108 +196,64 @@ class ReaderScreen(CardActions, Screen):
     def action_previous_hit(self) -> None:
         self._jump(-1)
 
+    # -- the session actions (tui/session_actions.py) and what they changed --------------
+
+    OFFERS_NOT = frozenset({"action_open"})  # it is open
+
+    def session_target(self) -> SessionTarget:
+        session = self.session
+        return SessionTarget(session.id, title=session.title, path=session.path, starred=self.starred, session=session)
+
+    def current_query(self) -> str:
+        return self.query_text
+
+    def action_open(self) -> None:
+        self.notify("This session is open", timeout=2)
+
+    def on_sessions_changed(self, event: SessionsChanged) -> None:
+        if event.session_id != self.session.id:
+            return
+        if event.deleted:
+            if self.is_current:
+                self.app.pop_screen()
+            return
+        if event.title is not None:
+            self.session.title = event.title
+        if event.starred is not None:
+            self.starred = event.starred
+        self._show_head()
+
     @work(thread=True, group="reader-store")
-    def _store(self, what: str, value: object) -> None:
-        """Write a change of the session to the index, off the UI thread."""
+    def _store_settings(self, hide_thinking: bool | None = None, hide_tools: bool | None = None) -> None:
+        """Per-session display settings live in the index's annotations; written off the UI thread."""
         with self.app.background.running():  # the index stays open until this returns
             library = self.app.library
             if library is None:
                 return
-            sid = self.session.id
-            title = None
             try:
-                if what == "settings":
-                    wanted = dict(value) if isinstance(value, dict) else {}
-                    library.set_session_settings(
-                        sid, hide_thinking=wanted.get("hide_thinking"), hide_tools=wanted.get("hide_tools")
-                    )
-                    done = ""
-                elif what == "star":
-                    library.star_session(sid, bool(value))
-                    done = "Starred" if value else "Unstarred"
-                elif what == "rename":
-                    title = library.rename_session(sid, str(value)).title
-                    done = f"Renamed to {title}"
-                else:
-                    library.delete_session(sid)
-                    done = "Deleted from the index (the source file is untouched)"
+                library.set_session_settings(self.session.id, hide_thinking=hide_thinking, hide_tools=hide_tools)
             except ConvoError as exc:
-                self.post_message(SessionStored(what, "", error=str(exc)))
-                return
-            self.post_message(SessionStored(what, done, title=title))
+                self.post_message(SettingsStored(str(exc)))
 
-    def on_session_stored(self, event: SessionStored) -> None:
-        if event.error is not None:
-            self.notify(event.error, severity="warning" if event.what == "settings" else "error")
-            if event.what == "star":
-                self.starred = not self.starred
-                self._show_head()
-            return
-        if event.what == "settings":
-            return
-        if event.title is not None:
-            self.session.title = event.title
-            self._show_head()
-        self.app.post_message(SessionEdited(self.session.id, deleted=event.what == "delete"))
-        if event.what == "delete" and self.is_current:
-            self.app.pop_screen()
-        self.notify(event.done, timeout=4 if event.what == "delete" else 2)
-
-    def _remember(self, **values: bool) -> None:
-        """Per-session display settings live in the index's annotations."""
-        self._store("settings", values)
+    def on_settings_stored(self, event: SettingsStored) -> None:
+        self.notify(event.error, severity="warning")
 
     def action_toggle_thinking(self) -> None:
         hidden = not self.has_class("-hide-thinking")
         self.set_class(hidden, "-hide-thinking")
-        self._remember(hide_thinking=hidden)
+        self._store_settings(hide_thinking=hidden)
         self.notify("Thinking hidden for this session" if hidden else "Thinking shown", timeout=2)
 
     def action_toggle_tools(self) -> None:
         hidden = not self.has_class("-hide-tools")
         self.set_class(hidden, "-hide-tools")
-        self._remember(hide_tools=hidden)
+        self._store_settings(hide_tools=hidden)
         self.notify("Tool calls hidden for this session" if hidden else "Tool calls shown", timeout=2)
-
-    def action_rename(self) -> None:
-        def renamed(title: str | None) -> None:
-            if title is not None:
-                self._store("rename", title)
-
-        self.app.push_screen(PromptScreen("New title (empty restores the source's):", self.session.title), renamed)
-
-    def action_star(self) -> None:
-        self.starred = not self.starred  # shown at once; put back if the write fails
-        self._show_head()
-        self._store("star", self.starred)
-
-    def action_delete(self) -> None:
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._store("delete", None)
-
-        question = f"Delete “{display(self.session.title)}” from the index?\nThe source file is not touched."
-        self.app.push_screen(ConfirmScreen(question), answered)
 
     def action_search_here(self) -> None:
         from convo_tui.core.search.query import session_filter
 
         self.app.set_query(f"{session_filter(self.session.id)} ")
-
-    def action_copy(self) -> None:
-        self.copy_session(self.session)
-
-    def action_export(self) -> None:
-        self.export_context(self.session.id, self.query_text)
-
-    def action_export_page(self) -> None:
-        self.export_page(self.session.id, "html")
-
-    def action_export_markdown(self) -> None:
-        self.export_page(self.session.id, "md")
-
-    def action_edit(self) -> None:
-        self.edit_source(self.session.path)
 
     async def action_reveal(self) -> None:
         kind = self.app.redactor.reveal_next(self._session_texts())

@@ -12,10 +12,11 @@ from typing import TYPE_CHECKING
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.history import QueryHistory, ViewState
 from convo_tui.core.hits import Hit
-from convo_tui.tui.card_actions import CardActions
+from convo_tui.tui.index_state import coverage_note
 from convo_tui.tui.messages import SearchFinished, SearchOutcome
-from convo_tui.tui.query_line import describe_query, highlight_words
+from convo_tui.tui.query_line import describe_filters, describe_query, highlight_words
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, ResultKeys
+from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
 from convo_tui.tui.widgets.preview import HitPreview
@@ -28,13 +29,30 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
+    from convo_tui.core.engine import Engine
     from convo_tui.tui.app import ConvoApp
 
 DENSE_MODES = ("hybrid", "semantic")
 
 
-class SearchScreen(ResultKeys, CardActions, Screen):
+def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
+    """What makes a result the same result after a re-run (its score may change)."""
+    return (hit.session_id, hit.turn_index, hit.kind, tuple(hit.message_ids))
+
+
+class SearchScreen(ResultKeys, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
+    # F1 lists these first: what the bindings table cannot say (tui/screens/help.py).
+    HELP_KEYS = [
+        ("type", "Edit the query, from anywhere", ""),
+        ("enter", "First result, or open/close it", "card.expand"),
+        ("tab", "Open result: its tool calls", ""),
+        ("↓↑ pgdn pgup", "Open result: read on, then next", ""),
+    ]
+    HELP_NOTE = (
+        "Filters in the query: project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME "
+        'after:DATE before:DATE "exact phrase"; DATE: YYYY-MM-DD, today, yesterday, 7d 2w 3m 1y.'
+    )
 
     app: ConvoApp
 
@@ -48,6 +66,8 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         self._generation = 0  # of the latest search started: an older one's results are dropped
         self._limit = 0  # how many results the shown search asked for (grows with "more")
         self._more_pending = False  # the cursor asked past the last card: move on when more arrive
+        self._count: int | None = None  # results the filter line counts (None: no search shown)
+        self._follow_waiting = False  # the index moved while a card was open: follow when it closes
         self.view = ViewState()
         self.init_keys(QueryHistory())
 
@@ -56,6 +76,7 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         yield Input(
             placeholder="Search…  (filters: project: role: tool: has:tools after: before: session:)",
             id="query",
+            compact=True,  # one row: at 80x24 the results need every row they can get
             select_on_focus=False,  # coming back to the query must never select it: the next key would replace it
         )
         yield Static(id="filter-line")
@@ -134,9 +155,12 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         box.focus()
         box.cursor_position = len(query)
 
-    def refresh_search(self, *, limit: int | None = None) -> None:
-        """Search again for the current query and mode (new key, new mode, more indexed, more wanted)."""
-        self._show_filter_line()
+    def refresh_search(self, *, limit: int | None = None, follow: bool = False) -> None:
+        """Search again for the current query and mode (new key, new mode, more wanted);
+        `follow`: the same search again because the index moved (see follow_index)."""
+        if not follow:
+            self._count = None
+        self._show_filter_line(count=self._count)
         self._generation += 1
         if limit is None:
             self._more_pending = False
@@ -146,7 +170,23 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         if self.app.library is None:
             return
         wanted = limit or max(self.app.settings.search_limit, 1)
-        self._search(self.query_text, self.app.mode, self._generation, wanted)
+        self._search(self.query_text, self.app.mode, self._generation, wanted, follow)
+
+    def follow_index(self) -> None:
+        """The index moved (sessions published, vectors added): run the shown search again.
+
+        The results then shown keep the selection, an open card and the scroll
+        position when the results already shown are still the first ones, in order.
+        """
+        self._follow_waiting = False
+        self.show_coverage()
+        if not self.query_text.strip() or self.app.library is None or self._timer is not None or self._searching():
+            return  # nothing shown, or a search of the current query is already on its way
+        self.refresh_search(limit=max(self._limit, self.app.settings.search_limit, 1), follow=True)
+
+    def show_coverage(self) -> None:
+        """The filter line again, with what search by meaning covers now."""
+        self._show_filter_line(count=self._count)
 
     def load_more(self) -> bool:
         """Ask core for a bigger page of the same query; False when everything is shown."""
@@ -157,16 +197,19 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         return True
 
     @work(thread=True, exclusive=True, group="search")
-    def _search(self, query: str, mode: str, generation: int, limit: int) -> None:
+    def _search(self, query: str, mode: str, generation: int, limit: int, follow: bool = False) -> None:
         app = self.app
         library = app.library
         assert library is not None
         used = mode if (mode not in DENSE_MODES or app.model_ready) else "keyword"
-        try:
-            hits = library.search(query, limit=limit, mode=used)
-            outcome = SearchOutcome(query, mode, hits, generation=generation, limit=limit)
-        except ConvoError as exc:
-            outcome = SearchOutcome(query, mode, [], error=str(exc), generation=generation, limit=limit)
+        with app.background.running():  # the index stays open until this returns
+            try:
+                hits = library.search(query, limit=limit, mode=used)
+                outcome = SearchOutcome(query, mode, hits, generation=generation, limit=limit, follow=follow)
+                if not hits:
+                    outcome.filters_match = filters_match(library, query)
+            except ConvoError as exc:
+                outcome = SearchOutcome(query, mode, [], error=str(exc), generation=generation, limit=limit)
         if not get_current_worker().is_cancelled:
             self.post_message(SearchFinished(outcome))
 
@@ -175,15 +218,22 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         if outcome.generation != self._generation or outcome.query != self.query_text or outcome.mode != self.app.mode:
             return  # a newer search is on its way (or has already been shown)
         if outcome.error:
+            self._count = None
             self._show_filter_line(error=outcome.error)
             self._show_note(f"⚠ {outcome.error}\nFix the query to see results.")
+            return
+        if outcome.follow and await self._follow(outcome):
             return
         more = self._more_pending
         self._more_pending = False
         shown_before = len(self.cards()) if more else 0
         self.hits = outcome.hits
         self._limit = outcome.limit
-        self._show_filter_line(count=len(outcome.hits))
+        self._count = len(outcome.hits)
+        self._show_filter_line(count=self._count)
+        if not outcome.hits:
+            self._show_note(self._nothing_found(outcome))
+            return
         await self._show_cards(self.in_view_order(outcome.hits), keep_scroll=more)
         cards = self.cards()
         if more and len(cards) > shown_before:
@@ -192,12 +242,88 @@ class SearchScreen(ResultKeys, CardActions, Screen):
             self._focus_when_shown = False
             self.action_first_card()
 
+    async def _follow(self, outcome: SearchOutcome) -> bool:
+        """Show a re-run's results without losing the reader's place; False: show them as a new search's."""
+        shown = self.cards()
+        if not shown or not outcome.hits:
+            return False
+        old = [hit_key(card.hit) for card in shown]
+        fresh = self.in_view_order(outcome.hits)
+        if [hit_key(hit) for hit in fresh[: len(old)]] != old:
+            if any(card.expanded for card in shown):
+                self._follow_waiting = True  # not under the reader's eyes: when the card closes
+                return True
+            await self._show_again(outcome, fresh)
+            return True
+        # The shown results are still the first ones: new scores in place, more below.
+        self.hits = outcome.hits
+        self._limit = outcome.limit
+        self._count = len(outcome.hits)
+        self._show_filter_line(count=self._count)
+        terms = highlight_words(self.query_text)
+        scored = bool(terms) and any(hit.score > 0 for hit in fresh)
+        for card, hit in zip(shown, fresh, strict=False):
+            card.set_hit(hit, terms, scored=scored, keep_open=True)
+        if len(fresh) > len(old):
+            await self._fill_from(len(old), fresh[len(old) :], terms, scored)
+        self.show_preview()
+        return True
+
+    async def _show_again(self, outcome: SearchOutcome, fresh: list[Hit]) -> None:
+        """Other results now lead: show them; the selection stays on its result if it is still there."""
+        current = self.current_card()
+        chosen = hit_key(current.hit) if current is not None else None
+        on_card = self.card_of(self.focused) is not None
+        self.hits = outcome.hits
+        self._limit = outcome.limit
+        self._count = len(outcome.hits)
+        self._show_filter_line(count=self._count)
+        await self._show_cards(fresh)
+        cards = self.cards()
+        keys = [hit_key(card.hit) for card in cards]
+        if chosen in keys:
+            index = keys.index(chosen)
+            self._selected = index
+            if on_card:
+                self.select_card(cards[index])
+            self.mark_selected()
+            self.show_preview()
+
+    def card_closed(self) -> None:
+        """An open card was closed: a change of the index it held back shows now."""
+        if self._follow_waiting:
+            self.follow_index()
+
+    def _nothing_found(self, outcome: SearchOutcome) -> str:
+        """Why nothing was found, and whether waiting can help."""
+        app = self.app
+        state = app.index_state
+        waiting = app.sessions_may_appear
+        if outcome.filters_match is False:
+            text = f"No conversation matches {describe_filters(outcome.query)}."
+            if waiting:
+                text += "\nSessions are still being read: results refresh as they become searchable."
+            else:
+                text += "\nLoosen a filter (F1 lists them)."
+            return text
+        text = "No matching conversations."
+        share = state.meaning_share
+        if not waiting and state.readiness is not None and not state.readiness.sessions:
+            text = "Nothing is indexed yet: F5 reads the transcripts of every tool found."
+        elif waiting:
+            text = "No matching conversations yet: sessions are still being read; results refresh as they become searchable."
+        elif outcome.mode in DENSE_MODES and state.embedding and share is not None and share < 1:
+            text = (
+                f"No matching conversations yet: search by meaning covers {int(share * 100)}% of texts so far; "
+                "results refresh as it grows."
+            )
+        return text
+
     # -- showing ---------------------------------------------------------------------
 
     def _show_filter_line(self, *, count: int | None = None, error: str | None = None) -> None:
-        note = ""
-        if self.app.mode in DENSE_MODES and not self.app.model_ready:
-            note = "keyword until the model loads"
+        app = self.app
+        note = coverage_note(app.mode, app.model_ready, app.index_state.meaning_share) if app.library is not None else ""
         more = count is not None and count >= self._limit > 0
         line = describe_query(self.query_text, self.app.mode, count=count, error=error, note=note, more=more)
         if self.view.sort == "date":
@@ -231,33 +357,40 @@ class SearchScreen(ResultKeys, CardActions, Screen):
     async def _show_cards(self, hits: list[Hit], *, keep_scroll: bool = False) -> None:
         """Refill the card pool in place; new cards are mounted only when the pool is short."""
         if not hits:
-            text = "No matching conversations."
-            if self.app.indexing:
-                text = "No matching conversations yet: indexing is still running, results refresh when it ends."
-            self._show_note(text)
+            self._show_note("No matching conversations.")
             return
         self.query_one("#results-note", Static).display = False
         terms = highlight_words(self.query_text)
         # Filters alone rank nothing: no bar then, rather than a row of zeros.
         scored = bool(terms) and any(hit.score > 0 for hit in hits)
-        compact = self.view.compact
-        for card, hit in zip(self._cards, hits, strict=False):
-            card.set_compact(compact)
+        self._hide_cards_from(len(hits))
+        await self._fill_from(0, hits, terms, scored)
+        if not keep_scroll:
+            self.query_one("#results", VerticalScroll).scroll_home(animate=False)
+            self._selected = 0
+        self.mark_selected()
+        self.show_preview()
+
+    async def _fill_from(self, start: int, hits: list[Hit], terms: list[str], scored: bool) -> None:
+        """Show `hits` in the cards from `start` on: pooled ones refilled, new ones mounted."""
+        compact, dense = self.view.compact, self.app.short
+        pooled = self._cards[start : start + len(hits)]
+        for card, hit in zip(pooled, hits, strict=False):
+            card.set_view(compact, dense)
             card.set_hit(hit, terms, scored=scored)
             if not card.display:
                 card.display = True
-        self._hide_cards_from(len(hits))
-        results = self.query_one("#results", VerticalScroll)
-        missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(self._cards) :]]
+        missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(pooled) :]]
         for card in missing:
-            card.compact = compact
+            card.compact, card.dense = compact, dense
         if missing:
             self._cards += missing
-            await results.mount_all(missing)
-        if not keep_scroll:
-            results.scroll_home(animate=False)
-            self._selected = 0
-        self.show_preview()
+            await self.query_one("#results", VerticalScroll).mount_all(missing)
+
+    def fit_cards(self) -> None:
+        """Cards as the view and the screen's height want them (the app calls it on a resize)."""
+        for card in self._cards:
+            card.set_view(self.view.compact, self.app.short)
 
     def in_view_order(self, hits: list[Hit]) -> list[Hit]:
         """Core's order (relevance), or the same results newest first when the user sorts by date."""
@@ -282,8 +415,7 @@ class SearchScreen(ResultKeys, CardActions, Screen):
     async def action_toggle_compact(self) -> None:
         self.view.compact = not self.view.compact
         self.set_class(self.view.compact, "-compact-list")
-        for card in self._cards:
-            card.set_compact(self.view.compact)
+        self.fit_cards()
         self.show_preview()
         self._save_view()
         current = self.card_of(self.focused)
@@ -302,3 +434,19 @@ class SearchScreen(ResultKeys, CardActions, Screen):
         problem = self.view.save()
         if problem:
             self.app.notify(f"Could not remember the view: {problem}", severity="warning")
+
+
+def filters_match(library: Engine, query: str) -> bool | None:
+    """Whether the query's filters alone match any conversation (None: it has none, or words only)."""
+    from convo_tui.core.errors import QueryError
+    from convo_tui.core.search.query import filters_only, parse_query
+
+    try:
+        parsed = parse_query(query)
+    except QueryError:
+        return None
+    if not parsed.has_filters:
+        return None
+    if not parsed.text and not parsed.phrases:
+        return False  # the search was the filters alone, and it found nothing
+    return bool(library.search(filters_only(query), limit=1, mode="keyword"))

@@ -9,7 +9,11 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING, Any
 
+from convo_tui.core.cost.prices import price_table
 from convo_tui.core.history import QueryHistory
+from convo_tui.tui.card_messages import CardClosed, CardExpand
+from convo_tui.tui.render import session_cost
+from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionTarget
 from convo_tui.tui.widgets.card import ResultCard
 from textual.binding import Binding, BindingType
 from textual.containers import VerticalScroll
@@ -19,19 +23,13 @@ if TYPE_CHECKING:
     from textual.widgets import Input
 
 SEARCH_BINDINGS: list[BindingType] = [
+    *SESSION_BINDINGS,
     Binding("down,ctrl+n,ctrl+j", "cursor_down", "Next", priority=True, id="search.next"),
     Binding("up,ctrl+k", "cursor_up", "Previous", show=False, priority=True, id="search.previous"),
     Binding("pagedown", "page_down", "Page down", show=False, priority=True, id="search.page_down"),
     Binding("pageup", "page_up", "Page up", show=False, priority=True, id="search.page_up"),
     Binding("escape", "escape", "Back", show=False, priority=True, id="search.escape"),
     Binding("ctrl+z", "restore_query", "Restore query", show=False, priority=True, id="search.restore"),
-    Binding("ctrl+o", "open", "Open", priority=True, id="search.open"),
-    Binding("ctrl+y", "copy", "Copy", priority=True, id="search.copy"),
-    Binding("ctrl+r", "resume", "Resume", show=False, priority=True, id="search.resume"),
-    Binding("ctrl+g", "copy_id", "Copy id", show=False, priority=True, id="search.copy_id"),
-    Binding("ctrl+x", "export", "Export", show=False, priority=True, id="search.export"),
-    Binding("ctrl+s", "export_page", "Save page", show=False, priority=True, id="search.export_page"),
-    Binding("ctrl+t", "edit", "Editor", show=False, priority=True, id="search.edit"),
     Binding("f4", "toggle_compact", "Compact", priority=True, id="search.compact"),
     Binding("f6", "toggle_sort", "Sort", show=False, priority=True, id="search.sort"),
 ]
@@ -84,14 +82,22 @@ class ResultKeys:
     def select_card(self, card: ResultCard) -> None:
         cards = self.cards()
         self._selected = cards.index(card) if card in cards else 0
+        self.mark_selected()
         card.focus()
         card.scroll_visible(animate=False)
+
+    def mark_selected(self) -> None:
+        """The card the card keys act on carries `-selected`, also while the query has the focus."""
+        current = self.current_card()
+        for card in self.cards():
+            card.set_class(card is current, "-selected")
 
     def on_descendant_focus(self, event: Any) -> None:
         card = self.card_of(event.widget)
         if card is not None and card in self.cards():
             self._selected = self.cards().index(card)
             self.show_preview()  # type: ignore[attr-defined]
+        self.mark_selected()
 
     # -- moving --------------------------------------------------------------------------
 
@@ -105,7 +111,68 @@ class ResultKeys:
         box.focus()
         box.cursor_position = len(box.value)  # at the end, nothing selected: typing adds to the query
 
+    # -- reading an open card ----------------------------------------------------------------
+
+    def _results(self) -> VerticalScroll:
+        return self.query_one("#results", VerticalScroll)  # type: ignore[attr-defined]
+
+    def _offset_in_results(self, widget: Widget) -> int:
+        """`widget`'s top row in the results' scrollable space (its regions are each relative to the parent)."""
+        results = self._results()
+        offset = 0
+        node: Any = widget
+        while node is not None and node is not results:
+            offset += node.virtual_region.y
+            node = node.parent
+        return offset
+
+    def card_expanded(self, card: ResultCard) -> None:
+        """An opened card starts at its first matched line (a long message's match may be far down)."""
+        self.call_after_refresh(self._scroll_to_match, card)  # type: ignore[attr-defined]
+
+    def _scroll_to_match(self, card: ResultCard) -> None:
+        if not card.expanded:
+            return
+        widget, row = card.first_match()
+        results = self._results()
+        top = self._offset_in_results(card)
+        target = self._offset_in_results(widget) + row
+        height = results.scrollable_content_region.height
+        # The card's top when the match fits under it; else the match two rows below the top.
+        wanted = top if target - top < height - 2 else target - 2
+        results.scroll_to(y=wanted, animate=False, immediate=True)
+
+    def _scroll_within(self, card: ResultCard, lines: int) -> bool:
+        """Scroll an open card by `lines` (up when negative); False at its end (or start)."""
+        results = self._results()
+        top = self._offset_in_results(card)
+        bottom = top + card.outer_size.height
+        height = results.scrollable_content_region.height
+        at = round(results.scroll_y)
+        if lines > 0 and bottom > at + height:
+            results.scroll_to(y=min(at + lines, bottom - height), animate=False, immediate=True)
+            return True
+        if lines < 0 and top < at:
+            results.scroll_to(y=max(at + lines, top), animate=False, immediate=True)
+            return True
+        return False
+
+    def _leave_open_card(self, step: int, lines: int) -> bool:
+        """↓/↑ (a line) and pgdn/pgup (a page) read through an open card first; past its
+        end the card closes and the move goes on to the next card. True when the key was spent."""
+        card = self.card_of(self.focused)
+        if card is None or not card.expanded:
+            return False
+        if self._scroll_within(card, lines * step):
+            return True
+        card.collapse()
+        card.focus()
+        self.card_closed()  # type: ignore[attr-defined]
+        return False
+
     def _step(self, step: int) -> None:
+        if self._leave_open_card(1 if step > 0 else -1, 1):
+            return
         cards = self.cards()
         card = self.card_of(self.focused)
         if card is None or card not in cards:
@@ -135,10 +202,17 @@ class ResultKeys:
         tallest = max((c.outer_size.height for c in cards), default=1)
         return max(1, results.size.height // max(tallest, 1))
 
+    def _page_rows(self) -> int:
+        return max(1, self._results().scrollable_content_region.height - 2)
+
     def action_page_down(self) -> None:
+        if self._leave_open_card(1, self._page_rows()):
+            return
         self._step(self._page())
 
     def action_page_up(self) -> None:
+        if self._leave_open_card(-1, self._page_rows()):
+            return
         card = self.card_of(self.focused)
         cards = self.cards()
         if card is None or card not in cards:
@@ -154,6 +228,7 @@ class ResultKeys:
             if card is not None and card.expanded:
                 card.collapse()  # from a tool call inside it too: back to the card, not the query
                 card.focus()
+                self.card_closed()  # type: ignore[attr-defined]
                 return
             self.action_focus_query()
         elif box.value:
@@ -194,48 +269,29 @@ class ResultKeys:
         self._history_at = at - 1
         self.set_query(self._history[at - 1])  # type: ignore[attr-defined]
 
-    # -- card actions --------------------------------------------------------------------
+    # -- the session the card keys act on (tui/session_actions.py) --------------------------
 
-    def _acting_on(self) -> ResultCard | None:
+    NO_TARGET = "No result to act on: type a query first"
+
+    def session_target(self) -> SessionTarget | None:
         card = self.current_card()
         if card is None:
-            self.app.notify("No result to act on: type a query first", severity="warning", timeout=3)  # type: ignore[attr-defined]
-        else:
-            self.remember_query(self.query_box.value)
-        return card
+            return None
+        self.remember_query(self.query_box.value)
+        hit = card.hit
+        return SessionTarget(hit.session_id, title=hit.session_title, path=hit.path, turn_index=hit.turn_index, hit=hit)
 
-    def action_open(self) -> None:
-        if card := self._acting_on():
-            card.action_open()
+    # -- what the cards ask (tui/card_messages.py) -------------------------------------------
 
-    def action_copy(self) -> None:
-        if card := self._acting_on():
-            card.action_copy()
+    async def on_card_expand(self, event: CardExpand) -> None:
+        event.stop()
+        session = self.load_session(event.hit.session_id)  # type: ignore[attr-defined]
+        if session is not None:
+            mounting = event.card.expand_with(session, session_cost(session, price_table(self.app.settings)))  # type: ignore[attr-defined]
+            if mounting is not None:
+                await mounting  # its messages composed: their rows can be found
+                self.card_expanded(event.card)
 
-    def action_edit(self) -> None:
-        if card := self._acting_on():
-            card.action_edit()
-
-    def action_export(self) -> None:
-        if card := self._acting_on():
-            card.action_export()
-
-    def action_export_page(self) -> None:
-        if card := self._acting_on():
-            card.action_export_page("html")
-
-    def action_export_markdown(self) -> None:
-        if card := self._acting_on():
-            card.action_export_page("md")
-
-    def action_resume(self) -> None:
-        if card := self._acting_on():
-            card.action_resume()
-
-    def action_copy_id(self) -> None:
-        if card := self._acting_on():
-            card.action_copy_id()
-
-    def action_copy_resume(self) -> None:
-        if card := self._acting_on():
-            card.action_copy_resume()
+    def on_card_closed(self, event: CardClosed) -> None:
+        event.stop()
+        self.card_closed()  # type: ignore[attr-defined]

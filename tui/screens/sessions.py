@@ -1,65 +1,62 @@
 """Every indexed session: sorted by date, title or project, a fuzzy filter, a starred filter.
 
-The list is read in a worker (the store is never asked on the UI thread) and
-read again whenever the app says sessions changed: while indexing runs, and
-after a rename, star or delete here or in the reader.
+The list is the engine's (Engine.session_page): the screen reads the pages the
+list is about to draw, in workers, and the counts come with them, so opening
+the browser on 45,000 sessions reads one page of a hundred, whatever the size.
+Pages are read again whenever the app says sessions changed (indexing, a
+rename, star or delete here or in the reader) or the filter, sort or starred
+choice changes; the highlighted session keeps its row when it is still there.
 """
 
 from __future__ import annotations
 
+import dataclasses
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.hits import SessionSummary
-from convo_tui.core.redact import display
-from convo_tui.tui.card_actions import CardActions
-from convo_tui.tui.render import format_date, plural
-from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
-from convo_tui.tui.session_filter import SORTS, fuzzy_filter, group_by_project, only_starred, sort_sessions
-from convo_tui.tui.session_messages import SessionEdited, SessionLoaded, SessionsChanged, SessionsLoaded
-from rich.table import Table
+from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
+from convo_tui.tui.render import plural
+from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
+from convo_tui.tui.session_filter import SORTS
+from convo_tui.tui.session_messages import SessionLoaded, SessionsChanged
+from convo_tui.tui.widgets.session_list import SessionList, session_line
 from rich.text import Text
 from textual import on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
+from textual.message import Message
 from textual.screen import Screen
-from textual.widgets import Footer, Header, Input, OptionList, Static
-from textual.widgets.option_list import Option
+from textual.timer import Timer
+from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
 
-
-def session_line(summary: SessionSummary, *, with_project: bool = False) -> Table:
-    """Star column, then title over details: wrapped title lines and the details line up."""
-    grid = Table.grid()
-    grid.add_column(width=2, no_wrap=True)
-    grid.add_column(ratio=1)
-    meta = Text(overflow="fold")  # not dim: below 4.5:1 on textual-light; the bold title stands out enough
-    if with_project:
-        meta.append(f"{summary.project or '—'} · ", style="italic")
-    meta.append(
-        f"{format_date(summary.updated_at or summary.started_at)} · {summary.source}"
-        f" · {plural(summary.turn_count, 'turn')} · {plural(summary.message_count, 'message')}"
-    )
-    if summary.orphaned:
-        meta.append(" · source gone", style="italic")
-    title = Text(display(summary.title) or "(untitled)", style="bold", overflow="fold")
-    grid.add_row(Text("★" if summary.starred else "", style="bold"), Text("\n").join([title, meta]))
-    return grid
+PAGE = 100  # entries a read brings: a few screens of the list
+TYPED_WAIT = 0.08  # seconds the filter waits for the next key before it reads (a fuzzy match over 45k titles)
 
 
-class SessionsScreen(CardActions, Screen):
+class PageRead(Message):
+    """A worker read one page of the list (or could not: `error`)."""
+
+    def __init__(self, generation: int, number: int, page: SessionPage | None, error: str | None = None) -> None:
+        super().__init__()
+        self.generation = generation
+        self.number = number
+        self.page = page
+        self.error = error
+
+
+class SessionsScreen(SessionActions, Screen):
     BINDINGS = [
+        # Enter opens here: ctrl+o stays out of the footer, which must fit 80 columns with s and f.
+        *[dataclasses.replace(b, show=False) if isinstance(b, Binding) else b for b in SESSION_BINDINGS],
         Binding("escape", "back", "Back", id="sessions.back"),
         Binding("slash", "focus_filter", "Filter", show=False, id="sessions.filter"),
         Binding("s", "cycle_sort", "Sort", id="sessions.sort"),
         Binding("f", "toggle_starred", "Starred", id="sessions.starred"),
-        Binding("asterisk", "star", "Star", show=False, id="sessions.star"),
-        Binding("r", "rename", "Rename", show=False, id="sessions.rename"),
         Binding("d", "delete", "Delete", show=False, id="sessions.delete"),
-        Binding("ctrl+s", "export_page", "Save page", show=False, id="sessions.export_page"),
         Binding("j", "cursor_down", "Down", show=False, id="sessions.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
         Binding("g", "first", "First", show=False, id="sessions.first"),
@@ -71,62 +68,122 @@ class SessionsScreen(CardActions, Screen):
 
     def __init__(self) -> None:
         super().__init__()
-        self.summaries: list[SessionSummary] | None = None  # None until the first load arrives
+        self.counts: SessionPage | None = None  # the latest page read: the list's counts (None: none read yet)
         self.error: str | None = None
-        self._loading = False
-        self._stale = False  # sessions changed while a load ran: load once more when it ends
+        self._pages: dict[int, list[PageEntry]] = {}  # page number -> its entries, of the current reading
+        self._asked: set[int] = set()  # pages being read
+        self._generation = 0  # of the current ordering: a page of an older one is dropped
+        self._reading = -1  # the ordering the pages held are of (shown until the new one's first page)
+        self._keep: str | None = None  # the session to highlight again once the new ordering is read
+        self._typed: Timer | None = None
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Filter sessions by title or project…", id="session-filter")
+        yield Input(placeholder="Filter sessions by title or project…", id="session-filter", compact=True)
         yield Static("Loading sessions…", id="sessions-count")
-        yield OptionList(id="session-list")
+        yield SessionList(self.entry_at, self._draw, id="session-list")
         yield Footer(compact=True)
 
     def on_mount(self) -> None:
         self.query_one("#session-filter", Input).focus()
         self.reload()
 
-    # -- loading ---------------------------------------------------------------------
+    @property
+    def listing(self) -> SessionList:
+        return self.query_one("#session-list", SessionList)
+
+    # -- reading pages -----------------------------------------------------------------
 
     def reload(self) -> None:
-        """Read the list again in a worker (at most one at a time, then once more if asked meanwhile)."""
-        if self.app.library is None:
-            self._show()  # the index is still opening; SessionsChanged follows when it is open
-            return
-        if self._loading:
-            self._stale = True
-            return
-        self._loading = True
-        self._stale = False
-        self._load()
+        """Read the list again (sessions changed, or the filter, sort or starred choice).
 
-    @work(thread=True, exclusive=True, group="sessions-load")
-    def _load(self) -> None:
+        What is shown stays until the new first page arrives, so nothing flickers."""
+        self._generation += 1
+        self._asked = set()
+        current = self._highlighted()
+        self._keep = current.id if current is not None else None
+        if self.app.library is None:
+            self._show_counts()  # the index is still opening; SessionsChanged follows when it is open
+            return
+        at = self.listing.highlighted or 0
+        self._request(at // PAGE)
+
+    def entry_at(self, index: int) -> PageEntry | None:
+        """Entry `index` of the list, or None while its page is read (the list draws a placeholder)."""
+        number, within = divmod(index, PAGE)
+        entries = self._pages.get(number)
+        if entries is None:
+            self._request(number)
+            return None
+        return entries[within] if within < len(entries) else None
+
+    def _request(self, number: int) -> None:
+        if number in self._asked or self.app.library is None:
+            return
+        self._asked.add(number)
+        prefs = self.app.browser
+        self._read_page(self._generation, number, prefs.sort, prefs.starred_only, self.filter_text)
+
+    @work(thread=True, group="sessions-page")
+    def _read_page(self, generation: int, number: int, sort: str, starred_only: bool, text: str) -> None:
         with self.app.background.running():  # the index stays open until this returns
             library = self.app.library
-            assert library is not None
+            if library is None:
+                return
             try:
-                message = SessionsLoaded(library.sessions())
+                page = library.session_page(offset=number * PAGE, limit=PAGE, sort=sort, starred_only=starred_only, text=text)
+                message = PageRead(generation, number, page)
             except ConvoError as exc:
-                message = SessionsLoaded(None, str(exc))
-            if not get_current_worker().is_cancelled:
-                self.post_message(message)
+                message = PageRead(generation, number, None, str(exc))
+        if not get_current_worker().is_cancelled:
+            self.post_message(message)
 
-    def on_sessions_loaded(self, event: SessionsLoaded) -> None:
-        self._loading = False
-        if event.error is not None:
+    def on_page_read(self, event: PageRead) -> None:
+        if event.generation != self._generation:
+            return  # an older ordering's page
+        listing = self.listing
+        if event.page is None:
             self.error = event.error
-        else:
-            self.summaries, self.error = event.summaries, None
-        self._show()
-        if self._stale:
-            self.reload()
+            self._asked.discard(event.number)
+            self._show_counts()
+            return
+        if self._reading != self._generation:  # the first page of a new reading replaces what was shown
+            self._pages, self._reading = {}, self._generation
+        self._pages[event.number] = event.page.entries
+        self.counts, self.error = event.page, None
+        if listing.count != event.page.total:
+            listing.set_count(event.page.total)
+        listing.refresh_entries()
+        self._highlight_again(event.number)
+        self._show_counts()
+
+    def _highlight_again(self, number: int) -> None:
+        """The highlighted session on its new row, if this page holds it; else the nearest session."""
+        listing = self.listing
+        entries = self._pages.get(number, [])
+        if self._keep is not None:
+            for offset, entry in enumerate(entries):
+                if entry.summary is not None and entry.summary.id == self._keep:
+                    self._keep = None
+                    if listing.highlighted != number * PAGE + offset:
+                        listing.move_to(number * PAGE + offset)
+                    return
+        if listing.highlighted is not None and listing.highlighted >= listing.count:
+            listing.action_last()
+        elif listing.highlighted is not None and not listing.is_session(listing.highlighted):
+            listing.action_cursor_down()
+        elif listing.has_focus and listing.highlighted is None and listing.count:
+            listing.action_first()
 
     def on_sessions_changed(self, _: SessionsChanged) -> None:
         self.reload()
 
     # -- showing ---------------------------------------------------------------------
+
+    @staticmethod
+    def _draw(entry: PageEntry) -> object:
+        assert entry.summary is not None
+        return session_line(entry.summary, with_project=True)
 
     @property
     def filter_text(self) -> str:
@@ -134,87 +191,73 @@ class SessionsScreen(CardActions, Screen):
 
     @on(Input.Changed, "#session-filter")
     def _filter(self) -> None:
-        self._show()
+        if self._typed is not None:
+            self._typed.stop()
+        self._typed = self.set_timer(TYPED_WAIT, self._filter_now)
+
+    def _filter_now(self) -> None:
+        self._typed = None
+        self.listing.move_to(None)  # another list: its best match gets the cursor when it comes
+        self.reload()
 
     @on(Input.Submitted, "#session-filter")
     def _submitted(self) -> None:
+        if self._typed is not None:  # Enter right after typing: the filter reads now
+            self._typed.stop()
+            self._filter_now()
         self.action_focus_list()
 
     def shown(self) -> list[SessionSummary]:
-        """The sessions the list shows, in its order (headers left out)."""
-        listing = self.query_one("#session-list", OptionList)
-        by_id = {s.id: s for s in self.summaries or []}
-        ids = [listing.get_option_at_index(i).id for i in range(listing.option_count)]
-        return [by_id[i] for i in ids if i in by_id]
+        """The sessions read so far, in the list's order (headers left out)."""
+        return [e.summary for number in sorted(self._pages) for e in self._pages[number] if e.summary is not None]
 
-    def _options(self, text: str) -> list[Option | None]:
-        prefs = self.app.browser
-        chosen = only_starred(self.summaries or [], prefs.starred_only)
-        if text.strip():  # best match first, whatever the sort
-            return [Option(session_line(s, with_project=True), id=s.id) for s in fuzzy_filter(chosen, text)]
-        if prefs.sort != "project":
-            return [Option(session_line(s, with_project=True), id=s.id) for s in sort_sessions(chosen, prefs.sort)]
-        options: list[Option | None] = []
-        for project, members in group_by_project(chosen):
-            options.append(Option(Text(f"▍{project}  ({len(members)})"), disabled=True))
-            options.extend(Option(session_line(s), id=s.id) for s in members)
-        return options
+    def _show_counts(self) -> None:
+        self.query_one("#sessions-count", Static).update(self._count_line())
 
-    def _show(self) -> None:
-        listing = self.query_one("#session-list", OptionList)
-        keep = self._highlighted_id()
-        options = self._options(self.filter_text) if self.summaries is not None else []
-        listing.clear_options()
-        listing.add_options(options)
-        ids = [option.id if option else None for option in options]
-        if keep in ids:
-            listing.highlighted = ids.index(keep)
-        elif listing.has_focus and listing.option_count:
-            listing.action_first()
-        self.query_one("#sessions-count", Static).update(self._count_line(sum(1 for i in ids if i)))
-
-    def _count_line(self, shown: int) -> Text:
+    def _count_line(self) -> Text:
         prefs = self.app.browser
         line = Text()
         if self.error is not None:
             line.append(f"⚠ {self.error}", style="bold")
             return line
-        if self.summaries is None:
+        counts = self.counts
+        if counts is None:
             line.append("Loading sessions…")
             return line
-        total = len(self.summaries)
-        if self.filter_text.strip() or prefs.starred_only:
-            line.append(f"{shown} of {plural(total, 'session')}")
-        else:
-            line.append(plural(total, "session"))
+        total = counts.everything
+        filtered = self.filter_text.strip() or prefs.starred_only
+        line.append(f"{counts.matched} of {plural(total, 'session')}" if filtered else plural(total, "session"))
         line.append(f" · by {prefs.sort}" if not self.filter_text.strip() else " · best match first")
         if prefs.starred_only:
             line.append(" · ★ starred only")
-        coming = self.app.indexing or (self.app.index_on_start and not self.app.model_ready)
-        if coming:
+        if self.app.sessions_may_appear:  # files still being read; not while only vectors are added
             line.append(" · indexing, more may appear")
         elif not total:
             line.append("  (F5 indexes)")
-        elif not shown and prefs.starred_only and not self.filter_text.strip():
-            line.append("  (* stars the highlighted session)")
+        elif not counts.matched and prefs.starred_only and not self.filter_text.strip():
+            line.append("  (ctrl+b stars the highlighted session)")
         return line
 
     def _highlighted_id(self) -> str | None:
-        listing = self.query_one("#session-list", OptionList)
-        if listing.highlighted is None or listing.highlighted >= listing.option_count:
-            return None
-        return listing.get_option_at_index(listing.highlighted).id
+        summary = self._highlighted()
+        return summary.id if summary is not None else None
 
     def _highlighted(self) -> SessionSummary | None:
-        ident = self._highlighted_id()
-        return next((s for s in self.summaries or [] if s.id == ident), None)
+        if not self.is_mounted:
+            return None
+        listing = self.listing
+        if listing.highlighted is None:
+            return None
+        number, within = divmod(listing.highlighted, PAGE)
+        entries = self._pages.get(number, [])
+        return entries[within].summary if within < len(entries) else None
 
     # -- opening -----------------------------------------------------------------------
 
-    @on(OptionList.OptionSelected, "#session-list")
-    def _open(self, event: OptionList.OptionSelected) -> None:
-        if event.option.id and self.app.library is not None:
-            self._read_session(event.option.id)
+    @on(SessionList.Selected)
+    def _open(self, event: SessionList.Selected) -> None:
+        if event.entry.summary is not None and self.app.library is not None:
+            self._read_session(event.entry.summary.id)
 
     @work(thread=True, exclusive=True, group="sessions-open")
     def _read_session(self, session_id: str) -> None:
@@ -244,13 +287,13 @@ class SessionsScreen(CardActions, Screen):
         self.query_one("#session-filter", Input).focus()
 
     def action_focus_list(self) -> None:
-        listing = self.query_one("#session-list", OptionList)
+        listing = self.listing
         listing.focus()
-        if listing.highlighted is None and listing.option_count:
+        if listing.highlighted is None and listing.count:
             listing.action_first()
 
     def _on_list(self, action: str) -> None:
-        listing = self.query_one("#session-list", OptionList)
+        listing = self.listing
         if not listing.has_focus:
             self.action_focus_list()
             if action in ("cursor_down", "cursor_up"):
@@ -272,71 +315,19 @@ class SessionsScreen(CardActions, Screen):
     def action_cycle_sort(self) -> None:
         prefs = self.app.browser
         prefs.sort = SORTS[(SORTS.index(prefs.sort) + 1) % len(SORTS)]
-        self._show()
+        self.reload()
 
     def action_toggle_starred(self) -> None:
         prefs = self.app.browser
         prefs.starred_only = not prefs.starred_only
-        self._show()
+        self.reload()
 
-    def action_star(self) -> None:
-        summary = self._highlighted()
-        if summary is not None:
-            self._edit(summary.id, "star", not summary.starred)
+    # -- the session actions (tui/session_actions.py) act on the highlighted row ----------
 
-    def action_rename(self) -> None:
-        summary = self._highlighted()
-        if summary is None:
-            return
+    NO_TARGET = "No session highlighted"
 
-        def renamed(title: str | None) -> None:
-            if title is not None:
-                self._edit(summary.id, "rename", title)
-
-        self.app.push_screen(PromptScreen("New title (empty restores the source's):", summary.title), renamed)
-
-    def action_export_page(self) -> None:
-        self._export_highlighted("html")
-
-    def action_export_markdown(self) -> None:
-        self._export_highlighted("md")
-
-    def _export_highlighted(self, fmt: str) -> None:
+    def session_target(self) -> SessionTarget | None:
         summary = self._highlighted()
         if summary is None:
-            self.notify("No session highlighted", severity="warning", timeout=3)
-        else:
-            self.export_page(summary.id, fmt)
-
-    def action_delete(self) -> None:
-        summary = self._highlighted()
-        if summary is None:
-            return
-
-        def answered(yes: bool | None) -> None:
-            if yes:
-                self._edit(summary.id, "delete", None)
-
-        question = f"Delete “{summary.title}” from the index?\nThe source file is not touched."
-        self.app.push_screen(ConfirmScreen(question), answered)
-
-    @work(thread=True, group="sessions-edit")
-    def _edit(self, session_id: str, what: str, value: object) -> None:
-        """Store writes run here; the app then tells every screen (this one reloads)."""
-        with self.app.background.running():  # the index stays open until this returns
-            library = self.app.library
-            assert library is not None
-            try:
-                if what == "star":
-                    library.star_session(session_id, bool(value))
-                    done = "Starred" if value else "Unstarred"
-                elif what == "rename":
-                    done = f"Renamed to {library.rename_session(session_id, str(value)).title}"
-                else:
-                    library.delete_session(session_id)
-                    done = "Deleted from the index (the source file is untouched)"
-            except ConvoError as exc:
-                self.app.call_from_thread(self.notify, str(exc), severity="error")
-                return
-            self.app.post_message(SessionEdited(session_id, deleted=what == "delete"))
-            self.app.call_from_thread(self.notify, done, timeout=2)
+            return None
+        return SessionTarget(summary.id, title=summary.title, path=summary.path, starred=summary.starred)

@@ -43,6 +43,7 @@ class StatsScreen(Screen):
     def __init__(self) -> None:
         super().__init__()
         self.stats: Stats | None = None
+        self.only_archived = 0  # sessions whose files are gone, kept by the archive
         self._loading = False
         self._stale = False
 
@@ -88,7 +89,7 @@ class StatsScreen(Screen):
         if event.stats is None:
             self.query_one("#stats-summary", Static).update(Text(f"⚠ {event.error}"))
         else:
-            self.stats = event.stats
+            self.stats, self.only_archived = event.stats, event.only_archived
             self._show(event.stats, event.only_archived)
         if self._stale:
             self.reload()
@@ -96,30 +97,35 @@ class StatsScreen(Screen):
     def on_sessions_changed(self, _: SessionsChanged) -> None:
         self.reload()
 
+    def on_resize(self) -> None:
+        if self.stats is not None:
+            self._show(self.stats, self.only_archived)  # the tables are cut to the width
+
     def _show(self, stats: Stats, only_archived: int = 0) -> None:
         prices = price_table(self.app.settings)
         summary = stats_summary(stats, prices)
         if only_archived:  # their files are gone (a tool deleted them): read from the archive
             summary.append(f" · {plural(only_archived, 'session')} only in the archive")
-        if self.app.indexing:
+        if self.app.sessions_may_appear:  # files still being read; not while only vectors are added
             summary.append(" · indexing, counts grow", style="italic")
         self.query_one("#stats-summary", Static).update(summary)
         weeks = stats.weeks()[:WEEKS_SHOWN]
         shown = f"last {len(weeks)} weeks with activity" if len(stats.by_week) > WEEKS_SHOWN else "newest first"
         tokens = stats.total.has_tokens
+        width = max(40, self.app.size.width - 6)  # the body's padding and scrollbar
         self.query_one("#stats-charts", Static).update(activity_charts(stats, prices))
         self.query_one("#stats-projects", Static).update(
-            group_table("Per project", "Project", stats.projects(), prices, tokens=tokens)
+            group_table("Per project", "Project", stats.projects(), prices, tokens=tokens, width=width)
         )
         self.query_one("#stats-sources", Static).update(
-            group_table("Per source", "Source", stats.sources(), prices, tokens=tokens)
+            group_table("Per source", "Source", stats.sources(), prices, tokens=tokens, width=width)
         )
         models = self.query_one("#stats-models", Static)
         models.display = bool(stats.by_model)
         if stats.by_model:
             models.update(model_table(stats, prices))
         self.query_one("#stats-weeks", Static).update(
-            group_table(f"Per week ({shown})", "Week", weeks, prices, weeks=True, tokens=tokens)
+            group_table(f"Per week ({shown})", "Week", weeks, prices, weeks=True, tokens=tokens, width=width)
         )
 
     def action_back(self) -> None:

@@ -14,17 +14,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.core.search.snippets import snippet
-from convo_tui.tui.card_messages import (
-    CardCopy,
-    CardCopyId,
-    CardCopyResume,
-    CardEdit,
-    CardExpand,
-    CardExport,
-    CardExportPage,
-    CardOpen,
-    CardResume,
-)
+from convo_tui.tui.card_messages import CardClosed, CardExpand
 from convo_tui.tui.render import IconRows, format_date, highlighted, relevance_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
@@ -32,16 +22,19 @@ from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
 SNIPPET_CELLS = 240  # wider than any card line: the line is cut on screen, the match stays near its start
 
 
-def card_title(hit: Hit, compact: bool = False) -> Text:
-    title = Text(display(hit.session_title) or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
-    if compact:  # the one line of the compact list also says where and when
-        title.append(f"  {hit.project or '—'} · {format_date(hit.timestamp)[:10]}", style="dim")
-    return title
+def card_title(hit: Hit) -> Text:
+    return Text(display(hit.session_title) or "(untitled)", style="bold", no_wrap=True, overflow="ellipsis")
+
+
+def card_place(hit: Hit) -> str:
+    """Where and when, for a card's first line when the meta line is not shown."""
+    return f"{hit.project or '—'} · {format_date(hit.timestamp)[:10]}"
 
 
 def card_meta(hit: Hit) -> Text:
@@ -76,7 +69,7 @@ class ResultCard(Vertical, can_focus=True):
     """
 
     # Only Enter here: printable keys belong to the query, the other card keys are the screen's.
-    BINDINGS = [Binding("enter", "toggle_expanded", "Expand", id="card.expand")]
+    BINDINGS = [Binding("enter", "toggle_expanded", "Expand", show=False, id="card.expand")]  # F1 lists it
 
     def __init__(self, hit: Hit, terms: list[str], *, shown: Callable[[str], str] | None = None, scored: bool = True) -> None:
         super().__init__(classes="card")
@@ -85,6 +78,7 @@ class ResultCard(Vertical, can_focus=True):
         self.scored = scored  # a filter-only query has no similarity worth showing
         self.expanded = False
         self.compact = False
+        self.dense = False  # a short screen: three rows, where and when on the first
         self._shown = shown or (lambda text: text)
         self._header: CardHeader | None = None
         self._parts: dict[str, Static] = {}
@@ -93,7 +87,11 @@ class ResultCard(Vertical, can_focus=True):
         # Every part is always composed (the score left out when unscored) so that
         # set_hit can refill the same widgets: the search screen reuses its cards.
         self._header = CardHeader(
-            card_title(self.hit, self.compact), card_score(self.hit, self.compact), scored=self.scored, classes="card-top"
+            card_title(self.hit),
+            card_score(self.hit, self.compact),
+            scored=self.scored,
+            place=self._place(),
+            classes="card-top",
         )
         parts = self._parts = {
             "meta": Static(card_meta(self.hit), classes="card-meta"),
@@ -103,23 +101,25 @@ class ResultCard(Vertical, can_focus=True):
         yield parts["summary"]
         yield parts["meta"]
 
-    def set_hit(self, hit: Hit, terms: list[str], *, scored: bool = True) -> None:
+    def set_hit(self, hit: Hit, terms: list[str], *, scored: bool = True, keep_open: bool = False) -> None:
         """Show another hit in this card, collapsed, without rebuilding its widgets.
 
         Typing searches on every key: refilling a few Statics costs a fraction of
         removing and mounting the cards (widget creation, styles, layout).
+        `keep_open`: the same result with a new score (the index moved): an open card stays open.
         """
         if hit == self.hit and terms == self.terms and scored == self.scored:
             return  # the same result again (a re-search after indexing): keep it as it is
-        self.collapse()
+        if not keep_open:
+            self.collapse()
         old, old_terms, old_scored = self.hit, self.terms, self.scored
         self.hit, self.terms, self.scored = hit, terms, scored
         parts = self._parts
         if not parts or self._header is None:
             return  # not composed yet: compose reads the new hit
         # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
-        if (hit.session_title, hit.score, scored) != (old.session_title, old.score, old_scored) or self.compact:
-            self._header.show(card_title(hit, self.compact), card_score(hit, self.compact), scored)
+        if (hit.session_title, hit.score, scored) != (old.session_title, old.score, old_scored) or self.compact or self.dense:
+            self._show_header()
         if (hit.project, hit.source, hit.timestamp, hit.tools, hit.machine) != (
             old.project,
             old.source,
@@ -137,12 +137,19 @@ class ResultCard(Vertical, can_focus=True):
         ):
             parts["summary"].update(self._summary())
 
-    def set_compact(self, compact: bool) -> None:
-        """One line (the screen hides the rest by its `-compact-list` class) that also names project and date."""
-        if compact != self.compact:
-            self.compact = compact
-            if self._header is not None:
-                self._header.show(card_title(self.hit, compact), card_score(self.hit, compact), self.scored)
+    def set_view(self, compact: bool, dense: bool) -> None:
+        """Compact: one line (the screen hides the rest by its `-compact-list` class); dense: three
+        (the app's `-short` class hides the meta line). Both name project and date on the first."""
+        if (compact, dense) != (self.compact, self.dense):
+            self.compact, self.dense = compact, dense
+            self._show_header()
+
+    def _place(self) -> str:
+        return card_place(self.hit) if self.compact or self.dense else ""
+
+    def _show_header(self) -> None:
+        if self._header is not None:
+            self._header.show(card_title(self.hit), card_score(self.hit, self.compact), self.scored, self._place())
 
     def _summary(self) -> IconRows:
         """A line for the question and one for the answer, each centred on what matched;
@@ -156,13 +163,15 @@ class ResultCard(Vertical, can_focus=True):
             rows.append(("🔎", Text(f"{hit.part}: ", style="bold") + snippet_line(self._shown(hit.part_text), self.terms)))
         return IconRows(tuple(rows))
 
-    def expand_with(self, session: Session, cost: str = "") -> None:
+    def expand_with(self, session: Session, cost: str = "") -> AwaitMount | None:
+        """Show the turn's messages; await the result to know they are composed.
+        `cost`: the session's tokens and cost, "" when its tool recorded none."""
         if self.expanded:
-            return
+            return None
         self.expanded = True
         self.add_class("-expanded")
         self._parts["summary"].display = False
-        self.mount(
+        return self.mount(
             TurnDetail(
                 session,
                 self.hit.turn_index,
@@ -173,6 +182,11 @@ class ResultCard(Vertical, can_focus=True):
                 cost=cost,
             )
         )
+
+    def first_match(self) -> tuple[Widget, int]:
+        """Where reading an open card starts: (widget, row in it), see TurnDetail.first_match."""
+        details = list(self.query(TurnDetail))
+        return details[0].first_match() if details else (self, 0)
 
     def collapse(self) -> None:
         if not self.expanded:
@@ -185,29 +199,6 @@ class ResultCard(Vertical, can_focus=True):
     def action_toggle_expanded(self) -> None:
         if self.expanded:
             self.collapse()
+            self.post_message(CardClosed(self))
         else:
             self.post_message(CardExpand(self))  # the screen reads the session, then calls expand_with()
-
-    def action_open(self) -> None:
-        self.post_message(CardOpen(self))
-
-    def action_copy(self) -> None:
-        self.post_message(CardCopy(self))
-
-    def action_edit(self) -> None:
-        self.post_message(CardEdit(self))
-
-    def action_export(self) -> None:
-        self.post_message(CardExport(self))
-
-    def action_export_page(self, fmt: str = "html") -> None:
-        self.post_message(CardExportPage(self, fmt))
-
-    def action_resume(self) -> None:
-        self.post_message(CardResume(self))
-
-    def action_copy_resume(self) -> None:
-        self.post_message(CardCopyResume(self))
-
-    def action_copy_id(self) -> None:
-        self.post_message(CardCopyId(self))

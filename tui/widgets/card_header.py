@@ -1,4 +1,6 @@
-"""A card's first line: the title, and the score right-aligned after it."""
+"""A card's first line: the title, where and when (in the compact list and on short
+screens), and the score right-aligned after it. The title gives way first: the
+place and the score are never cut."""
 
 from __future__ import annotations
 
@@ -15,29 +17,34 @@ class CardHeader(Widget):
     widgets fewer per card is less styling, layout and compositing.
     """
 
-    COMPONENT_CLASSES = {"card-header--score"}
+    COMPONENT_CLASSES = {"card-header--score", "card-header--place"}
 
-    def __init__(self, title: Text, score: Text, *, scored: bool = True, classes: str | None = None) -> None:
+    def __init__(self, title: Text, score: Text, *, scored: bool = True, place: str = "", classes: str | None = None) -> None:
         super().__init__(classes=classes)
         self._title = title
         self._score = score
         self._scored = scored
+        self._place = place
 
-    def show(self, title: Text, score: Text, scored: bool) -> None:
+    def show(self, title: Text, score: Text, scored: bool, place: str = "") -> None:
         """Redraw with new parts; the size stays one line, so no layout."""
-        if (title, score, scored) != (self._title, self._score, self._scored):
-            self._title, self._score, self._scored = title, score, scored
+        if (title, score, scored, place) != (self._title, self._score, self._scored, self._place):
+            self._title, self._score, self._scored, self._place = title, score, scored, place
             self.refresh()
 
     def render(self) -> Text:
         width = self.size.width
         score_width = self._score.cell_len + 1  # SCORE_WIDTH with the bar, less in the compact list
         room = max(0, width - score_width) if self._scored else width
+        place = Text(f"  {self._place}" if self._place else "")
+        place.truncate(max(0, room - 12), overflow="ellipsis")  # a title keeps a dozen cells at least
+        place.stylize(self.get_component_rich_style("card-header--place", partial=True))
         title = self._title.copy()
-        title.truncate(room, overflow="ellipsis")
+        title.truncate(max(0, room - place.cell_len), overflow="ellipsis")
         line = Text(no_wrap=True, overflow="crop")
         line.append_text(title)  # the title's own style (bold) stays on its span only
-        line.append(" " * (room - title.cell_len))  # plain padding, as the title widget's blank cells
+        line.append_text(place)
+        line.append(" " * (room - title.cell_len - place.cell_len))  # plain padding, as the title widget's blank cells
         if self._scored and width > room:
             score = self._score.copy()
             score.truncate(width - room)

@@ -13,6 +13,7 @@ from textual.app import ComposeResult
 from textual.containers import Vertical
 from textual.widgets import Static
 
+MATCH_STYLE = "reverse"  # how a query term is marked (render.highlighted's default)
 ROLE_LABEL = {"user": "👤 User", "assistant": "🤖 AI", "system": "⚙ System"}
 
 
@@ -39,6 +40,20 @@ class MessageBlock(Vertical):
         self.terms = terms or []
         self.matched = matched
         self._shown = shown or (lambda text: text)
+        self._text: Text | None = None  # the message text as drawn, terms marked
+        self.text_widget: Static | None = None
+
+    def first_match_line(self) -> int | None:
+        """The row, within the text widget, of the first line where a query term is marked."""
+        if self._text is None or self.text_widget is None or not self._text.spans:
+            return None
+        width = self.text_widget.content_region.width or self.text_widget.size.width
+        if width <= 0:
+            return None
+        for row, line in enumerate(self._text.wrap(self.app.console, width)):
+            if any(span.style == MATCH_STYLE for span in line.spans):
+                return row
+        return None
 
     def compose(self) -> ComposeResult:
         message = self.message
@@ -56,7 +71,9 @@ class MessageBlock(Vertical):
         if message.thinking.strip():
             yield Static(Text("💭 " + self._shown(message.thinking.strip())), classes="thinking")
         if message.text.strip():
-            yield Static(highlighted(self._shown(message.text.strip()), self.terms), classes="message-text")
+            self._text = highlighted(self._shown(message.text.strip()), self.terms, MATCH_STYLE)
+            self.text_widget = Static(self._text, classes="message-text")
+            yield self.text_widget
         if message.attachment:
             yield Static(Text(f"📎 {message.attachment}"), classes="attachment")
         for tool in message.tools:

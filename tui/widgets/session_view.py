@@ -32,21 +32,25 @@ def short_path(path: str) -> str:
     return str(Path(*parts[-2:])) if len(parts) > 2 else path
 
 
-def session_head(session: Session, *, starred: bool = False, masked: int = 0, cost: str = "") -> Text:
+def session_head(session: Session, *, starred: bool = False, masked: int = 0, cost: str = "", position: str = "") -> Text:
     head = Text()
     if starred:
         head.append("★ ", style="bold")
     head.append(display(session.title) or "(untitled)", style="bold")
+    if position:  # where n/N stands among the query's hits
+        head.append(f"   {position}")
     head.append(f"\n{session.project or '—'} · {session.source} · {format_date(session.started_at or session.updated_at)}")
     if session.started_at and session.updated_at and session.updated_at != session.started_at:
-        head.append(f" → {format_date(session.updated_at)}")
+        start, end = format_date(session.started_at), format_date(session.updated_at)
+        same_day = start.split(" ")[0] == end.split(" ")[0]
+        head.append(f" → {end.split(' ', 1)[-1] if same_day else end}")  # the day once: the line fits 80 columns
     spoken = sum(1 for m in session.messages if m.is_conversation)
     head.append(f" · {plural(len(session.turns), 'turn')} · {plural(spoken, 'message')}", style="dim")
     if cost:  # what the tool recorded, priced (tui/render.py session_cost)
         head.append(f" · {cost}", style="dim")
+    if masked:  # a line of its own: beside the path it wraps mid-phrase at 80 columns
+        head.append(f"\n🔒 {plural(masked, 'secret')} masked · v reveals one", style="italic")
     head.append(f"\n{short_path(session.path)}", style="dim")
-    if masked:
-        head.append(f"   🔒 {plural(masked, 'secret')} masked · v reveals one", style="italic")
     return head
 
 

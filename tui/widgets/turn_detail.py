@@ -9,6 +9,7 @@ from convo_tui.tui.turns import turn_parts
 from convo_tui.tui.widgets.message_block import MessageBlock
 from textual.app import ComposeResult
 from textual.containers import Vertical
+from textual.widget import Widget
 from textual.widgets import Static
 
 
@@ -30,6 +31,17 @@ class TurnDetail(Vertical):
         self.matched = set(matched)
         self.terms = terms
         self._shown = shown
+
+    def first_match(self) -> tuple[Widget, int]:
+        """Where to start reading: the first marked line of a matched message (else of
+        any message), as (widget, row in it); the matched message's label otherwise."""
+        blocks = list(self.query(MessageBlock))
+        matched = [b for b in blocks if b.matched]
+        for block in [*matched, *[b for b in blocks if not b.matched]]:
+            row = block.first_match_line()
+            if row is not None and block.text_widget is not None:
+                return block.text_widget, row
+        return (matched[0] if matched else self), 0
 
     def compose(self) -> ComposeResult:
         parts = self.parts
