@@ -94,19 +94,13 @@ class Manifest:
 
     def _connect(self) -> sqlite3.Connection:
         legacy = self.folder / LEGACY_NAME
-        if self.read_only and not self.path.exists():
-            db = sqlite3.connect(":memory:", check_same_thread=False)
-            db.executescript(_SCHEMA)
-            if legacy.exists():
-                self._import(db, legacy)
-            return db
         if self.read_only:
-            uri = self.path.absolute().as_uri()
-            try:
-                db = sqlite3.connect(f"{uri}?mode=ro", uri=True, check_same_thread=False)
-                db.execute("SELECT COUNT(*) FROM files").fetchone()
-            except sqlite3.Error:  # a folder we may not write (no -shm file possible): read it as it is
-                db = sqlite3.connect(f"{uri}?immutable=1", uri=True, check_same_thread=False)
+            db = self._read_only() if self.path.exists() else None
+            if db is None:  # none yet, or one an index run has only just created: nothing recorded
+                db = sqlite3.connect(":memory:", check_same_thread=False)
+                db.executescript(_SCHEMA)
+                if legacy.exists():
+                    self._import(db, legacy)
             return db
         self.folder.mkdir(parents=True, exist_ok=True)
         if not self.path.exists():
@@ -133,6 +127,23 @@ class Manifest:
             db = sqlite3.connect(self.path, check_same_thread=False)
             db.executescript(_SCHEMA)
         return db
+
+    def _read_only(self) -> sqlite3.Connection | None:
+        """The manifest opened for reading, or None when it has no table yet."""
+        uri = self.path.absolute().as_uri()
+        # mode=ro first; `immutable` in a folder we may not write (no -shm file possible).
+        for mode in ("mode=ro", "immutable=1"):
+            db = sqlite3.connect(f"{uri}?{mode}", uri=True, check_same_thread=False)
+            try:
+                db.execute("SELECT COUNT(*) FROM files").fetchone()
+                return db
+            except sqlite3.OperationalError as exc:
+                db.close()
+                if "no such table" in str(exc):
+                    return None
+            except sqlite3.Error:
+                db.close()
+        return None
 
     @staticmethod
     def _import(db: sqlite3.Connection, legacy: Path) -> None:

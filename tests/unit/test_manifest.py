@@ -68,3 +68,14 @@ def test_an_unreadable_manifest_starts_afresh(tmp_path):
     manifest.put("/a", entry("s1"))
     manifest.save()
     assert Manifest.load(tmp_path).get("/a") == entry("s1")
+
+
+def test_a_reader_sees_an_empty_manifest_while_an_index_run_is_only_creating_it(tmp_path):
+    """The indexer creates the file before its tables: a reader then (the app's
+    archive status) sees nothing recorded, not `no such table`."""
+    (tmp_path / MANIFEST_NAME).touch()
+    reader = Manifest.load(tmp_path, read_only=True)
+    try:
+        assert len(reader) == 0 and list(reader.entries()) == [] and reader.paths() == []
+    finally:
+        reader.close()
