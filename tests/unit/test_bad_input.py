@@ -158,5 +158,7 @@ def test_read_text_names_the_real_reason(tmp_path, monkeypatch):
     assert reason(b"  \n\t\n") == "empty file"
     assert reason(b"user:\x00") == "binary file (contains NUL bytes)"
     assert sources.read_text(_write(tmp_path, b"user:\nok\n\xff")) == "user:\nok\n\ufffd"
-    monkeypatch.setattr(sources, "MAX_FILE_BYTES", 4)
+    import convo_tui.core.sources.text as text
+
+    monkeypatch.setattr(text, "MAX_FILE_BYTES", 4)
     assert reason(b"user:\nhello\n").startswith("file too large")
