@@ -29,9 +29,12 @@ import time
 from pathlib import Path
 
 from bench.history import NEEDLES, append_exchange, as_dict, write_history
+from bench.needles import all_needles
 
 RAW_SAMPLE = 100
 PEER_QUERIES = 3
+# A query needle counts as found when its session is among this many cards.
+NEEDLE_DEPTH = 5
 
 
 # -- the indexing process ------------------------------------------------------
@@ -93,6 +96,7 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     semantic = not report.cancelled  # with a budget cut, the runs below measure phase 1 only
     found = {part: [h.session_id for h in library.search(needle, mode="hybrid", limit=3)] for part, needle in NEEDLES.items()}
     say(event="hybrid_found", found={part: needle_sessions[part] in ids for part, ids in found.items()})
+    say(event="query_needles", **query_needles(library, needle_sessions))
 
     t = time.perf_counter()
     noop = library.index([projects], semantic=semantic)
@@ -138,6 +142,25 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     ours_rate = count / (time.perf_counter() - t)
     say(event="raw", sample=len(sample), raw_texts_per_second=round(raw_rate, 2), ours_texts_per_second=round(ours_rate, 2))
     return 0
+
+
+def query_needles(library, needle_sessions: dict[str, str], depth: int = NEEDLE_DEPTH) -> dict:
+    """bench/needles.py's queries in hybrid and keyword mode: rank of the needle's
+    session among the first `depth` cards (None = not there), and counts found."""
+    ranks: dict[str, dict[str, int | None]] = {}
+    for name, _part, _text, query, _topic in all_needles():
+        session = needle_sessions.get(name)
+        if session is None:
+            continue
+        for mode in ("hybrid", "keyword", "semantic"):
+            ids = [h.session_id for h in library.search(query, mode=mode, limit=depth)]
+            ranks.setdefault(name, {})[mode] = ids.index(session) + 1 if session in ids else None
+    found = {
+        f"{kind} {mode}": sum(1 for name, r in ranks.items() if name.startswith(kind) and r[mode] is not None)
+        for kind in ("exact", "paraphrase")
+        for mode in ("hybrid", "keyword", "semantic")
+    }
+    return {"depth": depth, "found": found, "ranks": ranks}
 
 
 # -- peers -----------------------------------------------------------------------
@@ -261,7 +284,7 @@ def main(argv: list[str] | None = None) -> int:
                 "--worker",
                 str(index_dir),
                 str(history.root),
-                json.dumps(history.needle_sessions),
+                json.dumps({**history.needle_sessions, **history.query_needle_sessions}),
                 str(args.semantic_budget or "none"),
             ],
             stdout=subprocess.PIPE,

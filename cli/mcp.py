@@ -93,8 +93,13 @@ class RecallTools:
         filters = [f'{key}:"{value}"' for key, value in (("project", project), ("source", source)) if value]
         filters += [f"{key}:{value}" for key, value in (("after", after), ("before", before)) if value]
         text = " ".join([query, *filters])
-        hits = self.library().search(text, limit=max(1, min(limit, 100)), mode=mode)
-        return {"hits": [self._hit(hit) for hit in hits]}
+        library = self.library()
+        hits = library.search(text, limit=max(1, min(limit, 100)), mode=mode)
+        answer: dict[str, Any] = {"hits": [self._hit(hit) for hit in hits]}
+        if mode in ("hybrid", "semantic"):  # how much of the history the meaning part searched
+            ready = library.readiness()
+            answer["coverage"] = {"texts_ready": ready.texts_ready, "texts_total": ready.texts_total}
+        return answer
 
     def _hit(self, hit: Hit) -> dict[str, Any]:
         return {
@@ -105,6 +110,7 @@ class RecallTools:
             "turn_index": hit.turn_index,
             "score": round(hit.score, 4),
             "similarity": round(hit.similarity, 4),
+            "stage": hit.stage,
             "timestamp": hit.timestamp.isoformat() if hit.timestamp else None,
             "user_text": self._clean(hit.user_text),
             "ai_text": self._clean(hit.ai_text),

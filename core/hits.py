@@ -42,6 +42,11 @@ class Hit:
     # "thinking", "tool input" or "tool output", and that part's matching text.
     part: str = ""
     part_text: str = ""
+    # Which stage of the ranking placed this card: "keyword" (its words),
+    # "meaning" (the dense model), "both", "exact" (it holds every identifier
+    # of the query verbatim), "fuzzy" (typo-tolerant words); "" for a listing
+    # without words (filters only).
+    stage: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

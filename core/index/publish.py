@@ -300,7 +300,7 @@ class Indexer:
         return None
 
     def _session_points(self, session: Session, generation: int) -> list[PendingPoint]:
-        return session_points(session, generation, self.dense.tokenizer)
+        return session_points(session, generation, self.dense.tokenizer, getattr(self.dense, "window", None))
 
     # -- diffing ------------------------------------------------------------
 

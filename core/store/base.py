@@ -74,6 +74,7 @@ PAYLOAD_INDEXES: dict[str, str] = {
     # On points that get a dense vector: False until phase 2 of indexing has set it.
     "dense_ready": "bool",
     "timestamp": "float",
+    "lang": "keyword",  # "cjk" | "latin" on text points (core/index/points.py)
 }
 
 # Point ids are uuid5 of the point's key, so re-indexing is an idempotent upsert.
@@ -152,6 +153,8 @@ class Scored:
     score: float
     payload: dict[str, Any]
     dense: list[float] | None = None
+    # Set by search (core/search/fusion.py): which stage placed the point.
+    stage: str = ""
 
 
 # Given a page of payloads, the payload and dense vector (or None) each copy gets.
