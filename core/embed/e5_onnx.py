@@ -84,9 +84,10 @@ class E5Onnx:
     """multilingual-e5-small, 384 dimensions, cosine; same contract as E5Embedder."""
 
     # Padded pieces phase 2 hands over per call (dense_phase.token_batches), and
-    # per onnxruntime run within it (texts grouped by real length).
+    # per onnxruntime run within it: one text (int8 activations are quantized
+    # per run; see dense.INT8_RUN_TOKENS).
     batch_tokens = 2048
-    run_tokens = 512
+    run_tokens = 1
 
     def __init__(self, packed: Path, graph: Path, *, threads: int | None = None, window: int = E5_WINDOW):
         self.name = E5_MODEL

@@ -31,8 +31,10 @@ _SPACE = re.compile(r"\s")
 # Word pieces per chunk (the default model reads 256, minus special tokens and slack).
 CHUNK_TOKENS = 200
 CHUNK_OVERLAP = 32
-# Dense chunks per message (about 3,200 word pieces); the rest is keyword-only.
-MAX_DENSE_CHUNKS = 16
+# Dense chunks per message (about 400 word pieces): past them a pasted log, a
+# file or a long generated answer stops changing what the message is about
+# (issue 25: 16 chunks made 1.8 texts per message to embed); the rest is keyword-only.
+MAX_DENSE_CHUNKS = 2
 # Characters per keyword-only point, and how many characters of each kind are indexed.
 KEYWORD_CHUNK_CHARS = 4000
 PART_THINKING = "thinking"
@@ -50,10 +52,13 @@ KEYWORD_CAPS = {
 TURN_TEXT_CHARS = 16_000
 # Which message chunks get a dense vector of their own: "uncovered" = only
 # those the turn's own vector does not already read (the part of a long turn
-# past the model's window); "all" = every chunk (before issue 25). A covered
-# chunk stays a keyword point and is ranked by meaning through its turn's
-# vector (core/search/pipeline.py): the same words are not embedded twice.
-EMBED_SELECTION = "uncovered"
+# past the model's window); "answers" = the same, less the assistant's
+# narration around tool calls (an AI message that made tool calls and is not
+# the turn's last: "Let me look at the config."), which stays keyword-only;
+# "all" = every chunk (before issue 25). A chunk without a vector stays a
+# keyword point and is ranked by meaning through its turn's vector
+# (core/search/meaning.py): the same words are not embedded twice.
+EMBED_SELECTION = "answers"
 # Share of the model's window trusted to cover a turn's text (the chunking
 # tokenizer may count slightly fewer pieces than the model's own).
 WINDOW_MARGIN = 0.9
@@ -258,15 +263,31 @@ def session_points(
     turn_points = [_turn_point(session.id, turn, common, fallback_time) for turn in turns]
     points += turn_points
     covered: dict[int, str] = {}
-    if EMBED_SELECTION == "uncovered" and window:
+    narration: set[str] = set()
+    if EMBED_SELECTION in ("uncovered", "answers") and window:
         covered = {
             turn.index: covered_prefix(point.text, tokenizer, window) for turn, point in zip(turns, turn_points, strict=True)
         }
+    if EMBED_SELECTION == "answers" and window:
+        by_id = {m.id: m for m in session.messages}
+        for turn in turns:
+            for mid in turn.ai_message_ids[:-1]:  # the last answer of a turn always counts
+                message = by_id.get(mid)
+                if message is not None and message.tools:
+                    narration.add(mid)
     for index, message in enumerate(session.messages):
         if message.is_conversation:
             turn_index = turn_of_message.get(message.id, -1)
             points += _message_points(
-                session.id, index, message, turn_index, common, fallback_time, tokenizer, covered.get(turn_index, "")
+                session.id,
+                index,
+                message,
+                turn_index,
+                common,
+                fallback_time,
+                tokenizer,
+                covered.get(turn_index, ""),
+                keyword_only=message.id in narration,
             )
     return points
 
@@ -319,9 +340,11 @@ def _message_points(
     fallback_time: float | None,
     tokenizer: TokenizerLike | None,
     covered: str = "",
+    keyword_only: bool = False,
 ) -> list[PendingPoint]:
     """The message's chunks (a dense vector each, unless `covered`, the part of
-    the turn text the turn's vector reads, holds the chunk) and its keyword-only parts."""
+    the turn text the turn's vector reads, holds the chunk, or the message is
+    `keyword_only`) and its keyword-only parts."""
     names = tool_names(message.tools)
     base = {
         **common,
@@ -343,8 +366,8 @@ def _message_points(
         key = message_key(session_id, index, chunk)
         piece = text[start:end].strip()
         payload = {**base, "key": key, "chunk": chunk, "text": piece, "lang": text_lang(piece)}
-        if covered and piece in covered:
-            points.append(PendingPoint(key, "", payload, keyword=piece))  # its turn's vector reads it
+        if keyword_only or (covered and piece in covered):
+            points.append(PendingPoint(key, "", payload, keyword=piece))  # its turn's vector reads it, or narration
         else:
             points.append(PendingPoint(key, piece, payload))
     rest = text[_word_end(text, spans[-1][1]) :] if spans else ""
