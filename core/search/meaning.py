@@ -30,7 +30,7 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from convo_tui.core.index.points import LANG_CJK, LANG_LATIN, turn_key
+from convo_tui.core.index.points import LANG_CJK, turn_key
 from convo_tui.core.search.merge import cosine
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, Store
 
@@ -68,7 +68,8 @@ def dense_queries(dense: Sequence[float], flt: Filter, depth: int, split: bool) 
 
 
 def point_lang(point: Scored) -> str:
-    return str(point.payload.get("lang") or LANG_LATIN)
+    """ "cjk", "latin", or "" for a point indexed before texts had a language (never shifted)."""
+    return str(point.payload.get("lang") or "")
 
 
 def reference(cosines: Sequence[float]) -> float | None:
@@ -135,7 +136,8 @@ def dense_view(
             if point.payload.get("part") or key not in turns:
                 continue  # never seen by the model: no cosine (fusion ranks it by its words)
             raw, lang = turns[key]
-        cosines[point.id] = raw + (shift if lang != query_lang else 0.0)
-        if lang != query_lang:
+        foreign = bool(lang) and lang != query_lang
+        cosines[point.id] = raw + (shift if foreign else 0.0)
+        if foreign:
             other.add(point.id)
     return DenseView(cosines, shift, other)

@@ -59,11 +59,12 @@ def test_text_bm25_could_not_match_is_ranked_by_meaning_for_a_cjk_query():
     """English text holds none of a Chinese query's words: unmatched by BM25, it is
     ranked by its meaning alone instead of being capped at w * dense."""
     zh_near_miss, en_answer = point("zh", 4.0), point("en", 0.0)
-    dense_of = {"zh": 0.6, "en": 0.8}
+    dense_of = {"zh": 0.6, "en": 0.9}
     without = fuse([zh_near_miss, en_answer], [zh_near_miss], dense_of, weight=0.75)
-    assert [p.id for p in without] == ["zh", "en"]  # 0.45 + 0.25 = 0.70 against 0.60
+    assert [p.id for p in without] == ["zh", "en"]  # 0.45 + 0.25 = 0.70 against 0.675
     with_rule = fuse([zh_near_miss, en_answer], [zh_near_miss], dense_of, weight=0.75, other_language={"en"})
-    assert ranked(with_rule)[0] == ("en", 0.8, "meaning")
+    expected = 0.9 * (0.75 + 0.25 * fusion.OTHER_LANGUAGE_SHARE)
+    assert with_rule[0].id == "en" and abs(with_rule[0].score - expected) < 1e-9 and with_rule[0].stage == "meaning"
 
 
 def test_language_partitions_filter_on_lang_and_keep_points_without_it_in_the_latin_one():
