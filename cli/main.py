@@ -15,6 +15,8 @@ from pathlib import Path
 
 from convo_tui.core.errors import ConvoError
 
+from convo_tui import __version__
+
 # Command modules, in the order `--help` lists them.
 COMMANDS = ["show", "index", "search", "sessions", "prune", "sources", "context", "session", "serve", "mcp"]
 
@@ -24,6 +26,7 @@ def build_parser() -> argparse.ArgumentParser:
         prog="convo-tui",
         description="Search and browse your past conversations with AI coding assistants.",
     )
+    parser.add_argument("--version", action="version", version=f"convo-tui {__version__}")
     parser.add_argument("--config", metavar="FILE", help="settings file (default: the platform config dir; env CONVO_TUI_CONFIG)")
     parser.add_argument("--index-dir", metavar="DIR", help="index folder (env CONVO_TUI_INDEX_DIR)")
     parser.add_argument(

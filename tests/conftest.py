@@ -126,7 +126,7 @@ def open_copy(tmp_path_factory: pytest.TempPathFactory, built: Path, settings: S
     return library
 
 
-def _build_demo(folder: Path, model: str = DEFAULT_MODEL) -> None:
+def build_demo(folder: Path, model: str = DEFAULT_MODEL) -> None:
     from convo_tui.core.library import Library
 
     from tests.helpers.demo_corpus import copy_demo
@@ -141,14 +141,14 @@ def _build_demo(folder: Path, model: str = DEFAULT_MODEL) -> None:
 @pytest.fixture(scope="session")
 def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settings, Library]]:
     """(settings, open Library) over the demo corpus (tests/helpers/demo_corpus.py: fixed mtimes)."""
-    built = built_once(tmp_path_factory, "demo-index", _build_demo)
+    built = built_once(tmp_path_factory, "demo-index", build_demo)
     settings = Settings(sources=[built / "corpus"], discover_defaults=False, debounce_ms=0, model=DEFAULT_MODEL)
     library = open_copy(tmp_path_factory, built, settings)
     yield settings, library
     library.close()
 
 
-def _build_relevance(folder: Path) -> None:
+def build_relevance(folder: Path) -> None:
     from convo_tui.core.library import Library
 
     shutil.copytree(RELEVANCE, folder / "src")
@@ -162,14 +162,14 @@ def _build_relevance(folder: Path) -> None:
 @pytest.fixture(scope="session")
 def relevance_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Library]:
     """An open Library over tests/fixtures/relevance (English and Chinese, 6 sessions)."""
-    built = built_once(tmp_path_factory, "relevance-index", _build_relevance)
+    built = built_once(tmp_path_factory, "relevance-index", build_relevance)
     library = open_copy(tmp_path_factory, built, Settings(model=DEFAULT_MODEL))
     yield library
     library.close()
 
 
-def _build_demo_auto(folder: Path) -> None:
-    _build_demo(folder, model=Settings().model)
+def build_demo_auto(folder: Path) -> None:
+    build_demo(folder, model=Settings().model)
 
 
 @pytest.fixture(scope="module")
@@ -179,7 +179,7 @@ def demo_copy(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Settin
     dates shown in UTC. For app tests that edit sessions or re-index."""
     from tests.helpers.demo_corpus import utc_clock
 
-    built = built_once(tmp_path_factory, "demo-index-auto", _build_demo_auto)
+    built = built_once(tmp_path_factory, "demo-index-auto", build_demo_auto)
     with utc_clock():
         library = open_copy(tmp_path_factory, built, Settings(sources=[built / "corpus"], discover_defaults=False))
         yield library.settings, library

@@ -3,12 +3,12 @@
 Every command works from every screen: screen commands are offered only where
 the screen has the action, and they call the screen's action (never a focused
 widget's, whose own `action_copy` is an Input's text copy that raises SkipAction
-outside a key press). The project list is read once per palette, off the UI thread.
+outside a key press). The projects come from the app, which reads them in a
+worker whenever the sessions change: opening the palette asks the index nothing.
 """
 
 from __future__ import annotations
 
-import asyncio
 from collections.abc import Callable
 from functools import partial
 from typing import TYPE_CHECKING
@@ -37,15 +37,6 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
 
 
 class ConvoCommands(Provider):
-    async def startup(self) -> None:
-        self._projects: list[tuple[str, int]] = []
-        library = getattr(self.app, "library", None)
-        if library is not None:
-            try:
-                self._projects = await asyncio.to_thread(library.projects)
-            except Exception:  # the index may be busy; the palette still works
-                self._projects = []
-
     def _commands(self) -> list[Command]:
         app: ConvoApp = self.app  # type: ignore[assignment]
         screen = self.screen

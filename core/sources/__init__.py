@@ -52,6 +52,11 @@ _MODULES = [
 ]
 
 
+def reader_modules() -> list[str]:
+    """The readers' module names, in the order their sniffers are asked."""
+    return list(_MODULES)
+
+
 def formats() -> list[SourceFormat]:
     return [importlib.import_module(f"convo_tui.core.sources.{name}").FORMAT for name in _MODULES]
 

@@ -10,7 +10,7 @@ import pytest
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.store.resident import index_mappings, release_index_pages
 
-from tests.conftest import _build_demo, built_once, open_copy
+from tests.conftest import build_demo, built_once, open_copy
 
 pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="page release is Linux-only")
 
@@ -30,7 +30,7 @@ def resident_kb(folder: Path) -> int:
 
 @pytest.fixture(scope="module")
 def library(tmp_path_factory):
-    built = built_once(tmp_path_factory, "demo-index", _build_demo)
+    built = built_once(tmp_path_factory, "demo-index", build_demo)
     settings = Settings(sources=[built / "corpus"], discover_defaults=False, model=DEFAULT_MODEL)
     library = open_copy(tmp_path_factory, built, settings)
     yield library
@@ -41,7 +41,7 @@ def test_opening_an_index_leaves_none_of_its_pages_resident(tmp_path_factory):
     """The load reads the WAL and the appendable segment's indexes whole; they are released right after."""
     from convo_tui.core.library import Library
 
-    built = built_once(tmp_path_factory, "demo-index", _build_demo)
+    built = built_once(tmp_path_factory, "demo-index", build_demo)
     copy = open_copy(tmp_path_factory, built, Settings(model=DEFAULT_MODEL))
     index = Path(copy.settings.index_dir)
     copy.close()

@@ -21,6 +21,9 @@ def test_wheel_holds_only_convo_tui(tmp_path: Path) -> None:
         timeout=300,
     )
     (wheel,) = tmp_path.glob("convo_tui-*.whl")
+    import convo_tui
+
+    assert wheel.name.startswith(f"convo_tui-{convo_tui.__version__}-")  # one version number
     names = zipfile.ZipFile(wheel).namelist()
     tops = {name.split("/")[0] for name in names}
     assert {t for t in tops if not t.endswith(".dist-info")} == {"convo_tui"}
@@ -44,3 +47,19 @@ def test_bundled_tokenizer_is_all_minilm_l6_v2s() -> None:
     _, tokenizer = bundled_model_files()
     digest = hashlib.sha256(tokenizer.read_bytes()).hexdigest()
     assert digest == "be50c3628f2bf5bb5e3a7f17b1f74611b2561a3a27eeab05e5aa30f411572037"
+
+
+def test_there_is_one_version_number(capsys):
+    """pyproject.toml takes the version from convo_tui/__init__.py; the built wheel and --version say the same."""
+    import tomllib
+
+    from convo_tui.cli.main import build_parser
+
+    import convo_tui
+
+    project = tomllib.loads((ROOT / "pyproject.toml").read_text(encoding="utf-8"))
+    assert "version" not in project["project"] and project["project"]["dynamic"] == ["version"]
+    assert project["tool"]["setuptools"]["dynamic"]["version"] == {"attr": "convo_tui.__version__"}
+    with pytest.raises(SystemExit):
+        build_parser().parse_args(["--version"])
+    assert capsys.readouterr().out == f"convo-tui {convo_tui.__version__}\n"
