@@ -141,6 +141,9 @@ class _HistoryWriter(_Writer):
                     if exchange == 0 and step == 0 and extra is not None and extra[0] == "thinking":
                         thinking += " " + extra[1]
                     content.append({"type": "thinking", "thinking": thinking, "signature": "c2ln"})
+                elif exchange == 0 and step == 0 and extra is not None and extra[0] == "thinking":
+                    # no thinking drawn here: the needle gets a block of its own (no draw from rng)
+                    content.append({"type": "thinking", "thinking": extra[1], "signature": "c2ln"})
                 text = self.ai_text(topic, False)
                 if exchange == 0 and step == 0 and extra is not None and extra[0] == "ai":
                     text = f"{text} {extra[1]}"

@@ -40,7 +40,9 @@ NEEDLE_DEPTH = 5
 # -- the indexing process ------------------------------------------------------
 
 
-def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], budget: float | None, model: str = "auto") -> int:
+def worker(
+    index_dir: Path, projects: Path, needle_sessions: dict[str, str], budget: float | None, model: str = "auto", variant: str = ""
+) -> int:
     """Runs in its own process: prints one JSON line per measurement."""
     started = time.perf_counter()
     from convo_tui.core.library import Library
@@ -97,6 +99,11 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     found = {part: [h.session_id for h in library.search(needle, mode="hybrid", limit=3)] for part, needle in NEEDLES.items()}
     say(event="hybrid_found", found={part: needle_sessions[part] in ids for part, ids in found.items()})
     say(event="query_needles", **query_needles(library, needle_sessions))
+    if variant:
+        from bench.relevance import apply_variant
+
+        apply_variant(variant)
+        say(event="query_needles_variant", variant=variant, **query_needles(library, needle_sessions))
 
     t = time.perf_counter()
     noop = library.index([projects], semantic=semantic)
@@ -266,13 +273,19 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semantic-budget", type=float, help="stop phase 2 after this many seconds and project the rest")
     parser.add_argument("--model", default="auto", help="the dense model (default: auto, the default settings)")
     parser.add_argument("--no-peers", action="store_true", help="skip the peers and the CLI append run")
+    parser.add_argument("--variant", default="", help="search knobs of bench.relevance --variant, for the needle queries")
     parser.add_argument(
-        "--worker", nargs=5, metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON", "BUDGET", "MODEL"), help=argparse.SUPPRESS
+        "--worker",
+        nargs=6,
+        metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON", "BUDGET", "MODEL", "VARIANT"),
+        help=argparse.SUPPRESS,
     )
     args = parser.parse_args(argv)
     if args.worker:
         budget = float(args.worker[3]) if args.worker[3] != "none" else None
-        return worker(Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]), budget, args.worker[4])
+        return worker(
+            Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]), budget, args.worker[4], args.worker[5]
+        )
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="convo-history-"))
     try:
         history = write_history(workdir / "history", args.sessions)
@@ -291,6 +304,7 @@ def main(argv: list[str] | None = None) -> int:
                 json.dumps({**history.needle_sessions, **history.query_needle_sessions}),
                 str(args.semantic_budget or "none"),
                 args.model,
+                args.variant,
             ],
             stdout=subprocess.PIPE,
             text=True,

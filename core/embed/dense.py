@@ -327,7 +327,7 @@ def minilm_graph(source: Path, model: str, quantized: bool) -> tuple[Path, str]:
         from convo_tui.core.embed import int8
 
         name = f"{model}-q8"
-        graph = int8.cached_int8(name, int8.cache_key(int8.source_key(source)), lambda work: int8.folded_float(source, work))
+        graph = int8.cached_int8(name, int8.cache_key(int8.source_key(source)), "minilm", source)
         if graph is not None:
             return graph, name
     return source, model

