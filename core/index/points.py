@@ -249,11 +249,19 @@ def _common(session: Session, generation: int) -> dict[str, Any]:
 
 
 def session_points(
-    session: Session, generation: int, tokenizer: TokenizerLike | None = None, window: int | None = None
+    session: Session,
+    generation: int,
+    tokenizer: TokenizerLike | None = None,
+    window: int | None = None,
+    questions: bool = False,
 ) -> list[PendingPoint]:
     """Every point of one session, the session record first. With the dense
     model's `window` (word pieces), message chunks its turn vector already
-    reads get no vector of their own (EMBED_SELECTION)."""
+    reads get no vector of their own (EMBED_SELECTION), except, with
+    `questions`, the user's own messages of a turn that has an answer: a
+    question alone is what a short query matches best with a symmetric model
+    (MiniLM: a paraphrase of a question scored under the noise floor against
+    its question-and-answer turn)."""
     session.fill_times()
     common = _common(session, generation)
     fallback_time = epoch(session.started_at) or epoch(session.updated_at)
@@ -275,9 +283,11 @@ def session_points(
                 message = by_id.get(mid)
                 if message is not None and message.tools:
                     narration.add(mid)
+    answered = {mid for turn in turns if turn.ai_text.strip() for mid in turn.user_message_ids}
     for index, message in enumerate(session.messages):
         if message.is_conversation:
             turn_index = turn_of_message.get(message.id, -1)
+            question = questions and message.id in answered
             points += _message_points(
                 session.id,
                 index,
@@ -286,7 +296,7 @@ def session_points(
                 common,
                 fallback_time,
                 tokenizer,
-                covered.get(turn_index, ""),
+                "" if question else covered.get(turn_index, ""),
                 keyword_only=message.id in narration,
             )
     return points

@@ -300,7 +300,10 @@ class Indexer:
         return None
 
     def _session_points(self, session: Session, generation: int) -> list[PendingPoint]:
-        return session_points(session, generation, self.dense.tokenizer, getattr(self.dense, "window", None))
+        dense = self.dense
+        return session_points(
+            session, generation, dense.tokenizer, getattr(dense, "window", None), getattr(dense, "embed_questions", False)
+        )
 
     # -- diffing ------------------------------------------------------------
 

@@ -114,6 +114,31 @@ def inherited_cosines(store: Store, query_dense: Sequence[float], points: Sequen
     return {str(t.payload.get("key")): (cosine(query_dense, t.dense), point_lang(t)) for t in found if t.dense is not None}
 
 
+def covered_messages(
+    store: Store, query_dense: Sequence[float], flt: Filter, depth: int, found: Sequence[Scored]
+) -> list[Scored]:
+    """For a search of messages only (`role:`): the messages, matching `flt`, of
+    the turns closest to the query that have no vector of their own (their
+    turn's vector reads them), each carrying its turn's vector so that it is
+    ranked and its card's similarity shown as its turn's."""
+    turn_flt = Filter(must=(*(c for c in flt.must if c.key != "role"), Cond("level", value="turn")), must_not=flt.must_not)
+    turns = store.query([Query(dense=query_dense, filter=turn_flt, limit=depth, with_dense=True)])[0]
+    wanted = {(t.payload.get("session_id"), t.payload.get("turn_index")): t.dense for t in turns if t.dense is not None}
+    if not wanted:
+        return []
+    have = {p.id for p in found}
+    sessions = tuple(sorted({str(sid) for sid, _ in wanted if sid}))
+    message_flt = flt.and_(Cond("level", value="message"), Cond("session_id", any=sessions))
+    out = []
+    for point in store.scroll(message_flt):
+        p = point.payload
+        turn = (p.get("session_id"), p.get("turn_index"))
+        if turn in wanted and point.id not in have and point.dense is None and not p.get("part"):
+            point.dense = wanted[turn]
+            out.append(point)
+    return out
+
+
 def dense_view(
     store: Store,
     query_dense: Sequence[float],

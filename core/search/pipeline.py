@@ -198,6 +198,8 @@ def _two_levels(
         by_dense = [p for part in partitions for p in part]
         exact = _exact(kind, [*by_dense, *by_sparse]) if fusion.METHOD == "weighted" else None
         if sparse is None:  # semantic
+            if parsed.role and query_dense is not None:  # messages its turn's vector reads have none of their own
+                by_dense += meaning.covered_messages(store, query_dense, parsed.store_filter(), depth, by_dense)
             view = meaning.dense_view(store, query_dense or [], query_lang, partitions, by_dense)
             dense_of = {pid: scale(c) for pid, c in view.cosines.items()}
             noise = {pid for pid, c in view.cosines.items() if c < scale.noise}

@@ -149,6 +149,30 @@ def test_chunks_the_turn_vector_reads_get_no_vector_of_their_own():
     assert all(p.text for p in everything if p.payload.get("level") == "message" and not p.key.endswith(":rest"))
 
 
+def test_with_questions_an_answered_question_keeps_a_vector_of_its_own():
+    """MiniLM (DenseEmbedder.embed_questions): a short query matches a question
+    better than its question-and-answer turn, so an answered question is
+    embedded apart; its answer and an unanswered question stay read by the turn."""
+    session = Session(
+        id="s",
+        title="",
+        project="",
+        source="",
+        path="",
+        messages=[
+            Message("u0", "user", "why is the deploy slow"),
+            Message("a0", "assistant", "the image is rebuilt every time"),
+            Message("u1", "user", "and the tests?"),
+        ],
+    )
+    plain = {p.key: p.text for p in session_points(session, 1, _tokenizer(), window=256)}
+    asked = {p.key: p.text for p in session_points(session, 1, _tokenizer(), window=256, questions=True)}
+    assert plain["s:msg-0"] == "" and asked["s:msg-0"] == "why is the deploy slow"
+    assert plain["s:msg-1"] == asked["s:msg-1"] == ""  # the answer: read by its turn
+    assert plain["s:msg-2"] == asked["s:msg-2"] == ""  # no answer: the turn's vector is the question's
+    assert {k: v for k, v in asked.items() if k != "s:msg-0"} == {k: v for k, v in plain.items() if k != "s:msg-0"}
+
+
 def test_text_points_carry_their_language():
     from convo_tui.core.index.points import LANG_CJK, LANG_LATIN, text_lang
 
