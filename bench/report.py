@@ -161,4 +161,5 @@ def read_json(path: Path) -> Results:
 
 
 def write_markdown(results: Results, path: Path) -> None:
+    path.parent.mkdir(parents=True, exist_ok=True)  # bench/out/ is not in a fresh clone (.gitignore)
     path.write_text(markdown(results), encoding="utf-8")

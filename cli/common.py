@@ -9,12 +9,13 @@ from __future__ import annotations
 
 import argparse
 import os
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from datetime import datetime
 from pathlib import Path
 
 from convo_tui.core.engine import Engine
+from convo_tui.core.model import Session
 from convo_tui.core.settings import Settings
 
 API_KEY_ENV = "QDRANT_API_KEY"
@@ -36,6 +37,10 @@ def add_store_options(parser: argparse.ArgumentParser, *, model: bool = True) ->
 
 def settings_from_args(args: argparse.Namespace) -> Settings:
     settings = Settings.load(getattr(args, "config", None))
+    if settings.keys:  # the app's file: a [keys] typo is an error here too
+        from convo_tui.tui.binding_ids import declared_binding_ids
+
+        settings.check_keys(declared_binding_ids())
     if getattr(args, "index_dir", None):
         settings.index_dir = Path(args.index_dir).expanduser()
     if getattr(args, "model", None):
@@ -49,16 +54,49 @@ def settings_from_args(args: argparse.Namespace) -> Settings:
 
 
 @contextmanager
-def open_index(args: argparse.Namespace, *, read_only: bool = False, allow_mismatch: bool = False) -> Iterator[Engine]:
+def open_index(
+    args: argparse.Namespace,
+    *,
+    read_only: bool = False,
+    allow_mismatch: bool = False,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[Engine]:
     """The index for the command line's settings: its holder's if another convo-tui
     process has it open (the app, `serve`, `mcp`, an `index` run), else opened here
-    (this process then serves the others until the command ends)."""
+    (this process then serves the others until the command ends). `on_wait` is told
+    once, in one line, when another process is still opening the index."""
     from convo_tui.core.holder.access import open_engine
 
-    with open_engine(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch) as engine:
+    with open_engine(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch, on_wait=on_wait) as engine:
         yield engine
 
 
 def local_time(stamp: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:
     """The index keeps UTC; a list read at a glance shows the reader's own zone."""
     return stamp.astimezone().strftime(fmt) if stamp else "-"
+
+
+MIN_PREFIX = 8
+
+
+def resolve_session_id(engine: Engine, ident: str) -> str:
+    """A session's whole id from its id or a unique id prefix of MIN_PREFIX characters or more."""
+    from convo_tui.core.errors import ConvoError
+
+    try:
+        return engine.session_summary(ident).id
+    except ConvoError:
+        if len(ident) < MIN_PREFIX:
+            raise
+    matches = [summary.id for summary in engine.sessions() if summary.id.startswith(ident)]
+    if len(matches) == 1:
+        return matches[0]
+    if matches:
+        shown = ", ".join(sorted(matches)[:3]) + (", …" if len(matches) > 3 else "")
+        raise ConvoError(f"'{ident}' starts {len(matches)} session ids ({shown}): give more of the id")
+    raise ConvoError(f"no session '{ident}' in the index (no id starts with it either)")
+
+
+def find_session(engine: Engine, ident: str) -> Session:
+    """An indexed session by its id or by a unique id prefix (see resolve_session_id)."""
+    return engine.session(resolve_session_id(engine, ident))

@@ -7,6 +7,7 @@ import json
 
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, request_body
+from convo_tui.core.limits import MAX_COUNT
 from convo_tui.core.redact import redact
 
 
@@ -42,8 +43,8 @@ def _count(value: str) -> int:
         number = int(value)
     except ValueError:
         raise argparse.ArgumentTypeError(f"not a whole number: {value!r}") from None
-    if number < 0:
-        raise argparse.ArgumentTypeError(f"must be 0 or more: {value}")
+    if not 0 <= number <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"must be a whole number from 0 to {MAX_COUNT:,}: {value}")
     return number
 
 

@@ -4,10 +4,16 @@ from __future__ import annotations
 
 import argparse
 import sys
-import threading
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, open_index, settings_from_args
+from convo_tui.cli.index_progress import progress_display
+from convo_tui.cli.interrupts import StopRequest
+
+if TYPE_CHECKING:
+    from convo_tui.core.engine import Engine
+    from convo_tui.core.index.publish import IndexReport
 
 # `index` finished but some files could not be indexed (each named on its own line).
 EXIT_SKIPPED = 3
@@ -17,7 +23,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "index",
         help="index transcripts (default: the tools' usual places and configured sources)",
-        description="Index transcripts incrementally: unchanged files are skipped, changed ones replaced.",
+        description=(
+            "Index transcripts incrementally: unchanged files are skipped, changed ones replaced. Keyword search "
+            "works as soon as phase 1 publishes; phase 2 adds the vectors for search by meaning. Progress goes to "
+            "stderr: bars in a terminal, plain lines otherwise. When another convo-tui holds the index, the run is "
+            "handed to it. Ctrl+C stops within a model batch; what was published stays."
+        ),
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="files or folders to index instead of the defaults")
     parser.add_argument("--rebuild", action="store_true", help="drop the index and build it again from scratch")
@@ -32,9 +43,13 @@ def run(args: argparse.Namespace) -> int:
         if not path.exists():
             print(f"convo-tui: {path}: no such file or folder", file=sys.stderr)
             return 1
-    with open_index(args, allow_mismatch=args.rebuild) as library:
-        report = _run_with_progress(library, paths, args.rebuild)
+    # Ctrl+C (or SIGTERM) cancels the run: it stops within a model batch, keeps what was
+    # published and leaves the holder serving in order; a second one stops at once.
+    with StopRequest() as stop, open_index(args, allow_mismatch=args.rebuild, on_wait=_say) as library:
+        report = _index(library, paths, stop, args.rebuild)
     _print_report(report)
+    for note in report.notes:
+        print(f"convo-tui: {note}", file=sys.stderr)
     if report.cancelled:
         return 130
     if report.skipped:
@@ -45,62 +60,37 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _run_with_progress(library, paths, rebuild):
-    cancel = threading.Event()
-    if not sys.stderr.isatty():
-        try:
-            return library.index(paths, cancel=cancel, rebuild=rebuild)
-        except KeyboardInterrupt:
-            cancel.set()
-            raise
-    from rich.progress import BarColumn, MofNCompleteColumn, Progress, TextColumn, TimeElapsedColumn, TimeRemainingColumn
+def _index(library: Engine, paths: list[Path] | None, stop: StopRequest, rebuild: bool) -> IndexReport:
+    with progress_display(sys.stderr, library.served_by()) as display:
+        return library.index(paths, progress=display, cancel=stop, rebuild=rebuild)
 
-    with Progress(
-        TextColumn("[bold]{task.description:<10}"),
-        BarColumn(),
-        MofNCompleteColumn(),
-        TextColumn("{task.fields[unit]}"),
-        TimeElapsedColumn(),
-        TimeRemainingColumn(),
-        TextColumn("{task.fields[name]}", style="dim"),
-        transient=True,
-    ) as bar:
-        loading = bar.add_task("loading", total=None, unit="", name="embedding model")
-        library.load_model()
-        bar.remove_task(loading)
-        keyword = bar.add_task("searchable", total=None, unit="files", name="")
-        semantic = bar.add_task("semantic", total=None, unit="texts", name="waiting for the files", start=False)
 
-        def progress(p) -> None:
-            if p.phase in ("scan", "index"):
-                name = p.path.rsplit("/", 1)[-1][:40] if p.path else ""
-                unit = "files checked" if p.phase == "scan" else f"files · {p.sessions} sessions searchable"
-                bar.update(keyword, completed=p.done, total=p.total or None, unit=unit, name=name)
-            elif p.phase == "semantic":
-                bar.update(keyword, completed=1, total=1, unit=f"· {p.sessions} sessions searchable", name="")
-                if not bar.tasks[semantic].started:
-                    bar.start_task(semantic)
-                bar.update(semantic, completed=p.done, total=p.total or 1, name="")
-            elif p.phase == "optimize":
-                bar.update(semantic, name="building the search graph")
-
-        return library.index(paths, progress=progress, cancel=cancel, rebuild=rebuild)
+def _say(text: str) -> None:
+    print(f"convo-tui: {text}", file=sys.stderr, flush=True)
 
 
 def _print_report(report) -> None:
+    """What the run did, in lines that fit 80 columns."""
     out = sys.stdout
+    if report.cancelled and not report.seconds:  # stopped before a run began here (a holder's run, a wait)
+        out.write(f"{CANCELLED}\n")
+        return
     out.write(
         f"sessions: {report.added} added, {report.updated} updated, {report.unchanged} unchanged, "
         f"{report.removed} removed; {len(report.skipped)} file(s) skipped\n"
     )
     for path, reason in report.skipped:
         out.write(f"  skipped {path}: {reason}\n")
-    out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s)\n")
+    searchable = f"; keyword-searchable after {report.keyword_seconds:.1f} s" if report.semantic_total else ""
+    out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s{searchable})\n")
     if report.semantic_total:
         share = report.semantic_ready / report.semantic_total
         out.write(
             f"semantic: {report.semantic_ready}/{report.semantic_total} texts with vectors ({share:.0%}); "
-            f"{report.embedded} embedded this run, keyword-searchable after {report.keyword_seconds:.1f} s\n"
+            f"{report.embedded} embedded this run\n"
         )
     if report.cancelled:
-        out.write("cancelled: what was published stays searchable; run `convo-tui index` again to finish\n")
+        out.write(f"{CANCELLED}\n")
+
+
+CANCELLED = "cancelled: what was published stays searchable; `convo-tui index` finishes it"

@@ -8,8 +8,8 @@ import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
 from convo_tui.core.engine import Readiness
-from convo_tui.core.errors import ConvoError
 from convo_tui.core.hits import Hit
+from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
 from convo_tui.core.search.query import parse_query
@@ -24,7 +24,9 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         description="Search indexed conversations. Filters go inside the query, e.g. 'qdrant project:myapp after:2026-01-01'.",
     )
     parser.add_argument("query", metavar="QUERY", help='words, "quoted phrases" and filters')
-    parser.add_argument("--limit", type=int, default=None, metavar="N", help="number of results (default 10)")
+    parser.add_argument(
+        "--limit", type=int, default=None, metavar="N", help=f"number of results, 1 to {MAX_COUNT:,} (default 10)"
+    )
     parser.add_argument("--mode", choices=SEARCH_MODES, default=None, help="hybrid (default), semantic, keyword or fuzzy")
     parser.add_argument("--json", action="store_true", help="one JSON object per hit")
     add_store_options(parser, model=False)
@@ -33,26 +35,25 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
-    limit = args.limit if args.limit is not None else settings.search_limit
-    if limit < 1:
-        raise ConvoError(f"--limit must be 1 or more (got {limit})")
+    limit = check_count("--limit", args.limit, minimum=1) if args.limit is not None else settings.search_limit
     mode = args.mode or settings.search_mode
+    parsed = parse_query(args.query)  # a bad filter is one line before the index is opened
     with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
         # How much of the history the meaning part could search (phase 2 may still be running).
         ready = library.readiness() if mode in MEANING_MODES and hits else None
     out = sys.stdout
-    parsed = parse_query(args.query)
     terms = query_terms(parsed.text, list(parsed.phrases))
     coverage = _coverage(ready)
     for hit in hits:
         if args.json:
             data = hit.to_json()
+            data["session_title"] = display(hit.session_title)  # masked as the text line masks it
             if coverage is not None:
                 data["coverage"] = coverage
             out.write(json.dumps(data, ensure_ascii=False) + "\n")
         else:
-            out.write(_format(hit, terms))
+            out.write(format_hit(hit, terms))
     if ready is not None and ready.texts_ready < ready.texts_total and not args.json:
         print(
             f"convo-tui: {ready.texts_ready}/{ready.texts_total} texts ({ready.fraction:.0%}) searchable by meaning so far; "
@@ -72,14 +73,14 @@ def _coverage(ready: Readiness | None) -> dict[str, float | int] | None:
     return {"texts_ready": ready.texts_ready, "texts_total": ready.texts_total, "fraction": round(ready.fraction, 4)}
 
 
-def _format(hit: Hit, terms: list[str]) -> str:
+def format_hit(hit: Hit, terms: list[str]) -> str:
+    """One result as `search` prints it: score, date, project, title, id; then the passages that matched."""
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
     head = f"{hit.score:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
-        text = " ".join(text.split())
-        if text:
-            lines.append(f"    {label}: {text[:160]}{'…' if len(text) > 160 else ''}")
+        if text.strip():  # the passage around the query's words, as cards show it (the start when none is there)
+            lines.append(f"    {label}: {snippet(text, terms, 160)}")
     if hit.part:  # the words matched only there: show where, around the match
         lines.append(f"    {hit.part}: {snippet(' '.join(hit.part_text.split()), terms, 160)}")
     if hit.tools:

@@ -9,17 +9,16 @@ from __future__ import annotations
 
 import argparse
 import contextlib
-import signal
 import sys
-import threading
 from pathlib import Path
-from types import FrameType
 from typing import TYPE_CHECKING, TextIO
 
 from convo_tui.cli.common import add_store_options, settings_from_args
+from convo_tui.cli.interrupts import StopRequest
 from convo_tui.core.errors import ConvoError
 
 if TYPE_CHECKING:
+    from convo_tui.core.engine import Engine
     from convo_tui.core.index.publish import IndexReport
 
 
@@ -41,7 +40,6 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from convo_tui.core.holder import client, protocol
     from convo_tui.core.holder.access import open_local
-    from convo_tui.core.holder.watch import watch_and_index, watched_roots
 
     settings = settings_from_args(args)
     paths = [Path(p).expanduser() for p in args.paths]
@@ -52,41 +50,51 @@ def run(args: argparse.Namespace) -> int:
         with contextlib.suppress(client.NoHolder):
             hello = client.call(protocol.socket_path(settings.index_dir), "hello")
             raise ConvoError(f"index {settings.index_dir} is already served by pid {hello.get('pid')}")
-    stop = threading.Event()
-    previous = signal.signal(signal.SIGTERM, _interrupt)
     err = sys.stderr
-    try:
-        with open_local(settings, must_serve=True) as library:
-            err.write(f"convo-tui: serving {settings.index_dir} (pid {_pid()}); Ctrl+C stops\n")
-            err.write("convo-tui: loading the embedding model\n")
-            library.load_model()
-            if args.no_watch:
-                err.write("convo-tui: ready\n")
-                threading.Event().wait()
-            roots = watched_roots(paths or library.default_paths())
-            report = library.index(roots)
-            err.write(f"convo-tui: {_summary(report)}\n")
-            if not roots:
-                err.write("convo-tui: no source folder to watch; serving only\n")
-                err.write("convo-tui: ready\n")
-                threading.Event().wait()
-
-            def watching() -> None:
-                err.write(f"convo-tui: watching {', '.join(str(r) for r in roots)}\n")
-                err.write("convo-tui: ready\n")
-                err.flush()
-
-            watch_and_index(library, roots, stop, on_report=lambda r: _report(r, err), on_watching=watching)
-    except KeyboardInterrupt:
-        stop.set()
-    finally:
-        signal.signal(signal.SIGTERM, previous)
-    err.write("convo-tui: stopped serving\n")
+    # The first Ctrl+C or SIGTERM is a request (cli/interrupts.py): the running index run
+    # stops within a model batch, the watch ends, and closing the library below cancels
+    # the clients' runs, lets their other requests finish and joins every thread before
+    # the store closes and the interpreter exits.
+    with StopRequest() as stop, open_local(settings, must_serve=True) as library:
+        _serve(library, paths, args.no_watch, stop, err)
+        _say(err, "stopping: finishing the requests under way")
+    _say(err, "stopped serving")
     return 0
 
 
-def _interrupt(signum: int, frame: FrameType | None) -> None:
-    raise KeyboardInterrupt
+def _serve(library: Engine, paths: list[Path], no_watch: bool, stop: StopRequest, err: TextIO) -> None:
+    from convo_tui.core.holder.watch import watch_and_index, watched_roots
+
+    _say(err, f"serving {library.settings.index_dir} (pid {_pid()}); Ctrl+C stops")
+    _say(err, "loading the embedding model")
+    library.load_model()
+    if no_watch or stop.is_set():
+        _serve_until(stop, err)
+        return
+    roots = watched_roots(paths or library.default_paths())
+    report = library.index(roots, cancel=stop)
+    _say(err, _summary(report))
+    if not roots:
+        _say(err, "no source folder to watch; serving only")
+        _serve_until(stop, err)
+        return
+
+    def watching() -> None:
+        _say(err, f"watching {', '.join(str(r) for r in roots)}")
+        _say(err, "ready")
+
+    watch_and_index(library, roots, stop, on_report=lambda r: _report(r, err), on_watching=watching)
+
+
+def _serve_until(stop: StopRequest, err: TextIO) -> None:
+    _say(err, "ready")
+    while not stop.wait():
+        pass
+
+
+def _say(err: TextIO, text: str) -> None:
+    err.write(f"convo-tui: {text}\n")
+    err.flush()
 
 
 def _pid() -> int:
@@ -96,15 +104,15 @@ def _pid() -> int:
 
 
 def _summary(report: IndexReport) -> str:
+    """One line that fits 80 columns after `convo-tui: `."""
     return (
-        f"indexed: {report.added} added, {report.updated} updated, {report.unchanged} unchanged; "
+        f"indexed {report.added} new, {report.updated} updated, {report.unchanged} unchanged; "
         f"{report.sessions} sessions, {report.points} points"
     )
 
 
 def _report(report: IndexReport, err: TextIO) -> None:
     if report.added or report.updated or report.skipped:
-        err.write(f"convo-tui: {_summary(report)}\n")
+        _say(err, _summary(report))
         for path, reason in report.skipped:
-            err.write(f"convo-tui: skipped {path}: {reason}\n")
-        err.flush()
+            _say(err, f"skipped {path}: {reason}")

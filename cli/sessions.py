@@ -25,7 +25,9 @@ def run(args: argparse.Namespace) -> int:
     out = sys.stdout
     for s in summaries:
         if args.json:
-            out.write(json.dumps(s.to_json(), ensure_ascii=False) + "\n")
+            data = s.to_json()
+            data["title"] = display(s.title)  # masked as the text line masks it
+            out.write(json.dumps(data, ensure_ascii=False) + "\n")
             continue
         out.write(_format(s))
     return 0

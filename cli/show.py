@@ -44,14 +44,14 @@ def run(args: argparse.Namespace) -> int:
     if not _is_path(args.path):
         # Not a path: a session id, read from the index (works after the file is gone).
         from convo_tui.cli.common import open_index
-        from convo_tui.core.errors import ConvoError, IndexBusy, IndexUnavailable
+        from convo_tui.core.errors import AmbiguousSessionId, ConvoError, IndexBusy, IndexUnavailable
         from convo_tui.core.holder.client import HolderSilent
 
         try:
             with open_index(args, read_only=True) as library:
                 session = library.session(args.path)
-        except (IndexBusy, HolderSilent):
-            raise  # the index is there but cannot answer now: its own line says what to do
+        except (IndexBusy, HolderSilent, AmbiguousSessionId):
+            raise  # the index is there but cannot answer now, or the prefix names several: its own line says so
         except IndexUnavailable as exc:  # disk full, damaged: say that, not "no such session"
             if "no index at" not in str(exc):
                 print(f"convo-tui: {exc}", file=sys.stderr)

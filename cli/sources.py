@@ -4,9 +4,10 @@ from __future__ import annotations
 
 import argparse
 import json
+from pathlib import Path
 
 from convo_tui.cli.common import add_store_options, settings_from_args
-from convo_tui.core.index.discover import LocationReport, default_locations, places_looked, survey
+from convo_tui.core.index.discover import LocationReport, checked_locations, default_locations, survey
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -19,22 +20,41 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     settings = settings_from_args(args)
     reports = survey(default_locations(settings))
+    # The default places that are not there: said too, so "nothing from Codex" has an answer.
+    missing = [loc for loc in checked_locations() if not loc.path.exists()] if settings.discover_defaults else []
     if args.json:
         for report in reports:
             print(json.dumps(as_json(report), ensure_ascii=False))
+        for location in missing:
+            print(json.dumps(as_json(LocationReport(location, False, 0, 0, {}, 0)), ensure_ascii=False))
         return 0
     for report in reports:
         print(describe(report))
+    found = any(report.files for report in reports)
+    if missing:
+        print("Also looked in (nothing there):" if found else "No transcripts found. Looked in:")
+        groups: dict[str, list[str]] = {}
+        for location in missing:
+            groups.setdefault(location.name, []).append(_tilde(location.path))
+        for name, places in groups.items():
+            print(f"  {name}:")
+            for place in places:
+                print(f"    {place}")
+    elif not found:
+        print("No transcripts found.")
+    if not found:
+        print(f"Add folders or files to `sources` in {settings.config_path}, or pass paths to `convo-tui index`.")
     from convo_tui.core.holder.access import readiness as index_readiness
 
     if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
         print(readiness)
-    if not any(report.files for report in reports):
-        print("No transcripts found. Looked in:")
-        for place in places_looked(settings):
-            print(f"  {place}")
-        print(f"Add folders or files to `sources` in {settings.config_path}, or pass paths to `convo-tui index`.")
     return 0
+
+
+def _tilde(path: Path) -> str:
+    """`~/.codex/sessions`: the places under the home folder, short enough for 80 columns."""
+    home = Path.home()
+    return f"~/{path.relative_to(home)}" if path.is_relative_to(home) and path != home else str(path)
 
 
 def as_json(report: LocationReport) -> dict:

@@ -14,6 +14,7 @@ from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any, Literal
 
 from convo_tui.core.hits import Hit
+from convo_tui.core.limits import MAX_COUNT
 from convo_tui.core.model import Session
 from convo_tui.core.search.query import session_filter
 
@@ -174,7 +175,7 @@ def context_for(
     references: list[str] = []
     if refs > 0 and question.strip():
         # Ask for spares: hits made only of recent lines do not count.
-        hits = engine.search(query, limit=refs + recent // 2 + 2)
+        hits = engine.search(query, limit=min(MAX_COUNT, refs + recent // 2 + 2))
         references = reference_lines(hits, refs, exclude=recent_part)
     return build_messages(
         question,

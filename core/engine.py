@@ -55,7 +55,11 @@ class Readiness:
 
 
 class Engine(Protocol):
-    """Search, browse, edit and index one index; every method may block (run it off the UI thread)."""
+    """Search, browse, edit and index one index; every method may block (run it off the UI thread).
+
+    A `session_id` argument may be a session's whole id or a prefix of 8 or more
+    characters that names one session (an ambiguous one is a one-line error listing
+    a few it could mean)."""
 
     settings: Settings
     read_only: bool
@@ -108,6 +112,11 @@ class Engine(Protocol):
 
     def session_summary(self, session_id: str) -> SessionSummary: ...
 
+    def resolve_session_id(self, session_id: str) -> str:
+        """The indexed session's whole id from an id or a unique prefix of 8+ characters
+        (every operation taking a session id accepts a prefix; this names the session it means)."""
+        ...
+
     def stats(self) -> Stats: ...
 
     def readiness(self) -> Readiness: ...
@@ -155,6 +164,11 @@ class Engine(Protocol):
     def prune(self) -> int: ...
 
     # -- lifecycle -------------------------------------------------------------------------
+
+    def served_by(self) -> str | None:
+        """Who does this engine's work: None for this process, else the process
+        that holds the index, as `pid 123 (convo-tui serve)` (for one-line notices)."""
+        ...
 
     def close(self) -> None: ...
 

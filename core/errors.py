@@ -2,7 +2,18 @@
 
 from __future__ import annotations
 
+import re
 from pathlib import Path
+
+# C0 controls, DEL and C1 controls: a value shown in a one-line message never carries them.
+_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def shown(value: object, limit: int = 120) -> str:
+    """A value (from a transcript, a query, a request) as part of a one-line
+    message: control characters escaped (`\\x0a`), cut at `limit` characters."""
+    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class ConvoError(Exception):
@@ -32,7 +43,14 @@ class ConfigError(ConvoError):
 
 
 class QueryError(ConvoError):
-    """A search query has a malformed filter."""
+    """A search query has a malformed filter (or a value out of range)."""
+
+    def __init__(self, message: str):
+        super().__init__(shown(message, 400))  # the query's own text may hold a newline
+
+
+class AmbiguousSessionId(ConvoError):
+    """An id prefix that starts more than one indexed session id (the message lists some)."""
 
 
 class IndexUnavailable(ConvoError):

@@ -25,6 +25,7 @@ from typing import Annotated, Any, Literal, get_args
 import msgspec
 import platformdirs
 from convo_tui.core.errors import ConfigError
+from convo_tui.core.limits import MAX_COUNT
 
 APP_NAME = "convo-tui"
 CONFIG_ENV = "CONVO_TUI_CONFIG"
@@ -33,7 +34,25 @@ DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 # Here rather than in search.py so the faces can offer them without loading search.
 SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
-NonNegative = Annotated[int, msgspec.Meta(ge=0)]
+# Whole numbers a user sets stay within the one maximum of core/limits.py.
+PageSize = Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)]
+Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+UsdPerMillion = Annotated[float, msgspec.Meta(ge=0)]
+
+
+@dataclass
+class ModelPrice:
+    """`[prices."MODEL"]`: USD per million tokens; a cache price left out is the provider's
+    default (reads and writes at the input price, 1-hour writes as writes)."""
+
+    input: UsdPerMillion
+    output: UsdPerMillion
+    cache_read: UsdPerMillion | None = None
+    cache_write: UsdPerMillion | None = None
+    cache_write_1h: UsdPerMillion | None = None
+
+
+PRICE_FIELDS = frozenset(f.name for f in fields(ModelPrice))
 
 
 def default_config_path() -> Path:
@@ -66,20 +85,28 @@ class Settings:
     qdrant_api_key: str | None = None
     # Allow a plain-http, non-loopback Qdrant URL (the API key would travel in clear).
     qdrant_allow_insecure: bool = False
-    search_limit: NonNegative = 10
+    search_limit: PageSize = 10
     search_mode: SearchMode = "hybrid"
     redact: bool = True
     theme: str = "textual-dark"
     # Milliseconds between the last key and the search it starts (0: search at once).
-    debounce_ms: NonNegative = 150
+    debounce_ms: Milliseconds = 150
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
+    # model -> prices that replace or add to the bundled table (core/cost/prices.json)
+    prices: dict[str, ModelPrice] = field(default_factory=dict)
     config_path: Path | None = None
 
     @classmethod
     def load(cls, path: str | Path | None = None) -> Settings:
+        """Settings from `path` (`--config`: it must exist), else from the default
+        file or CONVO_TUI_CONFIG (missing: every default)."""
         config_path = Path(path).expanduser() if path else default_config_path()
         data: dict[str, Any] = {}
+        if path and not config_path.exists():
+            raise ConfigError(f"{config_path}: no such settings file")
+        if config_path.exists() and not config_path.is_file():
+            raise ConfigError(f"{config_path}: not a settings file (a folder or a device); point --config at a TOML file")
         if config_path.is_file():
             try:
                 data = tomllib.loads(config_path.read_text(encoding="utf-8"))
@@ -109,10 +136,11 @@ _EXPECTED = {
     "discover_defaults": "true or false",
     "redact": "true or false",
     "qdrant_allow_insecure": "true or false",
-    "search_limit": "a non-negative whole number",
-    "debounce_ms": "a non-negative whole number",
+    "search_limit": f"a whole number from 1 to {MAX_COUNT:,}",
+    "debounce_ms": f"a whole number from 0 to {MAX_COUNT:,}",
     "search_mode": f"one of {', '.join(SEARCH_MODES)}",
     "keys": "a table of binding id = key",
+    "prices": 'a table of "model" = {input, output, cache_read, cache_write, cache_write_1h} in USD per million tokens (input and output required, none negative)',
 }
 _SETTABLE = frozenset(f.name for f in fields(Settings)) - {"config_path"}
 
@@ -124,6 +152,7 @@ def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
         if name not in _SETTABLE:
             raise ConfigError(f"{config_path}: unknown setting '{key}'")
     values = {name: value for name, (_key, value) in given.items()}
+    _check_price_keys(values.get("prices"), config_path)
     try:
         settings = msgspec.convert(values, Settings, strict=True, dec_hook=_decode_path)
     except msgspec.ValidationError as exc:
@@ -133,6 +162,19 @@ def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
         raise ConfigError(f"{config_path}: '{key}' must be {expected}, got {value!r}") from None
     settings.config_path = config_path
     return settings
+
+
+def _check_price_keys(prices: Any, config_path: Path) -> None:
+    """msgspec ignores unknown fields of a table: a typo in a price would silently be no price."""
+    if not isinstance(prices, dict):
+        return
+    for model, values in prices.items():
+        unknown = sorted(set(values) - PRICE_FIELDS) if isinstance(values, dict) else []
+        if unknown:
+            raise ConfigError(
+                f"{config_path}: [prices.\"{model}\"] unknown key '{unknown[0]}' "
+                f"(expected {', '.join(f.name for f in fields(ModelPrice))})"
+            )
 
 
 def _decode_path(kind: type, value: Any) -> Any:

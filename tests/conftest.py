@@ -148,6 +148,12 @@ def demo_index(tmp_path_factory: pytest.TempPathFactory) -> Iterator[tuple[Setti
     library.close()
 
 
+@pytest.fixture(scope="session")
+def demo_built(tmp_path_factory: pytest.TempPathFactory) -> Path:
+    """The folder of the demo index built once per run (`corpus/` and `index/`): copy it before use."""
+    return built_once(tmp_path_factory, "demo-index", build_demo)
+
+
 def build_relevance(folder: Path) -> None:
     from convo_tui.core.library import Library
 

@@ -85,6 +85,20 @@ class ConvoApp(App):
         if demo:
             self.sub_title = "demo corpus"
 
+    def notify(
+        self,
+        message: str,
+        *,
+        title: str = "",
+        severity: Any = "information",
+        timeout: float | None = None,
+        markup: bool = False,
+    ) -> None:
+        """Textual's notify, plain text by default: messages carry paths, ids and
+        titles from transcripts, where `[/x]` would be a markup error and
+        `[@click=...]` a link to an action."""
+        super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
+
     # -- start-up --------------------------------------------------------------------
 
     def on_mount(self) -> None:

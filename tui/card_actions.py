@@ -1,4 +1,4 @@
-"""Actions shared by the search and reader screens: open, copy, edit, export."""
+"""Actions shared by the search, reader and sessions screens: open, copy, edit, export."""
 
 from __future__ import annotations
 
@@ -6,11 +6,14 @@ import json
 import os
 import shlex
 import subprocess
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from convo_tui.core.cost.prices import price_table
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.core.resume import plan as resume_plan
 from convo_tui.tui.card_messages import (
     CardCopy,
     CardCopyId,
@@ -18,6 +21,7 @@ from convo_tui.tui.card_messages import (
     CardEdit,
     CardExpand,
     CardExport,
+    CardExportPage,
     CardMove,
     CardOpen,
     CardResume,
@@ -25,6 +29,7 @@ from convo_tui.tui.card_messages import (
 from convo_tui.tui.clipboard import copies_dir, copy_text
 from convo_tui.tui.markdown import session_markdown, turn_markdown
 from convo_tui.tui.messages import OpenReader
+from convo_tui.tui.render import session_cost
 from textual import work
 
 if TYPE_CHECKING:
@@ -53,7 +58,7 @@ class CardActions:
         event.stop()
         session = self.load_session(event.hit.session_id)
         if session is not None:
-            event.card.expand_with(session)
+            event.card.expand_with(session, session_cost(session, price_table(self.app.settings)))
             event.card.scroll_visible(animate=False)
 
     def on_card_open(self, event: CardOpen) -> None:
@@ -71,6 +76,10 @@ class CardActions:
     def on_card_export(self, event: CardExport) -> None:
         event.stop()
         self.export_context(event.hit.session_id, self.current_query())
+
+    def on_card_export_page(self, event: CardExportPage) -> None:
+        event.stop()
+        self.export_page(event.hit.session_id, event.fmt)
 
     def on_card_resume(self, event: CardResume) -> None:
         event.stop()
@@ -126,43 +135,45 @@ class CardActions:
         self.app.call_from_thread(self.app.notify, outcome.message(what), severity=severity, timeout=timeout)
 
     def resume_session(self, session_id: str) -> None:
-        """Run the session's own resume command in its working directory, the app suspended meanwhile."""
+        """Run the session's own resume command in its folder, the app suspended meanwhile.
+
+        What runs is what core/resume.py allows (an id of the tool's shape, an
+        existing folder), said on the terminal before it starts; no shell."""
         session = self.load_session(session_id)
         if session is None:
             return
-        if not session.resume:
-            self.app.notify(f"No resume command for {session.source}", severity="warning")
+        plan = resume_plan(session)
+        if plan.argv is None:
+            self.app.notify(plan.refused or "No resume command", severity="warning", markup=False)
             return
-        cwd = session.cwd
-        if cwd and not Path(cwd).is_dir():
-            self.app.notify(f"The session's folder {cwd} is gone: copying the command instead", severity="warning")
+        if not plan.runnable:
+            self.app.notify(f"{plan.problem}: copying the command instead", severity="warning", markup=False)
             self.copy_resume(session)
             return
         try:
             with self.app.suspend():
-                subprocess.run(session.resume, cwd=cwd or None, check=False)
+                print(plan.announce(), flush=True)
+                subprocess.run(plan.argv, cwd=plan.cwd, check=False)
         except OSError as exc:
-            self.app.notify(f"Could not run {session.resume[0]}: {exc.strerror or exc}", severity="error")
+            self.app.notify(f"Could not run {plan.argv[0]}: {exc.strerror or exc}", severity="error", markup=False)
             self.copy_resume(session)
         except Exception as exc:  # SuspendNotSupported (textual-web, tests): the command is still useful
             self.app.notify(f"Cannot suspend here ({type(exc).__name__}): copying the command", severity="warning")
             self.copy_resume(session)
 
     def copy_resume(self, session: Session) -> None:
-        if not session.resume:
-            self.app.notify(f"No resume command for {session.source}", severity="warning")
+        line = resume_plan(session).shell_line()
+        if line is None:
+            self.app.notify(resume_plan(session).refused or "No resume command", severity="warning", markup=False)
             return
-        command = shlex.join(session.resume)
-        if session.cwd:
-            command = f"cd {shlex.quote(session.cwd)} && {command}"
-        self.copy_text(command, "the resume command", file_name="resume.sh")
+        self.copy_text(line, "the resume command", file_name="resume.sh")
 
     def edit_source(self, path: str) -> None:
         if not path or not Path(path).exists():
             self.app.notify("The source file no longer exists (the index keeps its copy)", severity="warning")
             return
         editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-        target = Path(path)
+        target = Path(path).absolute()  # a file named like an option (`-c...`) stays a path to the editor
         if target.is_dir():  # a thread folder: open its messages file
             target = next(iter(sorted(target.glob("*.json"))), target)
         try:
@@ -209,7 +220,56 @@ class CardActions:
         copied = f"copied to the {outcome.copied_by}" if outcome.copied_by else "no clipboard reachable"
         app.call_from_thread(app.notify, f"LLM context saved to {target} ({copied})", timeout=6)
 
+    def export_page(self, session_id: str, fmt: str = "html") -> None:
+        """Save the session as a page to share (core/export/), masked like the screen, under exports/."""
+        if self.app.library is None:
+            self.app.notify("The index is still opening", severity="warning")
+            return
+        self._export_page(session_id, fmt)
+
+    @work(thread=True, group="export")
+    def _export_page(self, session_id: str, fmt: str) -> None:
+        from convo_tui.core.cost.prices import price_table
+        from convo_tui.core.export import export_file_name, render_export
+        from convo_tui.core.redact import redact
+
+        app = self.app
+        with app.background.running():  # the index stays open until this returns
+            library = app.library
+            if library is None:
+                return
+            try:
+                session = library.session(session_id)
+                # a page to share masks every secret, also one revealed on screen (v in the reader)
+                shown: Callable[[str], str] = redact if app.settings.redact else str
+                text = render_export(session, fmt, price_table(app.settings), shown)
+            except ConvoError as exc:
+                app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
+                return
+        target = exports_dir(app.settings.index_dir) / export_file_name(session, fmt)
+        try:
+            write_private(target, text)
+        except OSError as exc:
+            app.call_from_thread(app.notify, f"Could not write {target}: {exc.strerror or exc}", severity="error")
+            return
+        kind = {"html": "an HTML page", "md": "Markdown"}.get(fmt, fmt)
+        app.call_from_thread(app.notify, f"Session saved as {kind}: {target}", timeout=8)
+
+
+def exports_dir(index_dir: Path) -> Path:
+    """Beside the index folder (README "Privacy"): context exports and session pages."""
+    return Path(index_dir).parent / "exports"
+
+
+def write_private(target: Path, text: str) -> None:
+    """Readable by the user only: an export holds the conversation."""
+    target.parent.mkdir(parents=True, exist_ok=True, mode=0o700)
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_TRUNC, 0o600)
+    with os.fdopen(descriptor, "w", encoding="utf-8") as out:
+        out.write(text)
+    os.chmod(target, 0o600)
+
 
 def export_path(index_dir: Path, session_id: str) -> Path:
     safe = "".join(ch if ch.isalnum() or ch in "-_" else "_" for ch in session_id)[:40]
-    return Path(index_dir).parent / "exports" / f"context-{safe}.json"
+    return exports_dir(index_dir) / f"context-{safe}.json"

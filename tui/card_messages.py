@@ -46,6 +46,14 @@ class CardExport(CardRequest):
     """Export the LLM context of the card's session."""
 
 
+class CardExportPage(CardRequest):
+    """Save the card's session as a page to share (HTML, or Markdown with `fmt` "md")."""
+
+    def __init__(self, card: ResultCard, fmt: str = "html") -> None:
+        super().__init__(card)
+        self.fmt = fmt
+
+
 class CardResume(CardRequest):
     """Run the session's resume command in its folder (the app suspends)."""
 

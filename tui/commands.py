@@ -28,6 +28,8 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
     ("Resume in its tool", "action_resume", "Run the session's resume command in its folder"),
     ("Copy resume command", "action_copy_resume", "cd <folder> && <the tool's resume command>"),
     ("Export LLM context", "action_export", "Chat Completions JSON to the clipboard and a file"),
+    ("Export session as HTML page", "action_export_page", "A self-contained page to share, under exports/"),
+    ("Export session as Markdown", "action_export_markdown", "GitHub-ready Markdown, under exports/"),
     ("Open the source file in $EDITOR", "action_edit", "The transcript as the tool wrote it"),
     ("Toggle compact view", "action_toggle_compact", "One line per result with a preview pane"),
     ("Toggle sort: date / relevance", "action_toggle_sort", "Newest results first, or the best first"),

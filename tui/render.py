@@ -11,7 +11,10 @@ from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
-from convo_tui.core.model import ToolCall
+from convo_tui.core.cost.prices import PriceTable
+from convo_tui.core.cost.pricing import format_usd, price_models
+from convo_tui.core.cost.usage import session_usage
+from convo_tui.core.model import Session, ToolCall
 from convo_tui.core.redact import shorten
 from convo_tui.core.search.highlight import match_spans
 from rich.console import Console, ConsoleOptions, RenderResult
@@ -29,6 +32,30 @@ def format_date(value: datetime | None) -> str:
 
 def plural(count: int, word: str) -> str:
     return f"{count} {word}{'' if count == 1 else 's'}"
+
+
+def short_number(value: float) -> str:
+    """12345 -> 12.3k: token counts are large and only their size matters here."""
+    for limit, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
+        if value >= limit:
+            return f"{value / limit:.1f}{suffix}"
+    return str(round(value))
+
+
+def session_cost(session: Session, table: PriceTable) -> str:
+    """ "52.0k tokens · $0.03" for a session whose tool recorded usage, "" otherwise;
+    "+?" marks usage of a model the price table does not know."""
+    models = session_usage(session)
+    if not models:
+        return ""
+    tokens = sum(usage.total for usage in models.values())
+    cost = price_models(models, table)
+    text = f"{short_number(tokens)} tokens"
+    if cost.pico:
+        text += f" · {format_usd(cost.pico)}"
+    if cost.unpriced:
+        text += " +?" if cost.pico else " · not priced"
+    return text
 
 
 def relevance_bar(similarity: float, width: int = BAR_WIDTH) -> str:

@@ -7,8 +7,9 @@ closes. Either way the caller holds an `Engine` (core/engine.py).
 
 from __future__ import annotations
 
+import os
 import time
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
@@ -25,8 +26,16 @@ _POLL = 0.05
 _META_NAME = "meta.json"
 
 
-def attach(settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> Engine:
-    """The holder's engine if one answers, else the Library opened (and served) here."""
+def attach(
+    settings: Settings,
+    *,
+    read_only: bool = False,
+    allow_mismatch: bool = False,
+    on_wait: Callable[[str], None] | None = None,
+) -> Engine:
+    """The holder's engine if one answers, else the Library opened (and served) here.
+    `on_wait` is told once, in one line, when another process holds the lock but
+    does not answer yet (it is opening the index, or closing it)."""
     if settings.qdrant_url or not protocol.supported():
         return open_local(settings, read_only=read_only, allow_mismatch=allow_mismatch, serve=False)
     path = protocol.socket_path(settings.index_dir)
@@ -44,14 +53,23 @@ def attach(settings: Settings, *, read_only: bool = False, allow_mismatch: bool 
         except (client.NoHolder, client.HolderGone):
             pass  # none, or one that stopped while we asked (its command ended): the lock decides next
         built = (settings.index_dir / _META_NAME).is_file()
+        # A reader opens a built index writable, to serve the others' edits, unless it may not write there.
+        writable = os.access(settings.index_dir, os.W_OK)
         try:
             return open_local(
-                settings, read_only=read_only and not built, allow_mismatch=allow_mismatch, reading=read_only, serve=True
+                settings,
+                read_only=read_only and (not built or not writable),
+                allow_mismatch=allow_mismatch,
+                reading=read_only,
+                serve=writable,
             )
-        except IndexBusy:
+        except IndexBusy as busy:
             # Its holder is still opening the index (or closing it): wait for its socket,
             # or for the lock to come free, at most one timeout.
             now = time.monotonic()
+            if deadline is None and on_wait is not None:
+                who = f"pid {busy.pid}" if busy.pid else "another process"
+                on_wait(f"waiting for {who}, which holds the index and is not answering yet (at most {protocol.timeout():g} s)")
             deadline = deadline or now + protocol.timeout()
             if now >= deadline:
                 raise
@@ -89,9 +107,15 @@ def open_local(
 
 
 @contextmanager
-def open_engine(settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False) -> Iterator[Engine]:
+def open_engine(
+    settings: Settings,
+    *,
+    read_only: bool = False,
+    allow_mismatch: bool = False,
+    on_wait: Callable[[str], None] | None = None,
+) -> Iterator[Engine]:
     """`attach` as a context manager: closes what it opened (a remote has nothing to close)."""
-    engine = attach(settings, read_only=read_only, allow_mismatch=allow_mismatch)
+    engine = attach(settings, read_only=read_only, allow_mismatch=allow_mismatch, on_wait=on_wait)
     try:
         yield engine
     finally:

@@ -6,6 +6,7 @@ holder starts as fast as `convo-tui --help`.
 
 from __future__ import annotations
 
+import os
 import socket
 import threading
 from collections.abc import Callable
@@ -14,7 +15,7 @@ from typing import Any
 
 from convo_tui.core import errors
 from convo_tui.core.errors import ConvoError, IndexUnavailable
-from convo_tui.core.holder import protocol
+from convo_tui.core.holder import peer, protocol
 
 
 class NoHolder(Exception):
@@ -60,6 +61,9 @@ def call(
     the holder's own errors come back as the same ConvoError subclass.
     """
     wait = timeout if timeout is not None else protocol.timeout()
+    if protocol.in_shared_folder(path):
+        peer.check_folder(path.parent)  # made by another user, or open to all: refused (NotPrivate)
+    peer.check_socket_file(path)
     sock = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
     try:
         sock.settimeout(wait)
@@ -71,6 +75,9 @@ def call(
             raise HolderSilent(f"the index holder at {path} does not accept connections (no answer in {wait:g} s)") from None
         except OSError as exc:
             raise NoHolder(f"{path}: {exc.strerror or exc}") from None
+        uid = peer.peer_uid(sock)
+        if uid is not None and uid != os.getuid():
+            raise peer.NotPrivate(f"the process listening at {path} runs as uid {uid}, not you: refusing to talk to it")
         try:
             sock.sendall(protocol.encode(protocol.request(op, args)))
         except OSError:

@@ -6,9 +6,10 @@ this module turns them back on the client side.
 
 from __future__ import annotations
 
-from dataclasses import asdict
+from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
+from convo_tui.core.cost.usage import Usage
 from convo_tui.core.hits import Hit, SessionSummary
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import parse_iso, session_from_record, session_to_record
@@ -50,6 +51,7 @@ def report_from_json(data: dict[str, Any]) -> IndexReport:
 
     values = dict(data)
     values["skipped"] = [(str(path), str(reason)) for path, reason in values.get("skipped", [])]
+    values["notes"] = [str(note) for note in values.get("notes", [])]
     return IndexReport(**values)
 
 
@@ -58,9 +60,11 @@ def progress_json(progress: IndexProgress) -> dict[str, Any]:
 
 
 def progress_from_json(data: dict[str, Any]) -> IndexProgress:
+    """A progress event; fields this side does not know (a newer holder's) are left out."""
     from convo_tui.core.index.publish import IndexProgress
 
-    return IndexProgress(**data)
+    known = {f.name for f in fields(IndexProgress)}
+    return IndexProgress(**{key: value for key, value in data.items() if key in known})
 
 
 def stats_json(stats: Stats) -> dict[str, Any]:
@@ -74,11 +78,13 @@ def _count(data: dict[str, Any]) -> Count:
         messages=int(data.get("messages", 0)),
         tokens=Tokens(input=int(tokens.get("input", 0)), output=int(tokens.get("output", 0))),
         has_tokens=bool(data.get("has_tokens", False)),
+        models={str(name): Usage.from_json(usage) for name, usage in (data.get("models") or {}).items()},
     )
 
 
 def stats_from_json(data: dict[str, Any]) -> Stats:
     groups = {
-        key: {name: _count(count) for name, count in data.get(key, {}).items()} for key in ("by_project", "by_source", "by_week")
+        key: {name: _count(count) for name, count in data.get(key, {}).items()}
+        for key in ("by_project", "by_source", "by_week", "by_day", "by_model")
     }
     return Stats(total=_count(data.get("total", {})), **groups)

@@ -19,9 +19,8 @@ from convo_tui.core.context import ChatMessage
 from convo_tui.core.engine import ModelInfo, Readiness
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import codec
+from convo_tui.core.limits import MAX_COUNT
 
-# Largest whole number an argument may carry (a page size, a count of messages).
-MAX_COUNT = 100_000
 _REQUIRED = object()
 
 
@@ -160,6 +159,7 @@ OPERATIONS: dict[str, Operation] = {
         _op("projects", PROJECTS),
         _op("session", SESSION, _ID),
         _op("session_summary", SUMMARY, _ID),
+        _op("resolve_session_id", Codec(str, str), _ID),
         _op("stats", STATS),
         _op("readiness", READINESS),
         _op("rename_session", SUMMARY, _ID, Param("title", TEXT), edit=True),
@@ -190,5 +190,5 @@ OPERATIONS: dict[str, Operation] = {
     )
 }
 
-# Methods of the Engine that are not requests to a holder: closing is local.
-LOCAL_ONLY = frozenset({"close"})
+# Methods of the Engine that are not requests to a holder: closing, and who answers, are local.
+LOCAL_ONLY = frozenset({"close", "served_by"})

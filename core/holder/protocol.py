@@ -58,6 +58,11 @@ def socket_path(index_dir: Path) -> Path:
     return next((c for c in candidates if len(os.fsencode(str(c))) <= _MAX_SOCKET_PATH), candidates[-1])
 
 
+def in_shared_folder(path: Path) -> bool:
+    """A socket under XDG_RUNTIME_DIR or the temp folder (`convo-tui-<uid>/`), not in the index folder."""
+    return path.name != SOCKET_NAME
+
+
 def timeout() -> float:
     raw = os.environ.get(TIMEOUT_ENV, "")
     try:

@@ -53,6 +53,7 @@ class RemoteEngine(Engine):
         self.path = path
         self.read_only = read_only
         self.holder_pid = int(hello.get("pid", 0) or 0)
+        self.holder_command = str(hello.get("command") or "")
         model = hello.get("model") or {}
         self.index_model = str(model.get("model") or "")
         self._take_over = take_over
@@ -68,7 +69,11 @@ class RemoteEngine(Engine):
                 answer = client.call(self.path, name, operation.to_wire(kwargs), **extra)
                 return operation.result.decode(answer)
             except (client.NoHolder, client.HolderGone):
-                self._local = self._take_over()  # the holder died: whoever gets the lock now holds the index
+                self._local = self._take_over()  # the holder died or quit: whoever gets the lock now holds the index
+                if operation.streams and kwargs.get("progress") is not None:
+                    from convo_tui.core.index.publish import IndexProgress
+
+                    kwargs["progress"](IndexProgress("takeover", 0, 0))  # the run goes on here (or at the new holder)
         return getattr(self._local, name)(**kwargs)
 
     # -- models: the holder's ------------------------------------------------------
@@ -132,6 +137,10 @@ class RemoteEngine(Engine):
     def session_summary(self, session_id: str) -> SessionSummary:
         summary: SessionSummary = self._call("session_summary", session_id=session_id)
         return summary
+
+    def resolve_session_id(self, session_id: str) -> str:
+        resolved: str = self._call("resolve_session_id", session_id=session_id)
+        return resolved
 
     def stats(self) -> Stats:
         stats: Stats = self._call("stats")
@@ -220,6 +229,12 @@ class RemoteEngine(Engine):
 
     # -- lifecycle -------------------------------------------------------------------------
 
+    def served_by(self) -> str | None:
+        if self._local is not None:
+            return self._local.served_by()
+        brief = _brief(self.holder_command)
+        return f"pid {self.holder_pid} ({brief})" if brief else f"pid {self.holder_pid}"
+
     def close(self) -> None:
         local, self._local = self._local, None
         if local is not None:
@@ -236,6 +251,21 @@ def _as_event(cancel: CancelLike) -> Any:
     if cancel is None or isinstance(cancel, threading.Event):
         return cancel
     return _Polled(cancel)
+
+
+def _brief(command: str) -> str:
+    """`convo-tui serve --no-watch --index-dir ~/idx` -> `convo-tui serve`: the program and what it
+    does, without its options and paths (a one-line notice names the process, the pid tells it apart)."""
+    words = command.split()
+    kept = words[:1]
+    for word in words[1:]:
+        if word.startswith("-") or len(kept) == 2:
+            break
+        if "/" not in word:
+            kept.append(word)
+    if kept == ["convo-tui"]:
+        kept.append("app")  # no command: the app
+    return " ".join(kept)
 
 
 def _model_key(name: str) -> str:

@@ -5,6 +5,14 @@ found there by the lock holder is stale (a holder that died) and is replaced.
 Each request runs in its own thread; while it runs the connection gets a
 heartbeat every second, so clients can tell "busy" from "gone". Edits are run
 one at a time; index runs are serialised by the Library itself.
+
+Stopping is orderly, because the process exits next: an interpreter that
+ends while a request thread is still inside onnxruntime or Qdrant aborts
+(`terminate called without an active exception`). `stop()` cancels the
+running index runs (they end within a model batch), lets the other requests
+finish, and returns once every request thread has ended. A client whose
+index run was cut short that way gets no answer: it takes the index over and
+finishes the run itself (core/holder/remote.py).
 """
 
 from __future__ import annotations
@@ -14,19 +22,24 @@ import os
 import queue
 import socket
 import threading
+import time
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.holder import codec, protocol
+from convo_tui.core.holder import codec, peer, protocol
 from convo_tui.core.holder.ops import OPERATIONS
+from convo_tui.core.store.lock import command_line
 
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
 
 # Longest request line accepted (a query, a title, a list of paths).
 MAX_REQUEST = 1 << 20
+# Seconds `stop()` waits, in all, for the request threads to end once index
+# runs are cancelled (a search or a model load finishes well within it).
+STOP_WAIT = 30.0
 _DONE = object()
 
 
@@ -42,6 +55,7 @@ class HolderServer:
         self._threads: set[threading.Thread] = set()
         self._threads_lock = threading.Lock()
         self._connections: set[socket.socket] = set()
+        self._cancels: set[threading.Event] = set()  # one per running request
         self._edit_lock = threading.Lock()
         self._stopping = threading.Event()
 
@@ -50,8 +64,7 @@ class HolderServer:
     def start(self) -> HolderServer:
         """Bind (replacing a stale socket) and accept in a daemon thread."""
         if self.path.parent != self.index_dir:
-            self.path.parent.mkdir(mode=0o700, parents=True, exist_ok=True)
-            os.chmod(self.path.parent, 0o700)
+            peer.make_folder(self.path.parent)  # 0700 and ours, or refused (core/holder/peer.py)
         with contextlib.suppress(FileNotFoundError):
             self.path.unlink()  # we hold the index lock: whoever bound it is gone
         listener = socket.socket(socket.AF_UNIX, socket.SOCK_STREAM)
@@ -68,8 +81,10 @@ class HolderServer:
         self._spawn(self._accept_loop, "holder accept")
         return self
 
-    def stop(self, wait: float = 10.0) -> None:
-        """Stop accepting, let running requests finish (up to `wait` s), remove the socket."""
+    def stop(self, wait: float = STOP_WAIT) -> None:
+        """Stop accepting, cancel running index runs, let the other requests
+        finish, remove the socket; return once every request thread has ended
+        (at most `wait` s in all)."""
         if self._stopping.is_set():
             return
         self._stopping.set()
@@ -83,13 +98,20 @@ class HolderServer:
                 self.path.unlink()
         self._remove_private_folder()
         with self._threads_lock:
-            threads = [t for t in self._threads if t is not threading.current_thread()]
             connections = list(self._connections)
+            cancels = list(self._cancels)
+        for cancel in cancels:
+            cancel.set()
         for conn in connections:  # idle clients read EOF; a running request still gets its answer
             with contextlib.suppress(OSError):
                 conn.shutdown(socket.SHUT_RD)
-        for thread in threads:
-            thread.join(wait)
+        deadline = time.monotonic() + wait
+        while (left := deadline - time.monotonic()) > 0:
+            with self._threads_lock:  # a request thread may spawn its worker while we wait
+                alive = [t for t in self._threads if t.is_alive() and t is not threading.current_thread()]
+            if not alive:
+                break
+            alive[0].join(left)
 
     def _remove_private_folder(self) -> None:
         """The short private folder of a socket kept outside the index, once no holder uses it."""
@@ -114,9 +136,9 @@ class HolderServer:
                     self._threads.discard(threading.current_thread())
 
         thread = threading.Thread(target=run, name=name, daemon=True)
-        with self._threads_lock:
+        with self._threads_lock:  # stop() sees a thread only once it has started
             self._threads.add(thread)
-        thread.start()
+            thread.start()
 
     def _accept_loop(self) -> None:
         while not self._stopping.is_set():
@@ -127,7 +149,17 @@ class HolderServer:
                 conn, _ = listener.accept()
             except OSError:
                 return  # closed by stop()
+            if not self._same_user(conn):
+                conn.close()  # another user's process: not a word
+                continue
             self._spawn(self._serve_connection, "holder client", conn)
+
+    @staticmethod
+    def _same_user(conn: socket.socket) -> bool:
+        try:
+            return peer.is_ours(conn)
+        except OSError:
+            return False
 
     def _serve_connection(self, conn: socket.socket) -> None:
         with self._threads_lock:
@@ -165,18 +197,27 @@ class HolderServer:
         """Run one request beside a heartbeat; False once the client is gone."""
         replies: queue.Queue[Any] = queue.Queue()
         cancel = threading.Event()
+        with self._threads_lock:
+            if self._stopping.is_set():
+                return False  # stop() has begun: nothing new starts
+            self._cancels.add(cancel)
 
         def work() -> None:
             try:
                 replies.put(protocol.ok(self._run(op, args, replies.put, cancel)))
             except ConvoError as exc:
                 replies.put(protocol.error(str(exc), type(exc).__name__))
-            except Exception as exc:  # a bug must not take the holder down with it
+            except (KeyboardInterrupt, SystemExit):
+                raise
+            except BaseException as exc:  # a bug (or an engine panic) must not take the holder down with it
                 replies.put(protocol.error(f"internal error: {type(exc).__name__}: {exc}", "InternalError"))
             finally:
+                with self._threads_lock:
+                    self._cancels.discard(cancel)
                 replies.put(_DONE)
 
         self._spawn(work, f"holder {op}")
+        cut_short = op in OPERATIONS and OPERATIONS[op].streams
         while True:
             try:
                 reply = replies.get(timeout=protocol.HEARTBEAT)
@@ -184,6 +225,8 @@ class HolderServer:
                 reply = {"busy": True}
             if reply is _DONE:
                 return True
+            if cut_short and ("ok" in reply or "error" in reply) and self._stopping.is_set():
+                return False  # an index run the stop cancelled: no answer, the client takes over and finishes it
             if "v" not in reply:
                 reply = {"v": protocol.VERSION, **reply}
             if not _send(conn, reply):
@@ -193,7 +236,12 @@ class HolderServer:
     def _run(self, name: str, args: dict[str, Any], emit: Any, cancel: threading.Event) -> Any:
         """The engine's answer to one request, as JSON (core/holder/ops.py says how)."""
         if name == "hello":
-            return {"pid": os.getpid(), "protocol": protocol.VERSION, "model": asdict(self.engine.model_info())}
+            return {
+                "pid": os.getpid(),
+                "command": command_line(),
+                "protocol": protocol.VERSION,
+                "model": asdict(self.engine.model_info()),
+            }
         operation = OPERATIONS[name]
         kwargs = operation.from_wire(args)
         if operation.streams:

@@ -9,10 +9,9 @@ the index: it is an archive until `prune`.
 
 from __future__ import annotations
 
-import threading
 from collections.abc import Callable, Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Protocol
 
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
@@ -33,14 +32,21 @@ def watched_roots(paths: Iterable[Path]) -> list[Path]:
     return kept
 
 
+class StopFlag(Protocol):
+    """A threading.Event, or anything else with `is_set` that says when to stop."""
+
+    def is_set(self) -> bool: ...
+
+
 def watch_and_index(
     engine: Engine,
     roots: list[Path],
-    stop: threading.Event,
+    stop: StopFlag,
     on_report: Callable[[IndexReport], None] | None = None,
     on_watching: Callable[[], None] | None = None,
 ) -> None:
-    """Index every changed file under `roots` until `stop` is set (KeyboardInterrupt passes through).
+    """Index every changed file under `roots` until `stop` is set (an index run under
+    way stops too, within a model batch; KeyboardInterrupt passes through).
 
     The watch is in place only once watchfiles first yields (an empty batch after
     a second of quiet): then `roots` are indexed once more, so a file written
@@ -52,7 +58,7 @@ def watch_and_index(
     for changes in watch(*roots, debounce=DEBOUNCE_MS, stop_event=stop, rust_timeout=1000, yield_on_timeout=True):
         if not live:
             live = True
-            caught_up = engine.index(list(roots))  # incremental: unchanged files are skipped unread
+            caught_up = engine.index(list(roots), cancel=stop.is_set)  # incremental: unchanged files are skipped unread
             if on_report is not None:
                 on_report(caught_up)
             if on_watching is not None:
@@ -60,6 +66,6 @@ def watch_and_index(
         changed = sorted({Path(path) for kind, path in changes if kind != Change.deleted and Path(path).is_file()})
         if not changed:
             continue
-        report = engine.index(changed)
+        report = engine.index(changed, cancel=stop.is_set)
         if on_report is not None:
             on_report(report)

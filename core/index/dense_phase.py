@@ -22,6 +22,7 @@ from typing import Any, Protocol
 
 from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.index.points import LEVEL_TURN, turn_text
+from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.store.base import Cond, Filter, Store
 
@@ -90,13 +91,42 @@ def token_batches(texts: Sequence[str], budget: int = BATCH_TOKENS, max_batch: i
     return batches
 
 
-ProgressCallback = Callable[[int, int, float | None], None]  # done, total, eta seconds
+# Called with (texts with a vector in the whole index, all texts of the index,
+# seconds left or None while unknown, texts per second or None).
+ProgressCallback = Callable[[int, int, float | None, float | None], None]
+# While a round embeds, its vectors are written to the store (and so found by
+# meaning) after this many points or seconds, whichever comes first: one long
+# session is not one silent write minutes later.
+WRITE_POINTS = ROUND_TEXTS
+WRITE_SECONDS = 5.0
+# Progress is told at most this often (the holder streams each one to its client).
+PROGRESS_SECONDS = 0.5
 
 
 class CancelFlag(Protocol):
     """What a run reads of its cancel signal: a `threading.Event` or the indexer's view of a callable."""
 
     def is_set(self) -> bool: ...
+
+
+class _Told:
+    """Progress of the whole index: `done` of `total` texts have a vector; the
+    ETA and rate come from the pace of the last minute (throughput.py)."""
+
+    def __init__(self, notify: ProgressCallback, done: int, total: int):
+        self.notify = notify
+        self.done = done
+        self.total = total
+        self.pace = Throughput()
+        self._last = float("-inf")
+
+    def advance(self, points: int, *, force: bool = False) -> None:
+        self.done += points
+        self.pace.add(self.done)
+        now = time.monotonic()
+        if force or now - self._last >= PROGRESS_SECONDS:
+            self._last = now
+            self.notify(self.done, self.total, self.pace.eta(self.total - self.done), self.pace.rate())
 
 
 class DensePhase:
@@ -107,12 +137,12 @@ class DensePhase:
         self.embedded = 0  # texts this run sent to the model (the tests count them)
 
     def run(self, progress: ProgressCallback | None = None, cancel: CancelFlag | None = None) -> tuple[int, bool]:
-        """(points given a vector, cancelled)."""
-        notify = progress or (lambda _d, _t, _e: None)
-        order, total = self._pending_sessions()
-        done = 0
-        started = time.perf_counter()
-        notify(0, total, None)
+        """(points given a vector in this run, cancelled). Progress counts the whole
+        index: what earlier runs (or the vector cache) already gave a vector is done."""
+        order, pending = self._pending_sessions()
+        ready = self.store.count(_visible(Cond("dense_ready", value=True)))
+        told = _Told(progress or (lambda _d, _t, _e, _r: None), ready, ready + pending)
+        told.advance(0, force=True)
         group: list[str] = []
         group_size = 0
         for session_id, count in order:
@@ -120,15 +150,13 @@ class DensePhase:
             group_size += count
             if group_size < ROUND_TEXTS:
                 continue
-            done, cancelled = self._round(group, done, total, started, notify, cancel)
-            if cancelled:
-                return done, True
+            if self._round(group, told, cancel):
+                return told.done - ready, True
             group, group_size = [], 0
-        if group:
-            done, cancelled = self._round(group, done, total, started, notify, cancel)
-            if cancelled:
-                return done, True
-        return done, False
+        if group and self._round(group, told, cancel):
+            return told.done - ready, True
+        told.advance(0, force=True)
+        return told.done - ready, False
 
     def _pending_sessions(self) -> tuple[list[tuple[str, int]], int]:
         """Sessions with points waiting for a vector, newest first, and their counts."""
@@ -142,47 +170,52 @@ class DensePhase:
         order = sorted(counts, key=lambda sid: (-newest[sid], sid))
         return [(sid, counts[sid]) for sid in order], sum(counts.values())
 
-    def _round(
-        self,
-        sessions: list[str],
-        done: int,
-        total: int,
-        started: float,
-        notify: ProgressCallback,
-        cancel: CancelFlag | None,
-    ) -> tuple[int, bool]:
+    def _round(self, sessions: list[str], told: _Told, cancel: CancelFlag | None) -> bool:
+        """Give the sessions' waiting points their vectors; True if cancelled."""
         flt = _visible(Cond("dense_ready", value=False), Cond("session_id", any=tuple(sessions)))
         fields = ["key", "level", "text", "user_text", "ai_text"]
         points = [(p.id, p.payload.get("key", ""), point_text(p.payload)) for p in self.store.scroll(flt, fields=fields)]
-        texts = [text for _, _, text in points if text]
-        vectors = self.cache.get_many(texts) if self.cache is not None else {}
-        missing = [t for t in dict.fromkeys(texts) if t not in vectors]
+        # Points whose text is empty (nothing to embed) are done at once.
+        empty = tuple(key for _, key, text in points if not text)
+        if empty:
+            self.store.set_payload({"dense_ready": True}, _visible(Cond("key", any=empty)))
+            told.advance(len(empty))
+        waiting: dict[str, list[tuple[str, str]]] = {}  # text -> its points (id, key)
+        for pid, key, text in points:
+            if text:
+                waiting.setdefault(text, []).append((pid, key))
+        vectors = self.cache.get_many(list(waiting)) if self.cache is not None else {}
+        ready = [(text, vector) for text, vector in vectors.items() if text in waiting]
+        written = time.monotonic()
         cancelled = False
-        for batch in token_batches(missing, budget=getattr(self.dense, "batch_tokens", BATCH_TOKENS)):
+        for batch in token_batches(
+            [t for t in waiting if t not in vectors], budget=getattr(self.dense, "batch_tokens", BATCH_TOKENS)
+        ):
             if cancel is not None and cancel.is_set():
                 cancelled = True
                 break
+            if sum(len(waiting[t]) for t, _ in ready) >= WRITE_POINTS or time.monotonic() - written >= WRITE_SECONDS:
+                self._write(ready, waiting, told)
+                ready, written = [], time.monotonic()
             fresh = self.dense.embed_documents(batch)
             self.embedded += len(batch)
             pairs = list(zip(batch, fresh, strict=True))
             if self.cache is not None:
-                self.cache.put_many(pairs)
-            vectors.update(pairs)
-        ready = [(pid, key, text) for pid, key, text in points if text in vectors]
-        if ready:
-            self.store.update_vectors([(pid, vectors[text]) for pid, _, text in ready])
-            keys = tuple(dict.fromkeys(key for _, key, _ in ready))
-            self.store.set_payload({"dense_ready": True}, _visible(Cond("key", any=keys)))
-        # Points whose text is empty (nothing to embed) are done too.
-        empty = tuple(key for _, key, text in points if not text)
-        if empty:
-            self.store.set_payload({"dense_ready": True}, _visible(Cond("key", any=empty)))
-        done += len(ready) + len(empty)
+                self.cache.put_many(pairs)  # committed before the store sees them: a kill costs no embedding
+            ready += pairs
+        self._write(ready, waiting, told)
         # onnxruntime's threads allocate each batch's buffers from their own malloc
         # arenas; without a trim the freed memory stays mapped and the process
         # grows round after round (measured: 840 MB -> 1.3 GB over a long phase 2).
         return_freed_memory()
-        elapsed = time.perf_counter() - started
-        eta = elapsed / done * (total - done) if done and total > done else None
-        notify(done, total, eta)
-        return done, cancelled
+        return cancelled
+
+    def _write(self, ready: list[tuple[str, Any]], waiting: dict[str, list[tuple[str, str]]], told: _Told) -> None:
+        """Set the vectors of the points of `ready` texts and mark them ready."""
+        if not ready:
+            return
+        updates = [(pid, vector) for text, vector in ready for pid, _ in waiting[text]]
+        self.store.update_vectors(updates)
+        keys = tuple(dict.fromkeys(key for text, _ in ready for _, key in waiting[text]))
+        self.store.set_payload({"dense_ready": True}, _visible(Cond("key", any=keys)))
+        told.advance(len(updates))

@@ -7,7 +7,9 @@ transcript, and of which format, is decided later from its content by
 
 from __future__ import annotations
 
+import errno
 import os
+import stat
 from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass, field
 from functools import partial
@@ -72,11 +74,15 @@ def default_locations(settings: Settings) -> list[Location]:
     """
     found: list[Location] = []
     if settings.discover_defaults:
-        found += _cursor_locations()
-        found += _claude_locations()
-        found += [loc for loc in _tool_locations() if loc.path.exists()]
+        found += [loc for loc in checked_locations() if loc.path.exists()]
     found += [describe_path(path, "config") for path in settings.sources]
     return _unique(found)
+
+
+def checked_locations() -> list[Location]:
+    """Every default place discovery looks in, there or not: the folders a
+    pattern matched, or the pattern itself (`.../*/chats`) when it matched none."""
+    return [*_cursor_locations(), *_claude_locations(), *_tool_locations()]
 
 
 def _env_path(name: str) -> Path | None:
@@ -124,14 +130,11 @@ def _tool_locations() -> list[Location]:
         Location(OPENCODE, data / "opencode.db", "opencode", "default"),
         Location(OPENCODE, data / "storage" / "session", "opencode", "default"),
     ]
-    out += [Location(GEMINI, chats, "gemini-cli", "default") for chats in _sorted_glob(gemini_home() / "tmp", "*/chats")]
+    out += _matched(GEMINI, gemini_home() / "tmp", "*/chats", "gemini-cli")
     for app in VSCODE_APPS:
         for root in app_config_roots(app):
             user = root / "User"
-            out += [
-                Location(COPILOT, chats, "copilot-chat", "default")
-                for chats in _sorted_glob(user / "workspaceStorage", "*/chatSessions")
-            ]
+            out += _matched(COPILOT, user / "workspaceStorage", "*/chatSessions", "copilot-chat")
             out.append(Location(COPILOT, user / "globalStorage" / "emptyWindowChatSessions", "copilot-chat", "default"))
     for app in CLINE_HOSTS:
         for root in app_config_roots(app):
@@ -139,6 +142,12 @@ def _tool_locations() -> list[Location]:
                 Location(CLINE, root / "User" / "globalStorage" / ext / "tasks", "cline", "default") for ext in CLINE_EXTENSIONS
             ]
     return out
+
+
+def _matched(name: str, folder: Path, pattern: str, fmt: str) -> list[Location]:
+    """The folders under `folder` that `pattern` matches, or the pattern itself when none does."""
+    found = _sorted_glob(folder, pattern)
+    return [Location(name, path, fmt, "default") for path in found] or [Location(name, folder / pattern, fmt, "default")]
 
 
 def _sorted_glob(folder: Path, pattern: str) -> list[Path]:
@@ -206,18 +215,11 @@ def claude_projects_dirs() -> list[Path]:
 
 
 def _cursor_locations() -> list[Location]:
-    projects = Path.home() / ".cursor" / "projects"
-    if not projects.is_dir():
-        return []
-    return [
-        Location(CURSOR, folder, "cursor", "default")
-        for folder in sorted(projects.glob("*/agent-transcripts"))
-        if folder.is_dir()
-    ]
+    return _matched(CURSOR, Path.home() / ".cursor" / "projects", "*/agent-transcripts", "cursor")
 
 
 def _claude_locations() -> list[Location]:
-    return [Location(CLAUDE, folder, "claude-code", "default") for folder in claude_projects_dirs() if folder.is_dir()]
+    return [Location(CLAUDE, folder, "claude-code", "default") for folder in claude_projects_dirs()]
 
 
 def _unique(locations: list[Location]) -> list[Location]:
@@ -273,8 +275,33 @@ def iter_source_files(paths: Iterable[Path], on_problem: ProblemFn | None = None
                 yield root
         elif root.is_dir():
             yield from _walk(root, seen_dirs, seen_files, tell)
+        elif _special(root):
+            tell(root, _special(root) or "")
         elif root.is_symlink():
-            tell(root, "dangling link (its target does not exist)")
+            tell(root, _broken_link(root))
+
+
+def _broken_link(path: Path) -> str:
+    try:
+        os.stat(path)
+    except OSError as exc:
+        if exc.errno == errno.ELOOP:
+            return "a loop of links (it never reaches a file)"
+    return "dangling link (its target does not exist)"
+
+
+def _special(path: Path) -> str | None:
+    """Why a path that exists (through its link, if it is one) is neither a file
+    nor a folder: a pipe, socket or device is never opened (reading one could
+    block forever), but it is told, not skipped in silence."""
+    try:
+        mode = path.stat().st_mode
+    except (OSError, ValueError):
+        return None
+    if stat.S_ISREG(mode) or stat.S_ISDIR(mode):
+        return None
+    kind = "a named pipe" if stat.S_ISFIFO(mode) else "a socket" if stat.S_ISSOCK(mode) else "a device"
+    return f"not a regular file ({kind}{', through a link' if path.is_symlink() else ''}): not read"
 
 
 def _walk(folder: Path, seen_dirs: set[Path], seen_files: set[Path], tell: ProblemFn) -> Iterator[Path]:
@@ -294,13 +321,14 @@ def _walk(folder: Path, seen_dirs: set[Path], seen_files: set[Path], tell: Probl
         try:
             is_dir = entry.is_dir()  # follows symlinks; loops end via seen_dirs
             is_file = not is_dir and entry.is_file()
-            dangling = not (is_dir or is_file) and entry.is_symlink()
+            special = None if (is_dir or is_file) else _special(path)
+            dangling = not (is_dir or is_file or special) and entry.is_symlink()
         except OSError as exc:
             tell(path, f"cannot read: {exc.strerror or exc}")
             continue
-        if dangling:
+        if special or dangling:
             if _walk_into(entry.name) and not entry.name.startswith("."):
-                tell(path, "dangling link (its target does not exist)")
+                tell(path, special or _broken_link(path))
             continue
         if is_dir:
             if _walk_into(entry.name) and not _companion_folder(folder, entry.name, names):
@@ -351,13 +379,15 @@ def _starts_with(path: Path, magic: bytes) -> bool:
 
 
 def _looks_like_text(path: Path) -> bool:
-    """A cheap sniff for extension-less files: non-empty and no NUL byte."""
+    """A cheap sniff for extension-less files: non-empty and text (sources.looks_binary)."""
     try:
         with open(path, "rb") as handle:
             head = handle.read(SNIFF_BYTES)
     except OSError:
         return False
-    return bool(head.strip()) and b"\x00" not in head
+    from convo_tui.core.sources import looks_binary
+
+    return bool(head.strip()) and not looks_binary(head)
 
 
 @dataclass(frozen=True)
@@ -371,23 +401,6 @@ class LocationReport:
     formats: dict[str, int]  # format name -> units
     unknown: int  # candidate files no format recognised
     problems: list[tuple[Path, str]] = field(default_factory=list)  # unreadable folders, dangling links
-
-
-def places_looked(settings: Settings) -> list[str]:
-    """Every default place discovery checks, for telling the user where nothing was found."""
-    places: list[str] = []
-    if settings.discover_defaults:
-        places.append(str(Path.home() / ".cursor" / "projects" / "*" / "agent-transcripts"))
-        places += [str(folder) for folder in claude_projects_dirs()]
-        places += [str(codex_home() / "sessions"), str(codex_home() / "archived_sessions")]
-        places += [str(root / "User" / "globalStorage" / "state.vscdb") for root in app_config_roots("Cursor")]
-        places += [str(opencode_data_dir() / "opencode.db"), str(opencode_data_dir() / "storage" / "session")]
-        places.append(str(gemini_home() / "tmp" / "*" / "chats"))
-        places += [str(root / "User" / "workspaceStorage" / "*" / "chatSessions") for root in app_config_roots("Code")]
-        places += [
-            str(root / "User" / "globalStorage" / ext / "tasks") for root in app_config_roots("Code") for ext in CLINE_EXTENSIONS
-        ]
-    return places + [str(path) for path in settings.sources]
 
 
 def survey(locations: Iterable[Location]) -> list[LocationReport]:
@@ -420,7 +433,8 @@ def _session_count(format_name: str, path: Path) -> int:
         return count_conversations(path)
     if format_name == "claude-ai":
         return count_claude(path)
-    if format_name == "aider" or (format_name in ("cursor-ide", "opencode") and path.suffix in DATABASE_SUFFIXES):
+    # Aider histories, OpenAI-style row logs (one conversation_id a session) and databases hold several.
+    if format_name in ("aider", "openai") or (format_name in ("cursor-ide", "opencode") and path.suffix in DATABASE_SUFFIXES):
         from convo_tui.core.errors import ParseError
         from convo_tui.core.sources import parse_path
 

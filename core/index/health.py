@@ -8,10 +8,13 @@ scroll of the session points):
 
 - the index path is a folder;
 - the store's vector dimension is the one meta.json records;
-- the dense vector files have their full length (Edge maps fixed-size chunks);
+- every segment's storage files have the sizes its metadata gives (payload and
+  BM25 pages, dense vector chunks, flags), core/store/files.py;
 - every session the manifest lists for an unchanged file is in the store.
 
-The first three need `convo-tui index --rebuild`. Lost sessions are re-indexed
+The first three need `convo-tui index --rebuild`. `index` and `sources` go
+further (`verify_files`): every segment's payload, BM25 and dense storage
+against its metadata, and a read of every page. Lost sessions are re-indexed
 by a plain `convo-tui index`: `forget_lost` drops their files' manifest entries
 so the run parses them again instead of reporting them unchanged.
 """
@@ -26,7 +29,7 @@ from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.store.base import Cond, Filter, Store
-from convo_tui.core.store.files import REBUILD, SHARD, check_files, store_missing
+from convo_tui.core.store.files import REBUILD, SHARD, check_files, damaged, store_missing
 
 
 @dataclass
@@ -81,7 +84,7 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
     if index_dir is not None:
         health.problems = check_files(index_dir, store.read_meta())
     if health.problems:
-        raise IndexUnavailable(f"the index at {index_dir} is damaged: {health.problems[0]}; run {REBUILD}")
+        raise IndexUnavailable(damaged(index_dir or manifest_dir, health.problems[0]))
     if not read_only:
         return health  # a writer is about to index: Library.index repairs (forget_lost)
     manifest = Manifest.load(manifest_dir)
@@ -93,6 +96,16 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
             f"run `convo-tui index` to re-index them, or {REBUILD}"
         )
     return health
+
+
+def verify_files(store: Store, index_dir: Path) -> None:
+    """The deep check `index` and `sources` run before they report: every
+    segment's storage against its metadata, every page read (core/store/files.py).
+    IndexUnavailable, one line with the way out, for the first problem."""
+    problems = check_files(index_dir, store.read_meta(), deep=True)
+    if problems:
+        more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
+        raise IndexUnavailable(damaged(index_dir, problems[0] + more))
 
 
 def forget_lost(store: Store, manifest: Manifest, annotations: Annotations | None = None) -> int:

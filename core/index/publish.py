@@ -30,6 +30,7 @@ from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.index.dense_phase import DensePhase
 from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
 from convo_tui.core.index.points import PendingPoint, clean_text, session_points
+from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.model import Session
 from convo_tui.core.sources import detect, format_by_name, parse_path
@@ -49,10 +50,17 @@ OPTIMIZE_MIN_POINTS = 2000
 
 @dataclass
 class IndexProgress:
-    """One progress event. Phases: "scan" (files checked), "index" (phase 1:
-    files parsed, `sessions` published and searchable by keyword so far),
-    "semantic" (phase 2: texts given a dense vector, with `eta` seconds),
-    "optimize", "done"."""
+    """One progress event. Phases: "wait" (another index run of this process
+    goes first: this one starts when it ends), "takeover" (the process that
+    ran it stopped: the run goes on where the index is held now), "model"
+    (the dense model named in `path` is loading), "switch" (the index's
+    vectors move to another model: points copied), "scan" (files checked), "index"
+    (phase 1: `done` of `total` files parsed, `sessions` published and
+    searchable by keyword so far), "semantic" (phase 2: `done` of `total` texts
+    of the whole index have a dense vector, counting what earlier runs did),
+    "optimize", "done". `eta` (seconds left) and `rate` (files or texts per
+    second) come from the pace of the last minute (throughput.py); None
+    while it is not known yet."""
 
     phase: str
     done: int
@@ -60,6 +68,7 @@ class IndexProgress:
     path: str | None = None
     sessions: int = 0
     eta: float | None = None
+    rate: float | None = None
 
 
 @dataclass
@@ -80,6 +89,8 @@ class IndexReport:
     semantic_ready: int = 0
     semantic_total: int = 0
     keyword_seconds: float = 0.0
+    # One line each about the run itself (a damaged vector cache started afresh).
+    notes: list[str] = field(default_factory=list)
 
 
 ProgressFn = Callable[[IndexProgress], None]
@@ -201,8 +212,8 @@ class Indexer:
         if semantic and not report.cancelled:
             phase = DensePhase(self.store, self.dense, self.cache)
 
-            def semantic_progress(done: int, total: int, eta: float | None) -> None:
-                notify(IndexProgress("semantic", done, total, None, self._published_sessions, eta))
+            def semantic_progress(done: int, total: int, eta: float | None, rate: float | None) -> None:
+                notify(IndexProgress("semantic", done, total, None, self._published_sessions, eta, rate))
 
             report.vectors_added, report.cancelled = phase.run(semantic_progress, _CancelView(cancel))
             report.embedded = self.embedded = phase.embedded
@@ -242,11 +253,20 @@ class Indexer:
         pending_texts = 0
         batch_started = time.monotonic()
         wrote = False
+        # The time left follows the bytes read (files differ in size by thousands of times).
+        pace, left, read = Throughput(), sum(stat.st_size for _, stat in todo), 0
+
+        def tell(done: int, path: Path | None) -> None:
+            pace.add(read)
+            where = os.fsdecode(path) if path is not None else None
+            notify(IndexProgress("index", done, len(todo), where, self._published_sessions, pace.eta(left - read)))
+
         for done, (path, stat) in enumerate(todo):
             if is_cancelled(cancel):
                 report.cancelled = True
                 break
-            notify(IndexProgress("index", done, len(todo), os.fsdecode(path), self._published_sessions))
+            tell(done, path)
+            read += stat.st_size
             units = self._contained(path, report, partial(self._parse, path, stat, generation, report))
             if units is None:
                 continue
@@ -268,7 +288,7 @@ class Indexer:
                     continue
                 self._write(batch, generation, owners, report)
                 wrote = True
-                notify(IndexProgress("index", done, len(todo), os.fsdecode(path), self._published_sessions))
+                tell(done, path)
                 batch, pending_texts, batch_started = [], 0, time.monotonic()
                 if is_cancelled(cancel):
                     report.cancelled = True
@@ -278,7 +298,8 @@ class Indexer:
         if batch:
             self._write(batch, generation, owners, report)
             wrote = True
-        notify(IndexProgress("index", len(todo), len(todo), None, self._published_sessions))
+        if not report.cancelled:
+            tell(len(todo), None)
         return wrote
 
     def _contained(self, path: Path, report: IndexReport, work: Callable[[], Any]) -> Any:

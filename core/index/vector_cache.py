@@ -40,16 +40,24 @@ class VectorCache:
         self.model = model
         self.dim = dim
         self._db: sqlite3.Connection | None = None
+        # One line for the run's report when the cache could not be used as it was.
+        self.notice: str | None = None
         try:
             self._db = self._open()
-        except sqlite3.DatabaseError:
-            # Damaged: it only ever saves time, so start afresh.
+        except sqlite3.DatabaseError as exc:
+            # Damaged: it only ever saves time, so start afresh, and say so.
             for suffix in ("", "-wal", "-shm"):
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
             with contextlib.suppress(sqlite3.Error, OSError):
                 self._db = self._open()
-        except (sqlite3.Error, OSError):
+            self.notice = (
+                f"{self.path} was damaged ({exc}): started afresh; texts it held are embedded again"
+                if self._db is not None
+                else f"{self.path} was damaged ({exc}) and cannot be made again: every text is embedded"
+            )
+        except (sqlite3.Error, OSError) as exc:
             self._db = None
+            self.notice = f"{self.path} cannot be used ({exc}): every text is embedded, none is kept"
 
     def _open(self) -> sqlite3.Connection:
         self.path.parent.mkdir(parents=True, exist_ok=True)

@@ -22,11 +22,13 @@ from convo_tui.core.annotations import Annotations, overlay_hits
 from convo_tui.core.engine import Engine, ModelInfo, Readiness
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
+from convo_tui.core.index.health import verify_files
 from convo_tui.core.library.edits import Editor
 from convo_tui.core.library.indexing import IndexRuns
 from convo_tui.core.library.models import Models
 from convo_tui.core.library.opening import open_checked
 from convo_tui.core.library.reading import Reader
+from convo_tui.core.library.session_ids import SessionIds
 from convo_tui.core.search.pipeline import hits_in_session, search
 from convo_tui.core.settings import Settings, default_index_dir
 from convo_tui.core.store.base import Store
@@ -66,6 +68,8 @@ class Library(Engine):
         self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
         self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder)
         self.runs.meta_error = meta_error
+        # Ids as people type them (a unique 8+ character prefix) -> the session's id.
+        self.ids = SessionIds(self.store, lambda: [sid for sid, note in self.annotations.all().items() if note.deleted])
 
     @classmethod
     def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False, reading: bool = False) -> Library:
@@ -97,12 +101,16 @@ class Library(Engine):
 
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0) -> list[Hit]:
         embedders = self.models.embedders(mode, self.runs.meta_error)
-        hits = search(self.store, embedders, query, limit=limit, mode=mode, offset=offset)
+        hits = search(
+            self.store, embedders, query, limit=limit, mode=mode, offset=offset, resolve_session=self.ids.resolve_in_query
+        )
         return overlay_hits(hits, self.annotations.all())
 
     def hits_in_session(self, query: str, session_id: str, *, mode: str = "hybrid") -> list[Hit]:
         embedders = self.models.embedders(mode, self.runs.meta_error)
-        return overlay_hits(hits_in_session(self.store, embedders, query, session_id, mode=mode), self.annotations.all())
+        session_id = self.ids.resolve_in_query(session_id)
+        hits = hits_in_session(self.store, embedders, query, session_id, mode=mode, resolve_session=self.ids.resolve_in_query)
+        return overlay_hits(hits, self.annotations.all())
 
     def context(
         self,
@@ -121,7 +129,7 @@ class Library(Engine):
         return context_for(
             self,
             question,
-            session_id=session_id,
+            session_id=None if session_id is None else self.ids.resolve(session_id),
             recent=recent,
             refs=refs,
             all_sessions=all_sessions,
@@ -139,15 +147,21 @@ class Library(Engine):
         return self.reader.projects()
 
     def session(self, session_id: str) -> Session:
-        return self.reader.session(session_id)
+        return self.reader.session(self.ids.resolve(session_id))
 
     def session_summary(self, session_id: str) -> SessionSummary:
-        return self.reader.session_summary(session_id)
+        return self.reader.session_summary(self.ids.resolve(session_id))
+
+    def resolve_session_id(self, session_id: str) -> str:
+        return self.ids.resolve(session_id)
 
     def stats(self) -> Stats:
         return self.reader.stats()
 
     def readiness(self) -> Readiness:
+        """How much is searchable, once every file search reads was checked (`sources`)."""
+        if not self.settings.qdrant_url:
+            verify_files(self.store, self.settings.index_dir)
         choice = self.models.choice()
         return self.reader.readiness(choice.model, choice.reason)
 
@@ -158,31 +172,31 @@ class Library(Engine):
     # -- edits ---------------------------------------------------------------------
 
     def rename_session(self, session_id: str, title: str) -> SessionSummary:
-        return self.editor.rename(session_id, title)
+        return self.editor.rename(self.ids.resolve(session_id), title)
 
     def describe_session(self, session_id: str, text: str) -> SessionSummary:
-        return self.editor.describe(session_id, text)
+        return self.editor.describe(self.ids.resolve(session_id), text)
 
     def star_session(self, session_id: str, starred: bool = True) -> SessionSummary:
-        return self.editor.star(session_id, starred)
+        return self.editor.star(self.ids.resolve(session_id), starred)
 
     def tag_session(self, session_id: str, tags: list[str], *, remove: bool = False) -> SessionSummary:
-        return self.editor.tag(session_id, tags, remove=remove)
+        return self.editor.tag(self.ids.resolve(session_id), tags, remove=remove)
 
     def session_settings(self, session_id: str) -> dict[str, bool]:
-        return self.editor.settings(session_id)
+        return self.editor.settings(self.ids.resolve(session_id))
 
     def set_session_settings(
         self, session_id: str, *, hide_thinking: bool | None = None, hide_tools: bool | None = None
     ) -> dict[str, bool]:
         values = {k: v for k, v in (("hide_thinking", hide_thinking), ("hide_tools", hide_tools)) if v is not None}
-        return self.editor.set_settings(session_id, values)
+        return self.editor.set_settings(self.ids.resolve(session_id), values)
 
     def delete_session(self, session_id: str) -> None:
-        self.editor.delete(session_id)
+        self.editor.delete(self.ids.resolve(session_id))
 
     def restore_session(self, session_id: str) -> bool:
-        return self.editor.restore(session_id)
+        return self.editor.restore(self.ids.resolve_deleted(session_id))
 
     # -- indexing --------------------------------------------------------------------
 
@@ -213,6 +227,9 @@ class Library(Engine):
         return self.runs.prune()
 
     # -- lifecycle ---------------------------------------------------------------------
+
+    def served_by(self) -> str | None:
+        return None  # this process holds the index
 
     def close(self) -> None:
         """Stop serving (running requests finish), then let go of the index."""

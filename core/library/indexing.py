@@ -8,9 +8,9 @@ from pathlib import Path
 
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.index.health import forget_lost
+from convo_tui.core.index.health import forget_lost, verify_files
 from convo_tui.core.index.manifest import Manifest
-from convo_tui.core.index.publish import CancelLike, Indexer, IndexReport, ProgressFn, prune
+from convo_tui.core.index.publish import CancelLike, Indexer, IndexProgress, IndexReport, ProgressFn, is_cancelled, prune
 from convo_tui.core.library.models import Models
 from convo_tui.core.library.opening import SCHEMA_VERSION
 from convo_tui.core.settings import Settings
@@ -29,6 +29,10 @@ def adopt_model(manifest: Manifest, model: str) -> None:
         manifest.save(force=True)
 
 
+# Seconds between two looks at the cancel signal while a run waits for its turn.
+_CANCEL_POLL = 0.25
+
+
 class IndexRuns:
     def __init__(self, settings: Settings, store: Store, models: Models, annotations: Annotations, manifest_dir: Path):
         self.settings = settings
@@ -39,6 +43,7 @@ class IndexRuns:
         self._one_at_a_time = threading.Lock()
         # Why the index may not be read (a rebuild clears it).
         self.meta_error: IndexUnavailable | None = None
+        self._verified = False  # the store's files checked (verify_files) by this process
 
     def default_paths(self) -> list[Path]:
         from convo_tui.core.index.discover import default_locations
@@ -56,11 +61,25 @@ class IndexRuns:
     ) -> IndexReport:
         if self.meta_error is not None and not rebuild:
             raise self.meta_error
-        with self._one_at_a_time:
-            try:
-                return self._run(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
-            finally:
-                self.store.release_pages()  # a holder lives on: what the run read and wrote need not stay resident
+        if not self._wait_for_turn(progress, cancel):
+            return IndexReport(cancelled=True)
+        try:
+            return self._run(paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+        finally:
+            self._one_at_a_time.release()
+            self.store.release_pages()  # a holder lives on: what the run read and wrote need not stay resident
+
+    def _wait_for_turn(self, progress: ProgressFn | None, cancel: CancelLike) -> bool:
+        """Wait while another run of this process goes (telling so once); False if
+        cancelled meanwhile (a holder stopping, a client gone, Ctrl+C)."""
+        if self._one_at_a_time.acquire(blocking=False):
+            return True
+        if progress is not None:
+            progress(IndexProgress("wait", 0, 0))
+        while not self._one_at_a_time.acquire(timeout=_CANCEL_POLL):
+            if is_cancelled(cancel):
+                return False
+        return True
 
     def _run(
         self, paths: list[Path] | None, *, progress: ProgressFn | None, cancel: CancelLike, rebuild: bool, semantic: bool
@@ -74,11 +93,17 @@ class IndexRuns:
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
             manifest.save(force=True)
             self.meta_error = None
+        elif not self.settings.qdrant_url and not self._verified:
+            # A damaged store is named, never indexed into; once per process (a holder re-indexes often).
+            verify_files(self.store, self.settings.index_dir)
+            self._verified = True
         roots = list(paths) if paths is not None else self.default_paths()
         self.models.choose_for(roots)
         switched = self.models.switch(self.manifest_dir, progress, cancel)
         if switched is not None and switched.cancelled:
             return IndexReport(cancelled=True)
+        if not self.models.ready and progress is not None:
+            progress(IndexProgress("model", 0, 0, self.models.choice().model))  # seconds, the first time
         self.models.load()
         dense, sparse = self.models.dense, self.models.sparse
         assert dense is not None and sparse is not None
@@ -108,6 +133,8 @@ class IndexRuns:
         finally:
             cache.close()
         report.skipped.extend(unreadable)
+        if cache.notice:
+            report.notes.append(cache.notice)
         return report
 
     def prune(self) -> int:

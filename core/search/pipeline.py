@@ -8,13 +8,15 @@ merge.py folds message hits into their turn's card and collapses duplicates.
 from __future__ import annotations
 
 import re
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from functools import partial
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
 from convo_tui.core.index.points import LANG_CJK, LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
+from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.search.merge import cosine, merge
@@ -69,17 +71,28 @@ def level_filter(parsed: ParsedQuery, level: str) -> Filter:
 
 
 def search(
-    store: Store, embedders: Embedders, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0
+    store: Store,
+    embedders: Embedders,
+    query: str,
+    *,
+    limit: int = 10,
+    mode: str = "hybrid",
+    offset: int = 0,
+    resolve_session: Callable[[str], str] | None = None,
 ) -> list[Hit]:
     """Cards `offset .. offset+limit` of the ranking, best first; each card's
     `score` (relevance, 0..1) is what orders the list and what a card shows.
-    Cards under the relevance floor are dropped, so a nonsense word finds nothing."""
+    Cards under the relevance floor are dropped, so a nonsense word finds nothing.
+    `resolve_session` turns a `session:` filter's id prefix into the whole id."""
     if mode not in MODES:
         raise QueryError(f"unknown search mode '{mode}' (use one of {', '.join(MODES)})")
     parsed = parse_query(query)
-    if limit <= 0:
+    check_count("limit", limit)
+    check_count("offset", offset)
+    if parsed.session and resolve_session is not None:
+        parsed.session = resolve_session(parsed.session)
+    if limit == 0:
         return []
-    offset = max(0, offset)
     window = offset + limit
     if not parsed.text:
         return _latest(store, parsed, window)[offset:] if parsed.has_filters else []
@@ -383,20 +396,28 @@ def _fill_dense(store: Store, points: list[Scored], query_dense: Sequence[float]
 
 
 def hits_in_session(
-    store: Store, embedders: Embedders, query: str, session_id: str, *, mode: str = "hybrid", limit: int = 200
+    store: Store,
+    embedders: Embedders,
+    query: str,
+    session_id: str,
+    *,
+    mode: str = "hybrid",
+    limit: int = 200,
+    resolve_session: Callable[[str], str] | None = None,
 ) -> list[Hit]:
     """Every hit of a query within one session, in reading order (for the reader's n/N)."""
     parsed = parse_query(query)
     if not parsed.text:
         return []
     scoped = f"{query} {session_filter(session_id)}" if parsed.session is None else query
+    find = partial(search, store, embedders, scoped, limit=limit, resolve_session=resolve_session)
     if mode != "hybrid" or embedders.dense is None:
-        hits = search(store, embedders, scoped, limit=limit, mode="keyword" if mode == "hybrid" else mode)
+        hits = find(mode="keyword" if mode == "hybrid" else mode)
     else:
         # Dense retrieval ranks every turn; within a session only the close ones count.
-        hits = search(store, embedders, scoped, limit=limit, mode="keyword")
+        hits = find(mode="keyword")
         seen = {(h.turn_index, tuple(h.message_ids)) for h in hits}
-        for hit in search(store, embedders, scoped, limit=limit, mode="semantic"):
+        for hit in find(mode="semantic"):
             if hit.score >= IN_SESSION_RELEVANCE and (hit.turn_index, tuple(hit.message_ids)) not in seen:
                 hits.append(hit)
     return sorted(hits, key=lambda h: (h.turn_index, h.kind != "turn"))

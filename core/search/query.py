@@ -6,6 +6,7 @@ verbatim, case-insensitive). Values may be quoted: `project:"my app"`.
 A DATE is YYYY-MM-DD, `today`, `yesterday`, or a count of days, weeks,
 months (30 days) or years back: `7d`, `2w`, `3m`, `1y`; each means the local
 midnight that starts that day (`after:7d` = the last seven days and today).
+Dates clamp to 1970-01-01 .. 9999-12-30 (`after:99999y` is "since 1970").
 """
 
 from __future__ import annotations
@@ -72,6 +73,10 @@ class ParsedQuery:
 _RELATIVE = re.compile(r"(?P<count>\d{1,5})(?P<unit>[dwmy])")
 _UNIT_DAYS = {"d": 1, "w": 7, "m": 30, "y": 365}
 _NAMED_DAYS = {"today": 0, "yesterday": 1}
+# Dates clamp to this range: `after:99999y` means "since the earliest day", and
+# every day of it converts to a timestamp in any time zone (year 1 does not).
+EARLIEST = datetime(1970, 1, 1)
+LATEST = datetime(9999, 12, 30)
 
 
 def _date(key: str, value: str, now: datetime | None = None) -> float:
@@ -80,9 +85,10 @@ def _date(key: str, value: str, now: datetime | None = None) -> float:
     if relative or lowered in _NAMED_DAYS:
         days = _NAMED_DAYS[lowered] if not relative else int(relative["count"]) * _UNIT_DAYS[relative["unit"]]
         today = (now or datetime.now()).astimezone().replace(hour=0, minute=0, second=0, microsecond=0)
-        # Calendar days back, then that day's local midnight (DST-safe).
+        # Calendar days back, then that day's local midnight (DST-safe); no further back than EARLIEST.
+        days = min(days, max(0, (today.replace(tzinfo=None) - EARLIEST).days))
         start = (today - timedelta(days=days)).replace(tzinfo=None)
-        return start.astimezone().timestamp()
+        return _midnight(start)
     try:
         day = datetime.strptime(value, "%Y-%m-%d")
     except ValueError:
@@ -90,7 +96,12 @@ def _date(key: str, value: str, now: datetime | None = None) -> float:
             f"{key}:{value} is not a date (use {key}:YYYY-MM-DD, {key}:today, {key}:yesterday or {key}:7d, 2w, 3m, 1y)"
         ) from None
     # Local midnight, as the user reads dates.
-    return day.astimezone().timestamp()
+    return _midnight(day)
+
+
+def _midnight(day: datetime) -> float:
+    """Epoch seconds of a day's local midnight, the day clamped to EARLIEST..LATEST."""
+    return min(max(day, EARLIEST), LATEST).astimezone().timestamp()
 
 
 def parse_query(query: str, *, now: datetime | None = None) -> ParsedQuery:

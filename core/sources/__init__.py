@@ -109,8 +109,38 @@ def read_head(path: Path) -> str:
     with open(path, "rb") as handle:
         raw = handle.read(HEAD_BYTES)
     if raw.startswith(_UTF16_BOMS):
-        return raw[: len(raw) // 2 * 2].decode("utf-16", errors="replace")
-    return raw.decode("utf-8-sig", errors="replace")
+        return drop_nul_lines(raw[: len(raw) // 2 * 2].decode("utf-16", errors="replace"))[0]
+    text = raw.decode("utf-8-sig", errors="replace")
+    return text if is_sqlite(raw) else drop_nul_lines(text)[0]
+
+
+def looks_binary(data: bytes) -> bool:
+    """A file's first bytes are not text. A NUL byte alone does not say so: one
+    line may carry one, and a file cut short by a crash may end in a run of them.
+    Binary is what, NULs aside, is mostly not text (invalid UTF-8, control bytes)."""
+    if b"\x00" not in data:
+        return False
+    rest = data.replace(b"\x00", b"")
+    if not rest.strip():
+        return True  # nothing but NULs (and blanks)
+    text = rest.decode("utf-8", errors="replace")
+    odd = sum(1 for ch in text if ch == "\ufffd" or (ch < " " and ch not in "\t\n\r\f\v"))
+    return odd * 20 > len(text)  # more than one character in twenty
+
+
+def drop_nul_lines(text: str) -> tuple[str, int, int]:
+    """`text` without its lines that hold a NUL, how many, and the first one's number."""
+    if "\x00" not in text:
+        return text, 0, 0
+    kept: list[str] = []
+    dropped = first = 0
+    for number, line in enumerate(text.splitlines(keepends=True), start=1):
+        if "\x00" in line:
+            dropped += 1
+            first = first or number
+        else:
+            kept.append(line)
+    return "".join(kept), dropped, first
 
 
 def _check_bytes(path: Path, size: int, data: bytes) -> None:
@@ -121,7 +151,7 @@ def _check_bytes(path: Path, size: int, data: bytes) -> None:
         return  # UTF-16 text and SQLite databases hold NUL bytes by nature
     if size == 0 or not data.strip():
         raise ParseError(path, "empty file")
-    if b"\x00" in data[:HEAD_BYTES]:
+    if looks_binary(data[:HEAD_BYTES]):
         raise ParseError(path, "binary file (contains NUL bytes)")
 
 
@@ -138,16 +168,22 @@ def read_text(path: str | Path) -> str:
         raise ParseError(path, f"cannot read: {exc.strerror or exc}") from None
     _check_bytes(path, size, raw)
     text, bad = decode(raw)
-    if not text.strip():
-        raise ParseError(path, "empty file")
+    notes = _decode_notes.get()
     if bad:
         where = text.index("\ufffd")
         line = text.count("\n", 0, where) + 1
-        note = f"{path}:{line}: {bad} invalid byte{'s' * (bad != 1)} replaced (not valid UTF-8)"
-        notes = _decode_notes.get()
-        if notes is not None and note not in notes:
-            notes.append(note)
+        _note(notes, f"{path}:{line}: {bad} invalid byte{'s' * (bad != 1)} replaced (not valid UTF-8)")
+    text, dropped, first = drop_nul_lines(text)
+    if dropped:
+        _note(notes, f"{path}:{first}: {dropped} line{'s' * (dropped != 1)} holding NUL bytes dropped")
+    if not text.strip():
+        raise ParseError(path, "binary file (contains NUL bytes)" if dropped else "empty file")
     return text
+
+
+def _note(notes: list[str] | None, note: str) -> None:
+    if notes is not None and note not in notes:
+        notes.append(note)
 
 
 def _precheck(path: Path) -> None:
@@ -221,7 +257,7 @@ def parse_path(path: str | Path) -> list[Session]:
         raise
     except RecursionError:
         raise ParseError(path, "structure nested too deeply") from None
-    except (ValueError, TypeError, KeyError, AttributeError, IndexError) as exc:
+    except (ValueError, TypeError, KeyError, AttributeError, IndexError, ArithmeticError) as exc:
         # A parser bug or a shape we did not foresee: still one line, never a traceback.
         raise ParseError(path, f"unexpected {fmt.label} structure ({type(exc).__name__}: {exc})") from None
     finally:

@@ -47,7 +47,10 @@ def to_utc(value: Any) -> datetime | None:
     if isinstance(value, datetime):
         stamp = value
     elif isinstance(value, (int, float)):
-        return _from_epoch(float(value))
+        try:
+            return _from_epoch(float(value))
+        except OverflowError:  # a whole number past any float: not a time
+            return None
     elif isinstance(value, str):
         text = value.strip()
         if not text:

@@ -18,6 +18,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import clip_result, number_messages, title_from_messages
 
@@ -140,7 +141,7 @@ def parse(path: Path) -> list[Session]:
             started_at=chat.started,
             cwd=str(folder),
             # Aider reopens a repository's whole chat history, not one session of it.
-            resume=["aider", "--restore-chat-history"],
+            resume=resume_command("aider"),
         )
         session.fill_times()
         sessions.append(session)

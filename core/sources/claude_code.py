@@ -11,7 +11,9 @@ another API response stay separate messages (pairing joins them into the turn).
 User lines that only carry tool results are the tools talking, not the user.
 
 Each of those lines repeats the response's `message.usage`; it is kept once
-per `message.id` (the last line's, the final count) in `Message.meta["usage"]`.
+per `message.id` (the last line's, the final count) in `Message.meta["usage"]`,
+with the 1-hour share of the cache writes (`cache_creation.ephemeral_1h_input_tokens`,
+billed at another price) and the response's `message.model` in `meta["model"]`.
 A sub-agent's lines copied into `progress` lines keep no usage: Claude Code
 also writes them to the sub-agent's own file, which counts them.
 """
@@ -23,7 +25,9 @@ import re
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
+from convo_tui.core.cost.usage import CACHE_WRITE_1H_KEY
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip,
@@ -148,7 +152,11 @@ def api_usage(message: dict[str, Any]) -> dict[str, int]:
     usage = message.get("usage")
     if not isinstance(usage, dict):
         return {}
-    return usage_of(**{key: token_count(usage.get(key)) for key in _USAGE_KEYS})
+    counts = {key: token_count(usage.get(key)) for key in _USAGE_KEYS}
+    creation = usage.get("cache_creation")
+    if isinstance(creation, dict):
+        counts[CACHE_WRITE_1H_KEY] = token_count(creation.get("ephemeral_1h_input_tokens"))
+    return usage_of(**counts)
 
 
 def _join(parts: list[str]) -> str:
@@ -290,27 +298,29 @@ class _Reader:
             previous.text = _join([previous.text, *reply.texts])
             previous.thinking = _join([previous.thinking, *reply.thinking])
             previous.tools.extend(reply.tools)
-            self._keep_usage(api_id, previous, api_usage(message) if count_usage else {})
+            self._keep_usage(api_id, previous, api_usage(message) if count_usage else {}, message.get("model"))
             return
         if not (reply.texts or reply.thinking or reply.tools):
             holder = self._usage_holders.get(api_id) if isinstance(api_id, str) else None
             if holder is not None:  # an empty line of a reply still carries its latest count
-                self._keep_usage(api_id, holder, api_usage(message) if count_usage else {})
+                self._keep_usage(api_id, holder, api_usage(message) if count_usage else {}, message.get("model"))
             return
         merged = self._append(ASSISTANT, _join(reply.texts), _join(reply.thinking), reply.tools, line, error=error)
         if key and not error:
             self._open_replies[key] = merged
-        self._keep_usage(api_id, merged, api_usage(message) if count_usage else {})
+        self._keep_usage(api_id, merged, api_usage(message) if count_usage else {}, message.get("model"))
 
-    def _keep_usage(self, api_id: Any, message: Message, usage: dict[str, int]) -> None:
-        """One count per API message: a later line of the same id replaces the count, on the message that holds it."""
+    def _keep_usage(self, api_id: Any, message: Message, usage: dict[str, int], model: Any) -> None:
+        """One count per API message: a later line of the same id replaces the count, on the
+        message that holds it, with the model that answered (the count's price depends on it)."""
         if not usage:
             return
-        if not isinstance(api_id, str) or not api_id:
-            message.meta["usage"] = usage
-            return
-        holder = self._usage_holders.setdefault(api_id, message)
+        holder = message
+        if isinstance(api_id, str) and api_id:
+            holder = self._usage_holders.setdefault(api_id, message)
         holder.meta["usage"] = usage
+        if isinstance(model, str) and model and model != "<synthetic>":
+            holder.meta["model"] = model
 
     def _append(
         self, role: Role, text: str, thinking: str, tools: list[ToolCall], line: dict[str, Any], error: bool = False
@@ -371,11 +381,11 @@ def parse(path: Path) -> list[Session]:
         messages=reader.messages,
         meta={"cwd": reader.cwd} if reader.cwd else {},
         cwd=reader.cwd,
-        resume=None if path.stem.startswith("agent-") else ["claude", "--resume", session_id],
+        resume=None if path.stem.startswith("agent-") else resume_command("claude", session_id),
         warnings=reader.warnings,
     )
     session.fill_times()
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=3)
+FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=4)

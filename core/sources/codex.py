@@ -25,6 +25,7 @@ from pathlib import Path
 from typing import Any
 
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     add_usage,
@@ -237,6 +238,8 @@ class _Reader:
     def _reply(self, stamp: Any) -> Message:
         if self.reply is None:
             self.reply = Message(id="", role=ASSISTANT, text="", timestamp=stamp)
+            if self.model:  # the model of this answer: a session can switch (/model), its price with it
+                self.reply.meta["model"] = self.model
             if self._unclaimed:  # a request of this answer that wrote nothing readable (hidden reasoning)
                 self.reply.meta["usage"], self._unclaimed = self._unclaimed, {}
             self._append(self.reply)
@@ -289,11 +292,11 @@ def parse(path: Path) -> list[Session]:
             if v
         },
         cwd=cwd,
-        resume=["codex", "resume", session_id],
+        resume=resume_command("codex", session_id),
         warnings=[f"{path}:{line}: {reason}" for line, reason in problems],
     )
     session.fill_times()
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=3)

@@ -26,6 +26,7 @@ from typing import Any
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     clip_result,
@@ -176,7 +177,7 @@ def parse(path: Path) -> list[Session]:
         updated_at=to_utc(data.get("lastUpdated")),
         meta={"project_hash": data["projectHash"]} if isinstance(data.get("projectHash"), str) else {},
         cwd=cwd,
-        resume=["gemini", "--resume", session_id],
+        resume=resume_command("gemini", session_id),
     )
     session.fill_times()
     return [session]

@@ -27,6 +27,7 @@ from typing import Any
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
     add_usage,
@@ -161,7 +162,7 @@ def _session(info: dict[str, Any], messages: list[Message], path: Path) -> Sessi
         updated_at=to_utc((info.get("time") or {}).get("updated") if isinstance(info.get("time"), dict) else None),
         meta={"parent": info["parentID"]} if info.get("parentID") else {},
         cwd=cwd,
-        resume=["opencode", "--session", session_id],
+        resume=resume_command("opencode", session_id),
     )
     session.fill_times()
     return session

@@ -22,6 +22,7 @@ from dataclasses import dataclass, field
 from pathlib import Path
 
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
+from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import clip, clip_result, number_messages, title_from_messages, to_utc
 
@@ -379,7 +380,7 @@ def started_from_name(name: str) -> str | None:
 
 
 # Tools that SpecStory exports from and the command each has to reopen a session.
-_RESUME = {"claude code": ["claude", "--resume"], "codex": ["codex", "resume"], "codex cli": ["codex", "resume"]}
+_RESUME_TOOL = {"claude code": "claude", "codex": "codex", "codex cli": "codex"}
 
 
 def project_of(path: Path) -> str:
@@ -399,7 +400,8 @@ def parse(path: Path) -> list[Session]:
         return []
     number_messages(reader.messages)
     title = reader.title()
-    resume = _RESUME.get(reader.kind.lower()) if reader.session_id else None
+    tool = _RESUME_TOOL.get(reader.kind.lower())
+    resume = resume_command(tool, reader.session_id) if tool and reader.session_id else None
     folder = path.absolute().parent.parent.parent if path.absolute().parent.parent.name == ".specstory" else None
     session = Session(
         id=reader.session_id or path.stem,
@@ -411,7 +413,7 @@ def parse(path: Path) -> list[Session]:
         started_at=to_utc(reader.started) or to_utc(started_from_name(path.name)),
         meta={"tool": reader.kind} if reader.kind else {},
         cwd=str(folder) if folder and resume else None,
-        resume=[*resume, reader.session_id] if resume else None,
+        resume=resume,
         warnings=reader.warnings,
     )
     session.fill_times()

@@ -18,7 +18,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.store import space
+from convo_tui.core.store import readonly, space
 from convo_tui.core.store.base import (
     DENSE,
     PAYLOAD_INDEXES,
@@ -40,7 +40,7 @@ from convo_tui.core.store.edge_schema import (
     to_stored,
 )
 from convo_tui.core.store.edge_switch import EdgeDenseSwitch, recover
-from convo_tui.core.store.files import SHARD, check_index_path, store_missing
+from convo_tui.core.store.files import SHARD, check_index_path, damaged, missing_before_load, store_missing
 from convo_tui.core.store.lock import IndexLock
 from convo_tui.core.store.resident import release_index_pages
 
@@ -70,8 +70,13 @@ class EdgeStore(Store):
         self.damaged: IndexUnavailable | None = None
         if read_only and not self._has_shard():
             raise IndexUnavailable(store_missing(self.path) or f"no index at {self.path} yet; run `convo-tui index` first")
-        _private_dir(self.path)
-        self._lock = IndexLock(self.path)
+        # A folder this process may not write is read from a private copy (core/store/readonly.py).
+        self._copy: Path | None = None
+        if read_only and not readonly.writable(self.path):
+            self._lock: IndexLock | readonly.SharedLock = readonly.SharedLock(self.path / "lock")
+        else:
+            _private_dir(self.path)
+            self._lock = IndexLock(self.path)
         self._lock.acquire()
         try:
             if not read_only:
@@ -79,14 +84,21 @@ class EdgeStore(Store):
             if self._has_shard():
                 # Edge maps its files even to read them: on a full disk that is a SIGBUS.
                 space.require(self.path, space.open_reserve(self.path, self.path / SHARD), "open the index")
+                missing = missing_before_load(self.path)  # Edge would make them anew, empty
+                if missing:
+                    raise IndexUnavailable(damaged(self.path, missing[0]))
+                if isinstance(self._lock, readonly.SharedLock):
+                    self._copy = readonly.copy_shard(self.path / SHARD)
                 self._shard = self._load(None)
                 self.release_pages()  # the WAL and the appendable segment's indexes, read whole by the load
         except IndexUnavailable as exc:
             if not repair or read_only:
+                self._drop_copy()
                 self._lock.release()
                 raise
             self.damaged = exc
         except BaseException:
+            self._drop_copy()
             self._lock.release()
             raise
 
@@ -95,15 +107,14 @@ class EdgeStore(Store):
     def _has_shard(self) -> bool:
         return (self.path / SHARD / "edge_config.json").is_file()
 
+    def _drop_copy(self) -> None:
+        copy, self._copy = self._copy, None
+        if copy is not None:
+            shutil.rmtree(copy.parent, ignore_errors=True)
+
     def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
-        try:
-            with edge_errors(self.path, "opening"):
-                shard = qe.EdgeShard.load(str(self.path / SHARD), config)
-        except IndexUnavailable as exc:
-            raise IndexUnavailable(
-                f"{exc}; your transcripts are not affected: rebuild the index with `convo-tui index --rebuild`"
-            ) from None
-        return shard
+        with edge_errors(self.path, "opening"):  # a shard Edge cannot load is damaged: the rebuild line
+            return qe.EdgeShard.load(str(self._copy or self.path / SHARD), config)
 
     def ensure(self, dim: int) -> None:
         self._writable()
@@ -178,7 +189,7 @@ class EdgeStore(Store):
 
     def release_pages(self) -> None:
         if self._shard is not None:
-            release_index_pages(self.path)
+            release_index_pages(self._copy.parent if self._copy else self.path)
 
     def flush(self) -> None:
         if self._shard is not None and not self.read_only:
@@ -194,6 +205,7 @@ class EdgeStore(Store):
                         shard.flush()
                     shard.close()
         finally:
+            self._drop_copy()
             self._lock.release()  # only after Edge let go of its own WAL lock
 
     # -- writes ------------------------------------------------------------
@@ -256,9 +268,10 @@ class EdgeStore(Store):
         with_payload: Any = qe.PayloadSelector.Include(list(fields)) if fields is not None else True
         offset = None
         while True:
-            records, offset = self._shard.scroll(
-                qe.ScrollRequest(offset=offset, limit=batch, filter=to_filter(flt), with_payload=with_payload)
-            )
+            with edge_errors(self.path, "reading"):
+                records, offset = self._shard.scroll(
+                    qe.ScrollRequest(offset=offset, limit=batch, filter=to_filter(flt), with_payload=with_payload)
+                )
             for r in records:
                 yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload))
             if offset is None:
@@ -267,7 +280,8 @@ class EdgeStore(Store):
     def count(self, flt: Filter | None = None) -> int:
         if self._shard is None:
             return 0
-        return self._shard.count(qe.CountRequest(exact=True, filter=to_filter(flt)))
+        with edge_errors(self.path, "reading"):
+            return self._shard.count(qe.CountRequest(exact=True, filter=to_filter(flt)))
 
     # -- meta --------------------------------------------------------------
 
@@ -277,9 +291,7 @@ class EdgeStore(Store):
         except FileNotFoundError:
             return {}
         except (OSError, ValueError) as exc:
-            raise IndexUnavailable(
-                f"{self.path / META_NAME}: unreadable index metadata ({exc}); rebuild the index with `convo-tui index --rebuild`"
-            ) from None
+            raise IndexUnavailable(damaged(self.path, f"{META_NAME} is unreadable ({exc})")) from None
         return meta
 
     def write_meta(self, meta: dict[str, Any]) -> None:

@@ -5,8 +5,9 @@ switch's staged shard (edge_switch.py)."""
 
 from __future__ import annotations
 
+import re
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
 
@@ -24,6 +25,7 @@ from convo_tui.core.store.base import (
     Scored,
     SparseVec,
 )
+from convo_tui.core.store.files import damaged
 
 # qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
 # stored JSON bool; so bool fields are stored as 0/1 here and turned back on read.
@@ -73,22 +75,61 @@ def one_line(exc: BaseException) -> str:
     return " ".join(str(exc).split())
 
 
+# What each step of edge_errors is, as the disk-full line says it ("free some space to ...").
+_DOING = {
+    "opening": "open the index",
+    "creating": "create the index",
+    "writing": "write the index",
+    "optimizing": "optimize the index",
+    "flushing": "write the index",
+    "closing": "close the index",
+    "searching": "search the index",
+    "reading": "read the index",
+}
+# Steps whose failure means damaged files: loading the shard, and reads of a shard that loaded.
+_READS = frozenset({"opening", "searching", "reading"})
+
+
+# Edge's words for a file it could not parse, at the end of a chain of causes.
+_UNPARSED = re.compile(r"Failed to deserialize (/.+?): (.+)$")
+
+
+def _what_failed(path: Path, doing: str, exc: BaseException) -> str:
+    """The damaged file and why, when Edge names one; else the step and Edge's own words."""
+    said = one_line(exc)
+    found = _UNPARSED.search(said)
+    if found is None:
+        return f"{doing} failed ({said})"
+    name, why = found.groups()
+    with suppress(ValueError):
+        name = str(Path(name).relative_to(path))
+    return f"{name} is unreadable ({why})"
+
+
+def is_engine_panic(exc: BaseException) -> bool:
+    """A Rust panic inside Edge (pyo3's PanicException derives from BaseException):
+    a file that held what its metadata promised would not have caused it."""
+    return type(exc).__name__ == "PanicException"
+
+
 @contextmanager
 def edge_errors(path: Path, doing: str) -> Iterator[None]:
-    """Edge reports I/O and storage failures as bare Exception: make them one line.
+    """Edge reports I/O and storage failures as bare Exception, and damaged
+    files sometimes as a Rust panic: make each one line.
 
-    A full disk gets its own line (DiskFull, with the free space); other read
-    failures name the way out, since a search that fails on a readable index
-    means damaged files."""
+    A full disk gets its own line (DiskFull, with the free space); a failed
+    read or a panic means damaged files, named with the way out."""
     try:
         yield
-    except Exception as exc:
-        if type(exc) is not Exception:
-            raise  # programming errors (TypeError, ValueError, ...) stay loud
+    except BaseException as exc:
+        panic = is_engine_panic(exc)
+        if not panic and type(exc) is not Exception:
+            raise  # programming errors (TypeError, ValueError, ...) and KeyboardInterrupt stay loud
         if space.is_disk_full(exc):
-            raise space.disk_full(path, doing) from None
-        hint = "; if it happens again, rebuild the index with `convo-tui index --rebuild`" if doing == "searching" else ""
-        raise IndexUnavailable(f"index {path}: {doing} failed ({one_line(exc)}){hint}") from None
+            raise space.disk_full(path, _DOING.get(doing, "")) from None
+        if panic or doing in _READS:
+            raise IndexUnavailable(damaged(path, _what_failed(path, doing, exc))) from None
+        raise IndexUnavailable(f"index {path}: {doing} failed ({one_line(exc)})") from None
 
 
 # -- translation to qdrant_edge ---------------------------------------------

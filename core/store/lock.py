@@ -36,14 +36,32 @@ def holder_pid(lock_path: Path) -> int | None:
     return int(first) if first.isdigit() else None
 
 
-def _command_line() -> str:
+def command_line() -> str:
+    """This process as a person would name it: `convo-tui serve --no-watch`, not
+    the interpreter's path and the script's (the lock file and the holder's hello carry it)."""
     try:
         raw = Path("/proc/self/cmdline").read_bytes()
         parts = [p.decode("utf-8", "replace") for p in raw.split(b"\0") if p]
     except OSError:
         parts = [sys.executable, *sys.argv]
-    text = " ".join(parts)
+    text = " ".join(short_command(parts))
     return text if len(text) <= 200 else text[:197] + "..."
+
+
+def short_command(parts: list[str]) -> list[str]:
+    """`python3 /venv/bin/convo-tui index` -> `convo-tui index`; `python -m convo_tui.cli.main` -> `convo-tui`."""
+    rest = list(parts)
+    interpreter = ""
+    while rest and os.path.basename(rest[0]).startswith("python"):
+        interpreter = os.path.basename(rest.pop(0))
+    if len(rest) >= 2 and rest[0] == "-m":
+        module = rest[1]
+        return ["convo-tui" if module.startswith("convo_tui") else module, *rest[2:]]
+    if rest and rest[0].startswith("-"):  # `python -c ...`: the interpreter is the program
+        return [interpreter or "python", *rest]
+    if rest:
+        return [os.path.basename(rest[0]), *rest[1:]]
+    return [interpreter] if interpreter else parts[:1]
 
 
 def describe_holder(lock_path: Path) -> str:
@@ -85,7 +103,7 @@ class IndexLock:
         # Who holds it is only a courtesy for the message above: a full disk must not stop a reader.
         with contextlib.suppress(OSError):
             os.ftruncate(fd, 0)
-            os.pwrite(fd, f"{os.getpid()}\n{_command_line()}\n".encode(), 0)
+            os.pwrite(fd, f"{os.getpid()}\n{command_line()}\n".encode(), 0)
         self._fd = fd
 
     def release(self) -> None:

@@ -11,6 +11,7 @@ from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 
+from tests.helpers.cli_output import problems
 from tests.paths import FIXTURES
 
 SAMPLES = FIXTURES / "reliability" / "samples"
@@ -96,4 +97,4 @@ def test_the_cli_reports_each_bad_file_on_one_line(folder: Path, tmp_path: Path,
     assert lines[0] == f"sessions: {len(GOOD_SESSIONS)} added, 0 updated, 0 unchanged, 0 removed; {len(BAD)} file(s) skipped"
     assert sorted(lines[1 : 1 + len(BAD)]) == [f"  skipped {path}: {reason}" for path, reason in expected_skips(folder)]
     assert lines[1 + len(BAD)].startswith(f"index: {len(GOOD_SESSIONS)} sessions, ")
-    assert err == f"convo-tui: {len(BAD)} file(s) skipped (listed above); everything else is indexed\n"
+    assert problems(err) == [f"convo-tui: {len(BAD)} file(s) skipped (listed above); everything else is indexed"]

@@ -150,6 +150,21 @@ def _edits(engines: tuple[Engine, Engine]) -> None:
         first.star_session(SESSION, starred=False)
 
 
+def _session_ids(engines: tuple[Engine, Engine]) -> None:
+    """Ids as cards show them (8+ characters) name their session wherever an id is taken."""
+    local, _remote = engines
+    prefix = SESSION[:8]
+    assert _both(engines, "resolve_session_id", session_id=prefix) == SESSION
+    assert _both(engines, "resolve_session_id", session_id=SESSION) == SESSION
+    assert _both(engines, "session_summary", session_id=prefix).id == SESSION
+    assert _both(engines, "session", session_id=prefix).id == SESSION
+    assert _both(engines, "hits_in_session", query="payload index", session_id=prefix, mode="keyword")
+    found = _both(engines, "search", query=f"payload session:{prefix}", limit=5, mode="keyword", offset=0)
+    assert found and {hit.session_id for hit in found} == {SESSION}
+    assert _both(engines, "star_session", session_id=prefix, starred=True).starred
+    local.star_session(SESSION, starred=False)
+
+
 def _index_runs(engines: tuple[Engine, Engine]) -> None:
     local, remote = engines
     seen: list[str] = []
@@ -197,6 +212,7 @@ CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
         _edits,
     ),
     **dict.fromkeys(["index", "prune", "delete_session", "restore_session"], _index_runs),
+    "resolve_session_id": _session_ids,
 }
 
 
@@ -220,3 +236,18 @@ def test_same_errors_in_process_and_through_the_holder(engines):
         assert "no-such-session" in _same_error(engines, name, **kwargs)
     assert "unknown search mode" in _same_error(engines, "search", query="qdrant", mode="bogus")
     assert _same_error(engines, "search", query="qdrant project:")
+
+    assert _same_error(engines, "resolve_session_id", session_id="zzzzzzzz9") == "no session 'zzzzzzzz9' in the index"
+    short = _same_error(engines, "session", session_id=SESSION[:4])
+    assert short == f"session id '{SESSION[:4]}' is too short: give 8 or more characters of it"
+
+
+def test_an_ambiguous_prefix_is_the_same_one_line_naming_candidates(engines, monkeypatch):
+    local, _remote = engines
+    assert isinstance(local, Library)
+    twins = [f"{SESSION}-a", f"{SESSION}-b"]  # ids sharing a prefix with SESSION: the index lists them too
+    ids = local.ids.all()
+    monkeypatch.setattr(local.ids, "all", lambda: [*ids, *twins])
+    message = _same_error(engines, "session", session_id=f"{SESSION}-")
+    assert message.startswith(f"session id '{SESSION}-' is ambiguous: 2 sessions start with it ({twins[0]}, {twins[1]})")
+    assert "\n" not in message

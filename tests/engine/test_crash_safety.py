@@ -302,7 +302,8 @@ def test_a_damaged_index_says_so_in_one_line_and_rebuild_repairs_it(tmp_path: Pa
         assert main(argv) == 1
         err = capsys.readouterr().err
         assert err.count("\n") == 1 and err.startswith("convo-tui: ") and "Traceback" not in err
-        assert err.endswith("rebuild the index with `convo-tui index --rebuild`\n"), err
+        assert f"{Path(damage).name} is unreadable (" in err, err
+        assert err.endswith("run `convo-tui index --rebuild` (your transcripts are not affected)\n"), err
     assert main(["index", "--rebuild", str(source), *index]) == 0
     assert "sessions: 2 added" in capsys.readouterr().out
     assert main(["sessions", *index]) == 0

@@ -25,6 +25,7 @@ from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 from convo_tui.core.store import space
 
+from tests.helpers.cli_output import problems
 from tests.paths import FIXTURES
 
 MB = 1 << 20
@@ -64,9 +65,8 @@ def test_little_free_space_is_one_line_for_every_command_and_changes_nothing(cor
     for argv in (["index", str(corpus)], ["sessions"], ["search", "flaky login"]):
         capsys.readouterr()
         assert main(["--index-dir", str(index_dir), *argv]) == 1
-        err = capsys.readouterr().err
-        assert err.startswith(f"convo-tui: disk full: 5 MB free in {index_dir}"), err
-        assert len(err.strip().splitlines()) == 1
+        told = problems(capsys.readouterr().err)
+        assert len(told) == 1 and told[0].startswith(f"convo-tui: disk full: 5 MB free in {index_dir}"), told
     monkeypatch.undo()
     assert _titles(index_dir) == before
     assert (index_dir / "manifest.json").read_bytes() == manifest
@@ -130,9 +130,8 @@ def test_manifest_write_failing_with_enospc_is_one_line(corpus, tmp_path, monkey
 
     monkeypatch.setattr(Manifest, "save", full)
     assert main(["--index-dir", str(index_dir), "index", str(corpus)]) == 1
-    err = capsys.readouterr().err
-    assert err.startswith("convo-tui: disk full: ") and str(index_dir) in err
-    assert len(err.strip().splitlines()) == 1
+    told = problems(capsys.readouterr().err)
+    assert len(told) == 1 and told[0].startswith("convo-tui: disk full: ") and str(index_dir) in told[0], told
 
 
 # -- a real full file system ---------------------------------------------------------
@@ -191,8 +190,8 @@ def test_a_really_full_tmpfs_gives_one_line_never_a_bus_error(small_tmpfs, corpu
     ):
         done = _cli(index_dir, *args)
         assert done.returncode == 1, (args, done.returncode, done.stderr)  # 135 / -7 was the SIGBUS
-        assert done.stderr.startswith("convo-tui: disk full: "), (args, done.stderr)
-        assert len(done.stderr.strip().splitlines()) == 1
+        told = problems(done.stderr)
+        assert len(told) == 1 and told[0].startswith("convo-tui: disk full: "), (args, done.stderr)
     filler.unlink()
     assert _cli(index_dir, "sessions").stdout == sessions  # intact once space is back
     assert _cli(index_dir, "index", str(corpus)).returncode == 0
@@ -215,4 +214,5 @@ def test_a_new_index_on_a_tiny_disk_says_so(small_tmpfs, corpus):
     _fill(small_tmpfs, leave=20 * MB)
     done = _cli(small_tmpfs / "index", "index", str(corpus))
     assert done.returncode == 1, done.stderr
-    assert done.stderr.startswith("convo-tui: disk full: "), done.stderr
+    told = problems(done.stderr)
+    assert len(told) == 1 and told[0].startswith("convo-tui: disk full: "), done.stderr

@@ -18,7 +18,7 @@ RELEVANCE = FIXTURES / "relevance"
 def corpus(tmp_path):
     src = tmp_path / "src"
     shutil.copytree(RELEVANCE, src)
-    (src / "bad.json").write_bytes(b"garbage\x00")
+    (src / "bad.json").write_bytes(bytes(range(256)) * 4)
     return src
 
 

@@ -13,6 +13,7 @@ from typing import Any
 import anyio
 import pytest
 from convo_tui.cli.main import main
+from convo_tui.cli.mcp_tools import TOOL_NAMES
 from mcp.client.session import ClientSession
 from mcp.client.stdio import StdioServerParameters, stdio_client
 
@@ -66,7 +67,7 @@ async def drive(index_dir: Path) -> dict[str, Any]:
 
 def check(seen: dict[str, Any]) -> None:
     assert seen["server"] == "convo-tui"
-    assert seen["tools"] == ["context", "list_sessions", "search", "show_session"]
+    assert seen["tools"] == sorted(TOOL_NAMES)
     first = seen["search"]["hits"][0]
     assert (first["session_id"], first["turn_index"], first["user_text"]) == ("chat_log", 0, "Summarise RAG in one line.")
     assert {"title", "project", "score", "similarity", "timestamp", "ai_text"} <= set(first)

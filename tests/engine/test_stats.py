@@ -105,7 +105,7 @@ def test_an_index_of_sessions_that_record_usage_reports_their_tokens(tmp_path):
     """Parsed, indexed, read back whole from the store: the usage survives and is counted per source."""
     from convo_tui.core.library import Library
     from convo_tui.core.settings import Settings
-    from convo_tui.tui.screens.stats import stats_summary
+    from convo_tui.tui.stats_view import stats_summary
 
     from tests.helpers.sqlite_fixtures import build_tree
 

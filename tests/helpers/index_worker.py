@@ -55,7 +55,9 @@ def count_writes(store: Any, pause_at: int | None) -> list[int]:
 def main(argv: list[str]) -> int:
     index_dir, action = Path(argv[0]), argv[1]
     # open_local: this process serves the index to the others while it holds it, as `index` does.
-    with open_local(Settings(index_dir=index_dir), allow_mismatch=argv[4:5] == ["rebuild"]) as library:
+    settings = Settings.load()  # the test's config file (CONVO_TUI_CONFIG), if it wrote one
+    settings.index_dir = index_dir
+    with open_local(settings, allow_mismatch=argv[4:5] == ["rebuild"]) as library:
         if action == "hold":
             print("ready", flush=True)
             sys.stdin.read()

@@ -113,3 +113,14 @@ def test_touch_fraction_changes_exactly_that_many_files(tmp_path: Path) -> None:
     after = _digest(tmp_path)
     assert len(changed) == round(stats.sessions * 0.1)
     assert sorted(k for k in before if before[k] != after[k]) == sorted(str(p.relative_to(tmp_path)) for p in changed)
+
+
+def test_the_bench_report_goes_to_bench_out_on_a_fresh_clone(tmp_path: Path, monkeypatch) -> None:
+    """Issue 23: `python -m bench --quick` failed with FileNotFoundError: bench/out/scale.md
+    (the folder is git-ignored, so a fresh clone has none). Rendered from the stored results."""
+    from bench.__main__ import main
+    from tests.paths import ROOT
+
+    monkeypatch.chdir(tmp_path)  # a checkout without bench/out/
+    assert main(["--render", str(ROOT / "bench" / "results.json"), "--out", str(tmp_path / "results.json")]) == 0
+    assert (tmp_path / "bench" / "out" / "scale.md").read_text(encoding="utf-8").strip()

@@ -138,34 +138,71 @@ def _config(lines: str) -> None:
     Path(os.environ["CONVO_TUI_CONFIG"]).write_text(lines, encoding="utf-8")
 
 
+def _checked_places(home: Path) -> dict[str, list[str]]:
+    """Every default place `sources` must name, by tool, in its order (the temp home's layout)."""
+    roots = [f"{home}/.config", f"{home}/Library/Application Support", f"{home}/AppData/Roaming"]
+    return {
+        "Cursor agent transcripts": [f"{home}/.cursor/projects/*/agent-transcripts"],
+        "Claude Code projects": [f"{home}/.claude/projects"],
+        "Codex CLI sessions": [f"{home}/.codex/sessions", f"{home}/.codex/archived_sessions"],
+        "Cursor IDE chats": [f"{root}/Cursor/User/globalStorage/state.vscdb" for root in roots],
+        "OpenCode sessions": [f"{home}/.local/share/opencode/opencode.db", f"{home}/.local/share/opencode/storage/session"],
+        "Gemini CLI chats": [f"{home}/.gemini/tmp/*/chats"],
+        "VS Code Copilot Chat": [
+            f"{root}/{app}/User/{where}"
+            for app in ("Code", "Code - Insiders", "VSCodium")
+            for root in roots
+            for where in ("workspaceStorage/*/chatSessions", "globalStorage/emptyWindowChatSessions")
+        ],
+        "Cline / Roo Code tasks": [
+            f"{root}/{app}/User/globalStorage/{ext}/tasks"
+            for app in ("Code", "Code - Insiders", "VSCodium", "Cursor", "Windsurf")
+            for root in roots
+            for ext in ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline")
+        ],
+    }
+
+
+def _listed(places: dict[str, list[str]]) -> str:
+    """As `sources` lists them: by tool, the home folder written `~`."""
+    home = str(_home())
+    return "".join(
+        f"  {name}:\n" + "".join(f"    ~{place.removeprefix(home)}\n" for place in paths) for name, paths in places.items()
+    )
+
+
 def test_sources_command_says_where_it_looked_when_nothing_is_found(capsys):
     from convo_tui.cli.main import main
 
     assert main(["sources"]) == 0
-    home = _home()
     assert capsys.readouterr().out == (
         "No transcripts found. Looked in:\n"
-        f"  {home}/.cursor/projects/*/agent-transcripts\n"
-        f"  {home}/.claude/projects\n"
-        f"  {home}/.codex/sessions\n"
-        f"  {home}/.codex/archived_sessions\n"
-        f"  {home}/.config/Cursor/User/globalStorage/state.vscdb\n"
-        f"  {home}/Library/Application Support/Cursor/User/globalStorage/state.vscdb\n"
-        f"  {home}/AppData/Roaming/Cursor/User/globalStorage/state.vscdb\n"
-        f"  {home}/.local/share/opencode/opencode.db\n"
-        f"  {home}/.local/share/opencode/storage/session\n"
-        f"  {home}/.gemini/tmp/*/chats\n"
-        f"  {home}/.config/Code/User/workspaceStorage/*/chatSessions\n"
-        f"  {home}/Library/Application Support/Code/User/workspaceStorage/*/chatSessions\n"
-        f"  {home}/AppData/Roaming/Code/User/workspaceStorage/*/chatSessions\n"
-        f"  {home}/.config/Code/User/globalStorage/saoudrizwan.claude-dev/tasks\n"
-        f"  {home}/.config/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks\n"
-        f"  {home}/Library/Application Support/Code/User/globalStorage/saoudrizwan.claude-dev/tasks\n"
-        f"  {home}/Library/Application Support/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks\n"
-        f"  {home}/AppData/Roaming/Code/User/globalStorage/saoudrizwan.claude-dev/tasks\n"
-        f"  {home}/AppData/Roaming/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks\n"
-        f"Add folders or files to `sources` in {os.environ['CONVO_TUI_CONFIG']}, or pass paths to `convo-tui index`.\n"
+        + _listed(_checked_places(_home()))
+        + f"Add folders or files to `sources` in {os.environ['CONVO_TUI_CONFIG']}, or pass paths to `convo-tui index`.\n"
     )
+
+
+def test_sources_command_names_every_place_it_checked_not_only_those_with_transcripts(capsys):
+    """Issue 23: with Claude Code found, the other tools' places still show (nothing there)."""
+    import shutil
+
+    from convo_tui.cli.main import main
+
+    projects = _home() / ".claude/projects/-home-dev-code-webshop"
+    projects.mkdir(parents=True)
+    shutil.copy(FIXTURES / "claude_code/truncated.jsonl", projects / "s1.jsonl")
+    assert main(["sources"]) == 0
+    out = capsys.readouterr().out
+    others = _checked_places(_home())
+    del others["Claude Code projects"]
+    assert out.startswith(f"Claude Code projects (default): {_home() / '.claude/projects'}\n")
+    assert "Also looked in (nothing there):\n" + _listed(others) in out
+    assert "No transcripts found" not in out
+    assert main(["sources", "--json"]) == 0
+    rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    assert [(r["path"], r["exists"]) for r in rows] == [(str(_home() / ".claude/projects"), True)] + [
+        (place, False) for paths in others.values() for place in paths
+    ]
 
 
 def test_sources_command_counts_sessions_per_location(capsys):
@@ -181,6 +218,7 @@ def test_sources_command_counts_sessions_per_location(capsys):
     _config(f'sources = ["{FIXTURES / "chatgpt"}", "{history}", "/nowhere/at/all"]\n')
     assert main(["sources", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
+    rows = [row for row in rows if row["exists"] or row["origin"] == "config"]  # the places with nothing are tested above
     assert rows == [
         {
             "name": "Claude Code projects",
@@ -232,7 +270,7 @@ def test_sources_command_counts_sessions_per_location(capsys):
         },
     ]
     assert main(["sources"]) == 0
-    assert capsys.readouterr().out == (
+    assert capsys.readouterr().out.startswith(
         f"Claude Code projects (default): {_home() / '.claude/projects'}\n"
         "  1 session in 1 file (claude-code 1); 1 file of unknown format skipped\n"
         f"ChatGPT export (config): {FIXTURES / 'chatgpt'}\n"
@@ -241,4 +279,5 @@ def test_sources_command_counts_sessions_per_location(capsys):
         "  3 sessions in 3 files (specstory 3)\n"
         "Configured path (config): /nowhere/at/all\n"
         "  missing\n"
+        "Also looked in (nothing there):\n"
     )

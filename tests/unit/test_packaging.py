@@ -34,6 +34,7 @@ def test_wheel_holds_only_convo_tui(tmp_path: Path) -> None:
             assert f"convo_tui/{module.relative_to(ROOT).as_posix()}" in names, module
     assert "convo_tui/tui/styles/app.tcss" in names
     assert "convo_tui/core/embed/model_data/all-MiniLM-L6-v2-tokenizer.json" in names
+    assert "convo_tui/core/cost/prices.json" in names
     assert not any(n.startswith(("convo_tui/tests", "convo_tui/bench")) for n in names)
 
 

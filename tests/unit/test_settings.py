@@ -49,12 +49,15 @@ def test_explicit_path_argument(tmp_path):
     [
         ("model = [", "invalid TOML"),
         ("colour = 'blue'\n", "unknown setting 'colour'"),
-        ("search_limit = -1\n", "'search_limit' must be a non-negative whole number"),
+        ("search_limit = -1\n", "'search_limit' must be a whole number from 1 to 100,000"),
+        ("search_limit = 0\n", "'search_limit' must be a whole number from 1 to 100,000"),
+        ("search_limit = 99999999999999999999999\n", "'search_limit' must be a whole number from 1 to 100,000"),
+        ("debounce_ms = 99999999999999\n", "'debounce_ms' must be a whole number from 0 to 100,000"),
         ("search_mode = 'magic'\n", "'search_mode' must be one of hybrid, semantic, keyword, fuzzy"),
         ("redact = 'yes'\n", "'redact' must be true or false"),
         ("sources = 'a'\n", "'sources' must be a list of paths"),
         ("sources = ['a', 3]\n", "'sources' must be a list of paths"),
-        ("debounce-ms = 1.5\n", "'debounce-ms' must be a non-negative whole number"),
+        ("debounce-ms = 1.5\n", "'debounce-ms' must be a whole number from 0 to 100,000"),
         ("model = 3\n", "'model' must be a string"),
         ("[keys]\n'card.open' = 1\n", "'keys' must be a table of binding id = key"),
         ("config_path = '/x'\n", "unknown setting 'config_path'"),
@@ -101,3 +104,35 @@ def test_app_refuses_a_keys_typo_with_one_line_naming_the_id(isolated_dirs):
     (isolated_dirs / "config.toml").write_text("[keys]\n'reader.nexthit' = 'j'\n", encoding="utf-8")
     with pytest.raises(ConfigError, match=r"\[keys\] unknown binding id 'reader.nexthit'"):
         create_app(Settings.load(), index_on_start=False)
+
+
+def test_a_config_named_on_the_command_line_must_be_a_file(tmp_path):
+    """`--config` naming a missing file or a folder is one line, never the defaults in silence."""
+    with pytest.raises(ConfigError, match="no such settings file"):
+        Settings.load(tmp_path / "missing.toml")
+    with pytest.raises(ConfigError, match="not a settings file"):
+        Settings.load(tmp_path)
+
+
+def test_the_default_config_may_be_missing_but_not_a_folder(isolated_dirs):
+    assert Settings.load().search_limit == 10  # no file: every default
+    (isolated_dirs / "config.toml").mkdir()
+    with pytest.raises(ConfigError, match="not a settings file"):
+        Settings.load()
+
+
+def test_the_command_line_reads_the_same_binding_ids_as_the_app():
+    """The CLI checks [keys] against ids read from the source (no Textual import): the app's exact set."""
+    from convo_tui.tui.binding_ids import declared_binding_ids
+    from convo_tui.tui.keymap import binding_ids
+
+    assert declared_binding_ids() == binding_ids()
+
+
+def test_the_command_line_refuses_a_keys_typo(isolated_dirs, capsys):
+    from convo_tui.cli.main import main
+
+    (isolated_dirs / "config.toml").write_text("[keys]\n'reader.nexthit' = 'j'\n", encoding="utf-8")
+    assert main(["sessions"]) == 1
+    err = capsys.readouterr().err
+    assert err.count("\n") == 1 and "[keys] unknown binding id 'reader.nexthit'" in err

@@ -30,7 +30,7 @@ def test_modern_rollout_reads_as_the_user_saw_it():
     assert session.id == "0199e3a1-7c42-7d10-9b2e-5f6a7b8c9d01"
     assert session.project == "tilemap"
     assert session.cwd == "/home/lena/work/tilemap"
-    assert session.resume == ["codex", "resume", "0199e3a1-7c42-7d10-9b2e-5f6a7b8c9d01"]
+    assert session.resume == ["codex", "resume", "--", "0199e3a1-7c42-7d10-9b2e-5f6a7b8c9d01"]
     assert session.meta == {"model": "gpt-5-codex", "cli_version": "0.46.0", "branch": "fix/render-oob"}
     assert session.started_at.isoformat() == "2025-10-14T16:20:00+00:00"
     # AGENTS.md and <environment_context> are not the user's words; each user line once
@@ -82,5 +82,5 @@ def test_show_json_carries_cwd_and_resume(capsys):
 
     assert main(["show", str(MODERN), "--json"]) == 0
     doc = json.loads(capsys.readouterr().out)
-    assert doc["session"]["resume"] == ["codex", "resume", "0199e3a1-7c42-7d10-9b2e-5f6a7b8c9d01"]
+    assert doc["session"]["resume"] == ["codex", "resume", "--", "0199e3a1-7c42-7d10-9b2e-5f6a7b8c9d01"]
     assert doc["messages"][1]["tools"][0]["result"].startswith("src/render.rs:42")

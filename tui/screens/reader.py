@@ -9,11 +9,13 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from convo_tui.core.cost.prices import price_table
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.query_line import highlight_words
+from convo_tui.tui.render import session_cost
 from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
 from convo_tui.tui.session_messages import SessionEdited
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
@@ -60,6 +62,7 @@ class ReaderScreen(CardActions, Screen):
         Binding("s", "search_here", "Search here", id="reader.search_here"),
         Binding("c", "copy", "Copy", show=False, id="reader.copy"),
         Binding("x", "export", "Export", show=False, id="reader.export"),
+        Binding("ctrl+s", "export_page", "Save page", show=False, id="reader.export_page"),
         Binding("e", "edit", "Editor", show=False, id="reader.edit"),
         Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
         Binding("r", "rename", "Rename", show=False, id="reader.rename"),
@@ -80,6 +83,7 @@ class ReaderScreen(CardActions, Screen):
         self.query_text = query
         self.hit_turns: list[int] = [turn_index] if turn_index is not None else []
         self.starred = False
+        self._cost: str = ""  # the session's tokens and cost, computed once on mount
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -88,6 +92,7 @@ class ReaderScreen(CardActions, Screen):
         yield Footer(compact=True)
 
     async def on_mount(self) -> None:
+        self._cost = session_cost(self.session, price_table(self.app.settings))
         self._show_head()
         await self._fill_body()
         if self.app.library is not None:
@@ -130,7 +135,8 @@ class ReaderScreen(CardActions, Screen):
 
     def _show_head(self) -> None:
         masked = self.app.redactor.masked_count(self._session_texts())
-        self.query_one("#reader-head", Static).update(session_head(self.session, starred=self.starred, masked=masked))
+        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost)
+        self.query_one("#reader-head", Static).update(head)
 
     def turn_view(self, index: int) -> TurnView | None:
         found = self.query(f"#turn-{index}")
@@ -280,6 +286,12 @@ class ReaderScreen(CardActions, Screen):
 
     def action_export(self) -> None:
         self.export_context(self.session.id, self.query_text)
+
+    def action_export_page(self) -> None:
+        self.export_page(self.session.id, "html")
+
+    def action_export_markdown(self) -> None:
+        self.export_page(self.session.id, "md")
 
     def action_edit(self) -> None:
         self.edit_source(self.session.path)

@@ -30,6 +30,7 @@ SEARCH_BINDINGS: list[BindingType] = [
     Binding("ctrl+r", "resume", "Resume", show=False, priority=True, id="search.resume"),
     Binding("ctrl+g", "copy_id", "Copy id", show=False, priority=True, id="search.copy_id"),
     Binding("ctrl+x", "export", "Export", show=False, priority=True, id="search.export"),
+    Binding("ctrl+s", "export_page", "Save page", show=False, priority=True, id="search.export_page"),
     Binding("ctrl+t", "edit", "Editor", show=False, priority=True, id="search.edit"),
     Binding("f4", "toggle_compact", "Compact", priority=True, id="search.compact"),
     Binding("f6", "toggle_sort", "Sort", show=False, priority=True, id="search.sort"),
@@ -218,6 +219,14 @@ class ResultKeys:
     def action_export(self) -> None:
         if card := self._acting_on():
             card.action_export()
+
+    def action_export_page(self) -> None:
+        if card := self._acting_on():
+            card.action_export_page("html")
+
+    def action_export_markdown(self) -> None:
+        if card := self._acting_on():
+            card.action_export_page("md")
 
     def action_resume(self) -> None:
         if card := self._acting_on():

@@ -12,6 +12,7 @@ from typing import TYPE_CHECKING
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.redact import display
+from convo_tui.tui.card_actions import CardActions
 from convo_tui.tui.render import format_date, plural
 from convo_tui.tui.screens.dialogs import ConfirmScreen, PromptScreen
 from convo_tui.tui.session_filter import SORTS, fuzzy_filter, group_by_project, only_starred, sort_sessions
@@ -49,7 +50,7 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
     return grid
 
 
-class SessionsScreen(Screen):
+class SessionsScreen(CardActions, Screen):
     BINDINGS = [
         Binding("escape", "back", "Back", id="sessions.back"),
         Binding("slash", "focus_filter", "Filter", show=False, id="sessions.filter"),
@@ -58,6 +59,7 @@ class SessionsScreen(Screen):
         Binding("asterisk", "star", "Star", show=False, id="sessions.star"),
         Binding("r", "rename", "Rename", show=False, id="sessions.rename"),
         Binding("d", "delete", "Delete", show=False, id="sessions.delete"),
+        Binding("ctrl+s", "export_page", "Save page", show=False, id="sessions.export_page"),
         Binding("j", "cursor_down", "Down", show=False, id="sessions.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
         Binding("g", "first", "First", show=False, id="sessions.first"),
@@ -229,7 +231,7 @@ class SessionsScreen(Screen):
         from convo_tui.tui.screens.reader import ReaderScreen
 
         if event.session is None:
-            self.notify(event.error or "Could not read the session", severity="error")
+            self.notify(event.error or "Could not read the session", severity="error", markup=False)
         elif self.is_current:
             self.app.push_screen(ReaderScreen(event.session, None, ""))
 
@@ -292,6 +294,19 @@ class SessionsScreen(Screen):
                 self._edit(summary.id, "rename", title)
 
         self.app.push_screen(PromptScreen("New title (empty restores the source's):", summary.title), renamed)
+
+    def action_export_page(self) -> None:
+        self._export_highlighted("html")
+
+    def action_export_markdown(self) -> None:
+        self._export_highlighted("md")
+
+    def _export_highlighted(self, fmt: str) -> None:
+        summary = self._highlighted()
+        if summary is None:
+            self.notify("No session highlighted", severity="warning", timeout=3)
+        else:
+            self.export_page(summary.id, fmt)
 
     def action_delete(self) -> None:
         summary = self._highlighted()

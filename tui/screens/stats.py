@@ -1,19 +1,20 @@
-"""F4: how much is in the index: sessions, messages and tokens per project, source and week.
+"""F7: how much is in the index: activity over time (charts), then sessions, messages,
+tokens and cost per project, source, model and week.
 
 Counted in a worker from the whole session records (core/stats.py) and counted
-again when the app says sessions changed (indexing, delete).
+again when the app says sessions changed (indexing, delete); priced here with
+the settings' price table (core/cost/); drawn by tui/stats_view.py.
 """
 
 from __future__ import annotations
 
-from datetime import date
 from typing import TYPE_CHECKING
 
+from convo_tui.core.cost.prices import price_table
 from convo_tui.core.errors import ConvoError
-from convo_tui.core.stats import Count, Stats
-from convo_tui.tui.render import plural
+from convo_tui.core.stats import Stats
 from convo_tui.tui.session_messages import SessionsChanged, StatsLoaded
-from rich.table import Table
+from convo_tui.tui.stats_view import WEEKS_SHOWN, activity_charts, group_table, model_table, stats_summary
 from rich.text import Text
 from textual import work
 from textual.app import ComposeResult
@@ -25,72 +26,6 @@ from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
-
-WEEKS_SHOWN = 12
-BAR_WIDTH = 16
-
-
-def tokens_cell(count: Count) -> Text:
-    if not count.has_tokens:
-        return Text("—", style="dim")
-    return Text(f"{short_number(count.tokens.input)} in / {short_number(count.tokens.output)} out")
-
-
-def short_number(value: int) -> str:
-    """12345 -> 12.3k: token counts are large and only their size matters here."""
-    for limit, suffix in ((1_000_000_000, "G"), (1_000_000, "M"), (1_000, "k")):
-        if value >= limit:
-            return f"{value / limit:.1f}{suffix}"
-    return str(value)
-
-
-def week_label(week: str) -> str:
-    """ "2026-W10" -> "2026-W10  Mar 02" (its Monday): a week number alone says little."""
-    try:
-        year, number = week.split("-W")
-        return f"{week}  {date.fromisocalendar(int(year), int(number), 1):%b %d}"
-    except ValueError:
-        return week
-
-
-def bar(value: int, most: int, width: int = BAR_WIDTH) -> str:
-    filled = round(width * value / most) if most else 0
-    return "█" * filled + "·" * (width - filled)
-
-
-def group_table(title: str, column: str, rows: list[tuple[str, Count]], *, with_bar: bool = False, tokens: bool = True) -> Table:
-    """One row per group; the Tokens column only when some source recorded usage."""
-    table = Table(title=title, title_justify="left", title_style="bold", box=None, padding=(0, 1))
-    table.add_column(column, max_width=40, overflow="ellipsis", no_wrap=True)
-    table.add_column("Sessions", justify="right")
-    table.add_column("Messages", justify="right")
-    if with_bar:
-        table.add_column("", width=BAR_WIDTH, no_wrap=True)
-    if tokens:
-        table.add_column("Tokens", justify="right", no_wrap=True)
-    most = max((count.messages for _, count in rows), default=0)
-    for name, count in rows:
-        cells: list[str | Text] = [week_label(name) if with_bar else name, str(count.sessions), str(count.messages)]
-        if with_bar:
-            cells.append(Text(bar(count.messages, most), style="bold"))
-        if tokens:
-            cells.append(tokens_cell(count))
-        table.add_row(*cells)
-    return table
-
-
-def stats_summary(stats: Stats) -> Text:
-    total = stats.total
-    line = Text()
-    line.append(plural(total.sessions, "session"), style="bold")
-    line.append(f" · {plural(total.messages, 'message')} · {plural(len(stats.by_project), 'project')}")
-    line.append(f" · {plural(len(stats.by_source), 'source')}")
-    if total.has_tokens:
-        recorded = [name for name, count in stats.sources() if count.has_tokens]
-        line.append(f" · {short_number(total.tokens.total)} tokens (recorded by {', '.join(recorded)} only)")
-    else:
-        line.append(" · no source recorded token usage")
-    return line
 
 
 class StatsScreen(Screen):
@@ -114,8 +49,10 @@ class StatsScreen(Screen):
         yield Header()
         yield Static("Counting the index…", id="stats-summary")
         with VerticalScroll(id="stats-body"):
+            yield Static(id="stats-charts", classes="stats-table")
             yield Static(id="stats-projects", classes="stats-table")
             yield Static(id="stats-sources", classes="stats-table")
+            yield Static(id="stats-models", classes="stats-table")
             yield Static(id="stats-weeks", classes="stats-table")
         yield Footer(compact=True)
 
@@ -158,17 +95,27 @@ class StatsScreen(Screen):
         self.reload()
 
     def _show(self, stats: Stats) -> None:
-        summary = stats_summary(stats)
+        prices = price_table(self.app.settings)
+        summary = stats_summary(stats, prices)
         if self.app.indexing:
             summary.append(" · indexing, counts grow", style="italic")
         self.query_one("#stats-summary", Static).update(summary)
         weeks = stats.weeks()[:WEEKS_SHOWN]
-        shown = f"last {len(weeks)} weeks with activity" if len(stats.by_week) > WEEKS_SHOWN else "per week"
+        shown = f"last {len(weeks)} weeks with activity" if len(stats.by_week) > WEEKS_SHOWN else "newest first"
         tokens = stats.total.has_tokens
-        self.query_one("#stats-projects", Static).update(group_table("Per project", "Project", stats.projects(), tokens=tokens))
-        self.query_one("#stats-sources", Static).update(group_table("Per source", "Source", stats.sources(), tokens=tokens))
+        self.query_one("#stats-charts", Static).update(activity_charts(stats, prices))
+        self.query_one("#stats-projects", Static).update(
+            group_table("Per project", "Project", stats.projects(), prices, tokens=tokens)
+        )
+        self.query_one("#stats-sources", Static).update(
+            group_table("Per source", "Source", stats.sources(), prices, tokens=tokens)
+        )
+        models = self.query_one("#stats-models", Static)
+        models.display = bool(stats.by_model)
+        if stats.by_model:
+            models.update(model_table(stats, prices))
         self.query_one("#stats-weeks", Static).update(
-            group_table(f"Messages {shown}", "Week", weeks, with_bar=True, tokens=tokens)
+            group_table(f"Per week ({shown})", "Week", weeks, prices, weeks=True, tokens=tokens)
         )
 
     def action_back(self) -> None:

@@ -21,6 +21,7 @@ from convo_tui.tui.card_messages import (
     CardEdit,
     CardExpand,
     CardExport,
+    CardExportPage,
     CardOpen,
     CardResume,
 )
@@ -147,7 +148,7 @@ class ResultCard(Vertical, can_focus=True):
             rows.append(("🔎", Text(f"{hit.part}: ", style="bold") + snippet_line(self._shown(hit.part_text), self.terms)))
         return IconRows(tuple(rows))
 
-    def expand_with(self, session: Session) -> None:
+    def expand_with(self, session: Session, cost: str = "") -> None:
         if self.expanded:
             return
         self.expanded = True
@@ -161,6 +162,7 @@ class ResultCard(Vertical, can_focus=True):
                 matched=self.hit.matched_message_ids,
                 terms=self.terms,
                 shown=self._shown,
+                cost=cost,
             )
         )
 
@@ -189,6 +191,9 @@ class ResultCard(Vertical, can_focus=True):
 
     def action_export(self) -> None:
         self.post_message(CardExport(self))
+
+    def action_export_page(self, fmt: str = "html") -> None:
+        self.post_message(CardExportPage(self, fmt))
 
     def action_resume(self) -> None:
         self.post_message(CardResume(self))

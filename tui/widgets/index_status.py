@@ -34,6 +34,14 @@ def progress_label(phase: str, done: int, total: int, sessions: int = 0, eta: fl
         return f"Keyword search ready · semantic {done}/{total} texts{left}"
     if phase == "optimize":
         return "Keyword search ready · building the search graph"
+    # The engine's own notices (core/index/publish.py IndexProgress): a model loading, a run
+    # waiting for the one the holder has under way, a run going on here after its holder stopped.
+    if phase == "model":
+        return "Indexing: loading the embedding model"
+    if phase == "wait":
+        return "Indexing: waiting for the index run under way to end"
+    if phase == "takeover":
+        return "Indexing: the process holding the index stopped; going on here"
     return f"Indexing: {phase} {done}/{total}" if total else f"Indexing: {phase}"
 
 

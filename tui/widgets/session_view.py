@@ -32,7 +32,7 @@ def short_path(path: str) -> str:
     return str(Path(*parts[-2:])) if len(parts) > 2 else path
 
 
-def session_head(session: Session, *, starred: bool = False, masked: int = 0) -> Text:
+def session_head(session: Session, *, starred: bool = False, masked: int = 0, cost: str = "") -> Text:
     head = Text()
     if starred:
         head.append("★ ", style="bold")
@@ -42,6 +42,8 @@ def session_head(session: Session, *, starred: bool = False, masked: int = 0) ->
         head.append(f" → {format_date(session.updated_at)}")
     spoken = sum(1 for m in session.messages if m.is_conversation)
     head.append(f" · {plural(len(session.turns), 'turn')} · {plural(spoken, 'message')}", style="dim")
+    if cost:  # what the tool recorded, priced (tui/render.py session_cost)
+        head.append(f" · {cost}", style="dim")
     head.append(f"\n{short_path(session.path)}", style="dim")
     if masked:
         head.append(f"   🔒 {plural(masked, 'secret')} masked · v reveals one", style="italic")

@@ -22,8 +22,10 @@ class TurnDetail(Vertical):
         matched: list[str],
         terms: list[str],
         shown: Callable[[str], str] | None = None,
+        cost: str = "",
     ) -> None:
         super().__init__(classes="turn-detail")
+        self.cost = cost  # the session's tokens and cost ("" when its tool recorded no usage)
         self.parts = turn_parts(session, turn_index, message_ids)
         self.matched = set(matched)
         self.terms = terms
@@ -32,6 +34,8 @@ class TurnDetail(Vertical):
     def compose(self) -> ComposeResult:
         parts = self.parts
         tool_count = sum(len(m.tools) for m in parts.ais)
+        if self.cost:
+            yield Static(f"Session: {self.cost}", classes="section-title -cost")
         yield Static(f"👤 User messages ({len(parts.users)})", classes="section-title")
         for number, message in enumerate(parts.users):
             yield MessageBlock(message, number, terms=self.terms, matched=message.id in self.matched, shown=self._shown)

@@ -1,0 +1,158 @@
+"""What every export format says about a session, and the session with its secrets masked."""
+
+from __future__ import annotations
+
+import json
+from collections.abc import Callable
+from dataclasses import dataclass, replace
+from datetime import UTC, datetime
+from typing import Any
+
+from convo_tui.core.cost.prices import PriceTable
+from convo_tui.core.cost.pricing import Cost, format_usd, price_models
+from convo_tui.core.cost.usage import Usage, session_usage
+from convo_tui.core.model import Message, Session, ToolCall
+
+TOOL_NAMES = {
+    "claude-code": "Claude Code",
+    "codex": "Codex CLI",
+    "cursor": "Cursor",
+    "cursor-ide": "Cursor IDE",
+    "opencode": "OpenCode",
+    "gemini-cli": "Gemini CLI",
+    "copilot-chat": "VS Code Copilot Chat",
+    "cline": "Cline / Roo Code",
+    "specstory": "SpecStory",
+    "chatgpt": "ChatGPT",
+    "claude-ai": "Claude.ai",
+    "aider": "Aider",
+    "chat-thread": "chat thread",
+    "openai": "OpenAI-style log",
+}
+
+
+@dataclass(frozen=True)
+class SessionFacts:
+    """The header of an export: what, where, when, which models, how many tokens, what cost."""
+
+    title: str
+    tool: str
+    project: str
+    models: list[str]
+    started: str
+    updated: str
+    turns: int
+    messages: int
+    usage: Usage | None
+    cost: Cost | None
+    session_id: str
+    path: str
+    cwd: str | None
+
+
+def when(stamp: datetime | None) -> str:
+    """UTC, so a shared page reads the same in every zone."""
+    return stamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if stamp else "—"
+
+
+def session_facts(session: Session, table: PriceTable) -> SessionFacts:
+    models_usage = session_usage(session)
+    usage = Usage()
+    for one in models_usage.values():
+        usage.add(one)
+    named = {str(m.meta["model"]) for m in session.messages if isinstance(m.meta.get("model"), str) and m.meta["model"]}
+    if isinstance(session.meta.get("model"), str) and session.meta["model"]:
+        named.add(session.meta["model"])
+    return SessionFacts(
+        title=" ".join(session.title.split()) or "(untitled)",
+        tool=TOOL_NAMES.get(session.source, session.source or "?"),
+        project=session.project or "—",
+        models=sorted(named),
+        started=when(session.started_at),
+        updated=when(session.updated_at),
+        turns=len(session.turns),
+        messages=sum(1 for m in session.messages if m.is_conversation),
+        usage=usage if models_usage else None,
+        cost=price_models(models_usage, table) if models_usage else None,
+        session_id=session.id,
+        path=session.path,
+        cwd=session.cwd,
+    )
+
+
+def _masked_value(value: Any, shown: Callable[[str], str]) -> Any:
+    if isinstance(value, str):
+        return shown(value)
+    if isinstance(value, dict):
+        return {key: _masked_value(item, shown) for key, item in value.items()}
+    if isinstance(value, list):
+        return [_masked_value(item, shown) for item in value]
+    return value
+
+
+def _masked_message(message: Message, shown: Callable[[str], str]) -> Message:
+    tools = [ToolCall(t.name, _masked_value(t.args, shown), shown(t.result)) for t in message.tools]
+    return replace(message, text=shown(message.text), thinking=shown(message.thinking), tools=tools)
+
+
+def masked_session(session: Session, shown: Callable[[str], str]) -> Session:
+    """A copy with every text a reader sees passed through `shown` (titles, messages, thinking,
+    tool arguments and results); ids, times and usage stay as they are."""
+    return replace(
+        session,
+        title=shown(session.title),
+        messages=[_masked_message(m, shown) for m in session.messages],
+        _turns=None,
+    )
+
+
+def turn_groups(session: Session) -> list[tuple[int | None, list[Message]]]:
+    """Messages in order, cut where a turn starts; asides (sub-agent, errors) stay with the turn before."""
+    owner = {mid: turn.index for turn in session.turns for mid in turn.message_ids}
+    groups: list[tuple[int | None, list[Message]]] = []
+    for message in session.messages:
+        index = owner.get(message.id)
+        if index is not None and (not groups or groups[-1][0] != index):
+            groups.append((index, []))
+        elif not groups:
+            groups.append((None, []))
+        groups[-1][1].append(message)
+    return groups
+
+
+def aside(message: Message) -> str:
+    """What a message outside the conversation is, or "" for one of the conversation."""
+    if message.virtual:
+        return "shown to the user, not sent to the AI"
+    if message.sidechain:
+        return "sub-agent"
+    if message.error:
+        return "error"
+    return ""
+
+
+def tokens_line(usage: Usage) -> str:
+    parts = [f"{usage.prompt:,} in", f"{usage.output:,} out"]
+    cached = [
+        f"{n:,} {label}"
+        for n, label in ((usage.cache_read, "cache read"), (usage.cache_write + usage.cache_write_1h, "cache write"))
+        if n
+    ]
+    return " / ".join(parts) + (f" ({', '.join(cached)})" if cached else "")
+
+
+def cost_line(cost: Cost) -> str:
+    text = format_usd(cost.pico) if cost.pico else ""
+    if cost.unpriced:
+        named = ", ".join(f"{model} {tokens:,} tokens" for model, tokens in sorted(cost.unpriced.items()))
+        text = f"{text} + not priced: {named}" if text else f"not priced: {named}"
+    return text
+
+
+def args_hint(args: dict[str, object], limit: int = 80) -> str:
+    """A one-line look at the call: its first argument's value."""
+    for value in args.values():
+        shown = value if isinstance(value, str) else json.dumps(value, ensure_ascii=False)
+        line = " ".join(shown.split())
+        return line if len(line) <= limit else line[: limit - 1] + "…"
+    return ""

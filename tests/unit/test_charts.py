@@ -1,0 +1,61 @@
+"""tui/widgets/charts.py: weekly columns and the calendar, drawn in text that fits the width given."""
+
+from __future__ import annotations
+
+from datetime import date
+
+from convo_tui.tui.widgets.charts import ColumnChart, HeatMap, continuous_weeks
+from rich.console import Console
+
+
+def lines(renderable, width: int) -> list[str]:
+    console = Console(width=width, color_system=None, record=True)
+    console.print(renderable)
+    return [line.rstrip() for line in console.export_text().splitlines()]
+
+
+def test_weeks_run_on_through_quiet_ones():
+    weeks = continuous_weeks({"2026-W09": 3, "2026-W11": 1, "undated": 9})
+    assert weeks == [(date(2026, 2, 23), 3), (date(2026, 3, 2), 0.0), (date(2026, 3, 9), 1)]
+
+
+def test_columns_scale_to_the_largest_week_in_eighths():
+    chart = ColumnChart("Sessions per week", continuous_weeks({"2026-W09": 4, "2026-W10": 1, "2026-W11": 2}), str, height=4)
+    assert lines(chart, 80) == [
+        "Sessions per week",
+        "     4 ┤██",
+        "       ┤██",
+        "       ┤██    ██",
+        "     0 ┤██ ██ ██",
+        "        Feb 23",
+    ]
+    half = ColumnChart("Cost", continuous_weeks({"2026-W09": 16, "2026-W10": 1}), str, height=1)
+    assert lines(half, 80)[1] == "    16 ┤██ ▁▁"  # 1/16 of a row is half an eighth: anything shows
+
+
+def test_columns_keep_the_newest_weeks_that_fit():
+    weeks = continuous_weeks({f"2026-W{n:02d}": n for n in range(1, 41)})
+    drawn = lines(ColumnChart("Tokens", weeks, str), 80)
+    assert drawn[1].startswith("    40 ┤")  # the newest week (40) is the largest shown
+    assert max(len(line) for line in drawn) <= 80
+    assert len(drawn[-2]) == 8 + 24 * 3 - 1  # (80 - 8) // 3 = 24 columns
+
+
+def test_heat_map_shades_days_by_quartile_of_the_busiest():
+    days = {date(2026, 3, 2): 8, date(2026, 3, 3): 1, date(2026, 3, 4): 4, date(2026, 3, 10): 6}
+    drawn = lines(HeatMap("Messages per day", days, date(2026, 3, 10)), 80)
+    assert drawn[0] == "Messages per day" and drawn[1].lstrip().startswith("Dec")  # 12 weeks back to December
+    rows = drawn[2:9]
+    assert [row[:3].strip() for row in rows] == ["Mon", "", "Wed", "", "Fri", "", "Sun"]
+    mon, tue, wed = rows[0][4:].split(), rows[1][4:].split(), rows[2][4:].split()
+    assert mon[-2:] == ["█", "·"]  # Mar 2: the busiest (8); Mar 9: none
+    assert tue[-2:] == ["░", "▓"]  # Mar 3: 1 of 8; Mar 10: 6 of 8
+    assert wed[-1] == "▒"  # Mar 4: 4 of 8; Mar 11 is after the last day: blank
+    assert drawn[-1].endswith("more (busiest day: 8)")
+
+
+def test_heat_map_fits_80_columns():
+    days = {date(2025, 1, 1): 1, date(2026, 3, 10): 2}
+    drawn = lines(HeatMap("Messages per day", days, date(2026, 3, 10)), 80)
+    assert max(len(line) for line in drawn) <= 80
+    assert len(drawn[2][4:].split()) == 26  # half a year of weeks
