@@ -25,7 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from convo_tui.core.index.discover import app_config_roots, codex_home, gemini_home
+from convo_tui.core.index.places import app_config_roots, codex_home, gemini_home
 
 SERVER_NAME = "convo-tui"
 

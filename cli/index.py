@@ -46,10 +46,8 @@ def run(args: argparse.Namespace) -> int:
     # Ctrl+C (or SIGTERM) cancels the run: it stops within a model batch, keeps what was
     # published and leaves the holder serving in order; a second one stops at once.
     with StopRequest() as stop, open_index(args, allow_mismatch=args.rebuild, on_wait=_say) as library:
-        report = _index(library, paths, stop, args.rebuild)
-    _print_report(report)
-    for note in report.notes:
-        print(f"convo-tui: {note}", file=sys.stderr)
+        report = index_with_progress(library, paths, stop, args.rebuild)
+    print_report(report)
     if report.cancelled:
         return 130
     if report.skipped:
@@ -60,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _index(library: Engine, paths: list[Path] | None, stop: StopRequest, rebuild: bool) -> IndexReport:
+def index_with_progress(library: Engine, paths: list[Path] | None, stop: StopRequest, rebuild: bool) -> IndexReport:
+    """An index run with its progress on stderr (bars in a terminal, plain lines otherwise)."""
     with progress_display(sys.stderr, library.served_by()) as display:
         return library.index(paths, progress=display, cancel=stop, rebuild=rebuild)
 
@@ -69,8 +68,8 @@ def _say(text: str) -> None:
     print(f"convo-tui: {text}", file=sys.stderr, flush=True)
 
 
-def _print_report(report) -> None:
-    """What the run did, in lines that fit 80 columns."""
+def print_report(report) -> None:
+    """What the run did, in lines that fit 80 columns; its notes on stderr."""
     out = sys.stdout
     if report.cancelled and not report.seconds:  # stopped before a run began here (a holder's run, a wait)
         out.write(f"{CANCELLED}\n")
@@ -91,6 +90,8 @@ def _print_report(report) -> None:
         )
     if report.cancelled:
         out.write(f"{CANCELLED}\n")
+    for line in report.notes:  # about the run, not a file: an unreachable machine, a full archive, a cache started afresh
+        print(f"convo-tui: {line}", file=sys.stderr)
 
 
 CANCELLED = "cancelled: what was published stays searchable; `convo-tui index` finishes it"

@@ -18,7 +18,21 @@ from convo_tui.core.errors import ConvoError
 from convo_tui import __version__
 
 # Command modules, in the order `--help` lists them.
-COMMANDS = ["show", "index", "search", "sessions", "stats", "export", "prune", "sources", "context", "session", "serve", "mcp"]
+COMMANDS = [
+    "show",
+    "index",
+    "search",
+    "sessions",
+    "stats",
+    "export",
+    "prune",
+    "sources",
+    "archive",
+    "context",
+    "session",
+    "serve",
+    "mcp",
+]
 
 
 def build_parser() -> argparse.ArgumentParser:

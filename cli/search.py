@@ -20,7 +20,7 @@ from convo_tui.core.settings import SEARCH_MODES
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "search",
-        help='search the index (filters: project: session: role: tool: has:tools source: after: before: "phrase")',
+        help='search the index (filters: project: session: role: tool: has:tools source: machine: after: before: "phrase")',
         description="Search indexed conversations. Filters go inside the query, e.g. 'qdrant project:myapp after:2026-01-01'.",
     )
     parser.add_argument("query", metavar="QUERY", help='words, "quoted phrases" and filters')
@@ -76,7 +76,10 @@ def _coverage(ready: Readiness | None) -> dict[str, float | int] | None:
 def format_hit(hit: Hit, terms: list[str]) -> str:
     """One result as `search` prints it: score, date, project, title, id; then the passages that matched."""
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
-    head = f"{hit.score:.2f}  {when}  {hit.project or '-'}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
+    where = f"{hit.project or '-'}@{hit.machine}" if hit.machine else hit.project or "-"
+    head = (
+        f"{hit.score:.2f}  {when}  {where}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
+    )
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
         if text.strip():  # the passage around the query's words, as cards show it (the start when none is there)

@@ -159,6 +159,9 @@ def _header(session: Session, style: _Style) -> list[str]:
         f"  source:  {source}",
         f"  path:    {session.path}",
     ]
+    machine = session.meta.get("machine")
+    if isinstance(machine, str) and machine:  # read from another machine over SSH
+        lines.append(f"  machine: {machine}")
     if session.started_at:
         lines.append(f"  started: {when(session.started_at)}")
     if session.updated_at:

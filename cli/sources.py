@@ -4,10 +4,17 @@ from __future__ import annotations
 
 import argparse
 import json
+from dataclasses import asdict, dataclass, field
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.index.discover import LocationReport, checked_locations, default_locations, survey
+
+if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus
+    from convo_tui.core.engine import SourceReading
+    from convo_tui.core.settings import Settings
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -27,6 +34,11 @@ def run(args: argparse.Namespace) -> int:
             print(json.dumps(as_json(report), ensure_ascii=False))
         for location in missing:
             print(json.dumps(as_json(LocationReport(location, False, 0, 0, {}, 0)), ensure_ascii=False))
+        facts = index_facts(settings)
+        for reading in facts.readings if facts else []:
+            print(json.dumps({"reading": asdict(reading)}, ensure_ascii=False))
+        if facts is not None and facts.archive is not None:
+            print(json.dumps({"archive": asdict(facts.archive)}, ensure_ascii=False))
         return 0
     for report in reports:
         print(describe(report))
@@ -44,10 +56,15 @@ def run(args: argparse.Namespace) -> int:
         print("No transcripts found.")
     if not found:
         print(f"Add folders or files to `sources` in {settings.config_path}, or pass paths to `convo-tui index`.")
-    from convo_tui.core.holder.access import readiness as index_readiness
-
-    if readiness := index_readiness(settings):  # how much of the index is searchable, asked of its holder if any
-        print(readiness)
+    facts = index_facts(settings)  # asked of the index's holder if one runs
+    if facts is not None:
+        print(facts.readiness)
+        if facts.readings:
+            print("read at the last indexing (unknown parts: a new version of the tool wrote something not read yet):")
+            for reading in facts.readings:
+                print(f"  {reading.describe()}")
+        for line in facts.archive.lines() if facts.archive is not None else []:
+            print(line)
     return 0
 
 
@@ -55,6 +72,30 @@ def _tilde(path: Path) -> str:
     """`~/.codex/sessions`: the places under the home folder, short enough for 80 columns."""
     home = Path.home()
     return f"~/{path.relative_to(home)}" if path.is_relative_to(home) and path != home else str(path)
+
+
+@dataclass
+class IndexFacts:
+    """What `sources` says of the index, read in one opening of it (or of its holder)."""
+
+    readiness: str  # how much is searchable by keyword and by meaning (two lines)
+    readings: list[SourceReading] = field(default_factory=list)  # per format: files read, skipped, drifted
+    archive: ArchiveStatus | None = None
+
+
+def index_facts(settings: Settings) -> IndexFacts | None:
+    """The index's readiness, how each source's files read at their last indexing,
+    and the archive's status; None when there is no index yet."""
+    from convo_tui.core.errors import ConvoError
+    from convo_tui.core.holder.access import has_index, open_engine
+
+    if not has_index(settings):
+        return None
+    try:
+        with open_engine(settings, read_only=True) as engine:
+            return IndexFacts(engine.readiness().describe(), engine.reading(), engine.archive_status())
+    except ConvoError as exc:
+        return IndexFacts(f"index: {exc}")
 
 
 def as_json(report: LocationReport) -> dict:

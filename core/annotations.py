@@ -206,6 +206,39 @@ class Annotations:
         self._update(session_id, deleted_at=None, deleted_path=None, deleted_size=None, deleted_mtime_ns=None)
         return True
 
+    def merge(self, incoming: Annotation) -> bool:
+        """Lay an imported annotation (another machine's, core/archive/transfer.py) under
+        this one: what was set here wins, stars and tags add up, and a deletion is taken
+        only for a session this file knows nothing about. True when something changed."""
+        with closing(self._connect()) as conn:
+            row = conn.execute(f"SELECT {self._COLUMNS} FROM annotations WHERE session_id = ?", (incoming.session_id,)).fetchone()
+        current = self._row_to_annotation(row) if row else Annotation(incoming.session_id)
+        merged = replace(
+            current,
+            title=current.title or incoming.title,
+            description=current.description or incoming.description,
+            starred=current.starred or incoming.starred,
+            tags=normalize_tags([*current.tags, *incoming.tags]),
+            settings={**{k: v for k, v in incoming.settings.items() if k in SESSION_SETTINGS}, **current.settings},
+            deleted=current.deleted if row is not None else incoming.deleted,
+        )
+        if merged == current:
+            return False
+        deletion = merged.deleted
+        self._update(
+            incoming.session_id,
+            title=merged.title,
+            description=merged.description,
+            starred=int(merged.starred),
+            tags=json.dumps(merged.tags, ensure_ascii=False),
+            settings=json.dumps(merged.settings),
+            deleted_at=deletion.at.isoformat() if deletion else None,
+            deleted_path=deletion.path if deletion else None,
+            deleted_size=deletion.size if deletion else None,
+            deleted_mtime_ns=deletion.mtime_ns if deletion else None,
+        )
+        return True
+
     def is_suppressed(self, session_id: str, source_path: str | None = None) -> bool:
         """True while a deleted session's source file is as it was when deleted.
 
@@ -214,8 +247,10 @@ class Annotations:
         """
         return self.suppressor()(session_id, source_path or "")
 
-    def suppressor(self) -> Callable[[str, str], bool]:
-        """`is_suppressed` over one snapshot of the deletions, for a whole index run."""
+    def suppressor(self, file_state: Callable[[str], tuple[int | None, int | None]] = _file_state) -> Callable[[str, str], bool]:
+        """`is_suppressed` over one snapshot of the deletions, for a whole index run.
+        `file_state` may see past the disk: the archive answers for a file that is gone
+        (core/archive/files.py), so a deleted session stays deleted when re-read from there."""
         deletions = {sid: a.deleted for sid, a in self.all().items() if a.deleted is not None}
 
         def suppressed(session_id: str, source_path: str) -> bool:
@@ -223,7 +258,7 @@ class Annotations:
             if deletion is None:
                 return False
             # The file whose state was recorded; another path's state says nothing about it.
-            return _file_state(deletion.path or source_path) == (deletion.size, deletion.mtime_ns)
+            return file_state(deletion.path or source_path) == (deletion.size, deletion.mtime_ns)
 
         return suppressed
 

@@ -15,6 +15,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol, Self
 
 if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.hits import Hit, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
@@ -52,6 +53,31 @@ class Readiness:
             f"index: {self.sessions} sessions searchable by keyword; {self.texts_ready}/{self.texts_total} texts "
             f"({self.fraction:.0%}) searchable by meaning\nmodel: {self.model} ({self.model_reason})"
         )
+
+
+@dataclass(frozen=True)
+class SourceReading:
+    """How the files of one source read at their last indexing: read, skipped, and
+    with parts the reader did not know (format drift: a new version of the tool)."""
+
+    name: str  # the format (`source:` name); "" for files no format recognised
+    tool: str  # what the user knows it as
+    files: int  # files read
+    skipped: int  # files refused (one line each in `index`)
+    drifted: int  # files read with unknown parts
+    unknown: int  # unknown parts in all, `top` the most frequent `kind:name` with their counts
+    top: tuple[tuple[str, int], ...] = ()
+
+    def describe(self) -> str:
+        """One line, as `convo-tui sources` prints it: `Codex CLI (codex): 812 files, 3 with 41 unknown parts (...)`."""
+        head = f"{self.tool} ({self.name})" if self.name else self.tool
+        said = f"{head}: {self.files} file{'s' * (self.files != 1)}"
+        if self.drifted:
+            parts = ", ".join(f"{key.replace(':', ' ', 1)} ×{count}" for key, count in self.top)
+            said += f", {self.drifted} with {self.unknown} unknown part{'s' * (self.unknown != 1)} ({parts})"
+        if self.skipped:
+            said += f", {self.skipped} skipped"
+        return said
 
 
 class Engine(Protocol):
@@ -121,6 +147,10 @@ class Engine(Protocol):
 
     def readiness(self) -> Readiness: ...
 
+    def reading(self) -> list[SourceReading]:
+        """Per source, how its files read at their last indexing (files, skipped, unknown parts)."""
+        ...
+
     # -- the user's edits (never written to the source file) ---------------------------
 
     def rename_session(self, session_id: str, title: str) -> SessionSummary: ...
@@ -162,6 +192,22 @@ class Engine(Protocol):
         ...
 
     def prune(self) -> int: ...
+
+    # -- the archive (core/archive/) --------------------------------------------------------
+
+    def archive_status(self) -> ArchiveStatus:
+        """What the archive holds, how many sessions live only there, the machines
+        pulled, and `warnings`: what the user should know now (a tool that deletes
+        sessions, a full archive, an unreachable machine), one line each."""
+        ...
+
+    def export_archive(self, path: Path) -> ExportReport:
+        """The archive and the user's edits (titles, stars, tags, notes) in one compressed file."""
+        ...
+
+    def import_archive(self, path: Path) -> ImportReport:
+        """Merge an exported file (never duplicating); the next `index` indexes what it brought."""
+        ...
 
     # -- lifecycle -------------------------------------------------------------------------
 

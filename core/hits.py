@@ -47,6 +47,8 @@ class Hit:
     # of the query verbatim), "fuzzy" (typo-tolerant words); "" for a listing
     # without words (filters only).
     stage: str = ""
+    # The machine the session was read from over SSH (core/remote/); "" for this one.
+    machine: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)
@@ -72,6 +74,7 @@ class SessionSummary:
     tags: list[str] = field(default_factory=list)
     # The source file is gone; the index still holds the whole session.
     orphaned: bool = False
+    machine: str = ""
 
     def to_json(self) -> dict[str, Any]:
         data = asdict(self)

@@ -33,6 +33,9 @@ _UUID = re.compile(r"[0-9A-Fa-f]{8}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}-[0-9A-Fa-f]{4}
 # OpenCode: `ses_` + 12 hex digits of time + 14 base62 characters (26 after the prefix);
 # a little slack either way for other releases, letters and digits only.
 _OPENCODE = re.compile(r"ses_[0-9A-Za-z]{16,40}")
+# Amp: `T-` and a UUID; Goose: a date and a counter (`20250612_3`).
+_AMP = re.compile(r"T-[0-9a-fA-F]{8}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{4}-[0-9a-fA-F]{12}")
+_GOOSE = re.compile(r"[0-9]{8}_[0-9]+")
 # C0 controls, DEL and C1 controls: never part of a folder we run in or print.
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
@@ -68,6 +71,19 @@ TOOLS: dict[str, ResumeTool] = {
     "gemini": ResumeTool("Gemini CLI", ("gemini", "--resume"), _UUID, "a UUID"),
     "opencode": ResumeTool("OpenCode", ("opencode", "--session"), _OPENCODE, "ses_ and letters or digits"),
     "aider": ResumeTool("Aider", ("aider", "--restore-chat-history"), None),
+    # The tools read since: each id is checked whole against its shape, so it can
+    # never start with `-`; their parsers take it as the option's value.
+    "amp": ResumeTool("Amp", ("amp", "threads", "continue"), _AMP, "T- and a UUID"),
+    "copilot": ResumeTool("GitHub Copilot CLI", ("copilot", "--resume"), _UUID, "a UUID"),
+    "crush": ResumeTool("Crush", ("crush", "--session"), _UUID, "a UUID"),
+    "cursor-agent": ResumeTool("Cursor CLI", ("cursor-agent", "--resume"), _UUID, "a UUID"),
+    "droid": ResumeTool("Factory Droid", ("droid", "--resume"), _UUID, "a UUID"),
+    "goose": ResumeTool("Goose", ("goose", "session", "--resume", "--session-id"), _GOOSE, "a date and a number"),
+    "kimi": ResumeTool("Kimi CLI", ("kimi", "--session"), _UUID, "a UUID"),
+    "kiro": ResumeTool("Kiro CLI", ("kiro-cli", "chat", "--resume-id"), _UUID, "a UUID"),
+    "openhands": ResumeTool("OpenHands", ("openhands", "--resume"), _UUID, "a UUID"),
+    "pi": ResumeTool("Pi", ("pi", "--session"), _UUID, "a UUID"),
+    "qwen": ResumeTool("Qwen Code", ("qwen", "--resume"), _UUID, "a UUID"),
 }
 
 

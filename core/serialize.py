@@ -7,6 +7,9 @@ through the index so it can be read after its file is gone.
 
 from __future__ import annotations
 
+import base64
+import json
+import zlib
 from datetime import datetime
 from typing import Any
 
@@ -93,8 +96,13 @@ def _message_record(m: Message) -> dict[str, Any]:
     return record
 
 
-def session_to_record(session: Session) -> dict[str, Any]:
-    """Everything needed to rebuild the session, compactly (falsy fields dropped)."""
+def message_records(messages: list[Message]) -> list[dict[str, Any]]:
+    return [_message_record(m) for m in messages]
+
+
+def session_to_record(session: Session, with_messages: bool = True) -> dict[str, Any]:
+    """Everything needed to rebuild the session, compactly (falsy fields dropped);
+    without its messages for a session whose parts are stored apart."""
     return {
         "id": session.id,
         "title": session.title,
@@ -106,12 +114,12 @@ def session_to_record(session: Session) -> dict[str, Any]:
         "meta": session.meta,
         "cwd": session.cwd,
         "resume": session.resume,
-        "messages": [_message_record(m) for m in session.messages],
+        "messages": [_message_record(m) for m in session.messages] if with_messages else [],
     }
 
 
-def session_from_record(record: dict[str, Any]) -> Session:
-    messages = [
+def messages_from_records(records: list[dict[str, Any]]) -> list[Message]:
+    return [
         Message(
             id=m["id"],
             role=m["role"],
@@ -127,8 +135,12 @@ def session_from_record(record: dict[str, Any]) -> Session:
             available_tasks=m.get("available_tasks", []),
             meta=m.get("meta", {}),
         )
-        for m in record.get("messages", [])
+        for m in records
     ]
+
+
+def session_from_record(record: dict[str, Any]) -> Session:
+    messages = messages_from_records(record.get("messages", []))
     return Session(
         id=record["id"],
         title=record.get("title", ""),
@@ -142,3 +154,16 @@ def session_from_record(record: dict[str, Any]) -> Session:
         cwd=record.get("cwd"),
         resume=record.get("resume"),
     )
+
+
+def pack(value: Any) -> str:
+    """A JSON value as a compact string for the index (zlib, base64): a
+    session's record is read only when the session is opened, so it need not be
+    stored as searchable JSON. A few times smaller, and a string costs the store
+    far less to take in than a tree of values."""
+    raw = json.dumps(value, ensure_ascii=False, separators=(",", ":"), default=str).encode("utf-8", "surrogatepass")
+    return base64.b64encode(zlib.compress(raw, 3)).decode("ascii")
+
+
+def unpack(text: str) -> Any:
+    return json.loads(zlib.decompress(base64.b64decode(text)).decode("utf-8", "surrogatepass"))

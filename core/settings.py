@@ -37,6 +37,13 @@ SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 # Whole numbers a user sets stay within the one maximum of core/limits.py.
 PageSize = Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)]
 Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+# Megabytes of the archive's cap (0: no cap), up to 16 TB.
+Megabytes = Annotated[int, msgspec.Meta(ge=0, le=16 * 2**20)]
+# A machine's name as convo-tui shows it (`machine:NAME`), and an ssh destination
+# (an alias from ~/.ssh/config, a host name or address, optionally user@): never
+# something ssh could read as an option.
+MACHINE_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9._-]{0,62}")
+SSH_HOST = re.compile(r"(?:[A-Za-z0-9._][A-Za-z0-9._-]{0,63}@)?(?:[A-Za-z0-9][A-Za-z0-9._-]{0,252}|\[[0-9A-Fa-f:.]{2,45}\])")
 UsdPerMillion = Annotated[float, msgspec.Meta(ge=0)]
 
 
@@ -70,6 +77,44 @@ def default_index_dir() -> Path:
 
 
 @dataclass
+class ArchiveSettings:
+    """`[archive]`: the compressed copy of every transcript read (core/archive/)."""
+
+    enabled: bool = True
+    # Stop archiving new versions (with a warning, never deleting) past this size.
+    max_mb: Megabytes = 10240
+    # Paths (glob patterns, or folders) never archived; they are still indexed.
+    exclude: list[str] = field(default_factory=list)
+    # Where the archive lives (default: `archive` in the index folder).
+    dir: Path | None = None
+
+
+@dataclass
+class RemoteSource:
+    """`[[remotes]]`: another machine whose transcripts are pulled over SSH (core/remote/)."""
+
+    name: str
+    host: str
+    # Remote files or folders; relative ones (and ~/...) are under the remote home.
+    # Empty: the tools' usual places there.
+    paths: list[str] = field(default_factory=list)
+    # Remote folder -> the same folder here, for the sessions' working folders.
+    path_map: dict[str, str] = field(default_factory=dict)
+    port: Annotated[int, msgspec.Meta(ge=1, le=65535)] | None = None
+    ssh_config: Path | None = None
+    identity_file: Path | None = None
+
+    def __post_init__(self) -> None:
+        if not MACHINE_NAME.fullmatch(self.name) or self.name.lower() == "local":
+            raise ValueError(f"name {self.name!r} must be letters, digits, '.', '-' or '_' (and not 'local')")
+        if not SSH_HOST.fullmatch(self.host):
+            raise ValueError(f"host {self.host!r} is not a host name (an ssh alias, name or address, optionally user@)")
+        for path in [*self.paths, *self.path_map, *self.path_map.values()]:
+            if not path or "\0" in path or "\n" in path:
+                raise ValueError(f"path {path!r} is not a path")
+
+
+@dataclass
 class Settings:
     """Everything a user may set; every field has a working default."""
 
@@ -93,6 +138,8 @@ class Settings:
     debounce_ms: Milliseconds = 150
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
+    archive: ArchiveSettings = field(default_factory=ArchiveSettings)
+    remotes: list[RemoteSource] = field(default_factory=list)
     # model -> prices that replace or add to the bundled table (core/cost/prices.json)
     prices: dict[str, ModelPrice] = field(default_factory=dict)
     config_path: Path | None = None
@@ -140,7 +187,14 @@ _EXPECTED = {
     "debounce_ms": f"a whole number from 0 to {MAX_COUNT:,}",
     "search_mode": f"one of {', '.join(SEARCH_MODES)}",
     "keys": "a table of binding id = key",
+    "archive": "a table ([archive]: enabled, max_mb, exclude, dir)",
+    "remotes": "a list of tables ([[remotes]]: name, host, paths, path_map, port, ssh_config, identity_file)",
     "prices": 'a table of "model" = {input, output, cache_read, cache_write, cache_write_1h} in USD per million tokens (input and output required, none negative)',
+}
+# Keys of the settings' own tables.
+_TABLES: dict[str, frozenset[str]] = {
+    "archive": frozenset(f.name for f in fields(ArchiveSettings)),
+    "remotes": frozenset(f.name for f in fields(RemoteSource)),
 }
 _SETTABLE = frozenset(f.name for f in fields(Settings)) - {"config_path"}
 
@@ -152,16 +206,44 @@ def from_mapping(data: dict[str, Any], config_path: Path) -> Settings:
         if name not in _SETTABLE:
             raise ConfigError(f"{config_path}: unknown setting '{key}'")
     values = {name: value for name, (_key, value) in given.items()}
+    _check_tables(values, config_path)
     _check_price_keys(values.get("prices"), config_path)
     try:
         settings = msgspec.convert(values, Settings, strict=True, dec_hook=_decode_path)
     except msgspec.ValidationError as exc:
+        nested = _nested_error(str(exc))
+        if nested is not None:
+            raise ConfigError(f"{config_path}: {nested}") from None
         name = _failed_field(str(exc))
         key, value = given.get(name, (name, None))
         expected = _EXPECTED.get(name, "a string")
         raise ConfigError(f"{config_path}: '{key}' must be {expected}, got {value!r}") from None
     settings.config_path = config_path
     return settings
+
+
+def _check_tables(values: dict[str, Any], config_path: Path) -> None:
+    """Unknown keys inside [archive] and [[remotes]] are errors too (msgspec ignores them)."""
+    for table, known in _TABLES.items():
+        value = values.get(table)
+        rows = value if isinstance(value, list) else [value] if isinstance(value, dict) else []
+        for number, row in enumerate(rows):
+            if not isinstance(row, dict):
+                continue
+            where = f"{table}[{number}]" if isinstance(value, list) else table
+            row.update({key.replace("-", "_"): row.pop(key) for key in list(row) if "-" in key})
+            for key in row:
+                if key not in known:
+                    raise ConfigError(f"{config_path}: unknown setting '{where}.{key}'")
+
+
+def _nested_error(message: str) -> str | None:
+    """A problem inside a table, said with its place: `remotes[0].host ...`; None for a top-level one."""
+    match = re.search(r"^(.*) - at `\$\.(\w+)((?:\[\d+\]|\.\w+)+)`$", message)
+    if match is None or match.group(2) not in _TABLES:
+        return None
+    reason, place = match.group(1), match.group(2) + match.group(3)
+    return f"'{place}': {reason[0].lower() + reason[1:]}"
 
 
 def _check_price_keys(prices: Any, config_path: Path) -> None:

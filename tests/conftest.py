@@ -48,7 +48,20 @@ def _point_home_at(patch: pytest.MonkeyPatch, home: Path) -> None:
     for name, sub in XDG_DIRS.items():
         patch.setenv(name, str(home / sub))
     # The other tools' own overrides would point discovery out of the temp home.
-    for name in ("CODEX_HOME", "APPDATA", "LOCALAPPDATA", "GEMINI_CLI_HOME"):
+    for name in (
+        "CODEX_HOME",
+        "APPDATA",
+        "LOCALAPPDATA",
+        "GEMINI_CLI_HOME",
+        "COPILOT_HOME",
+        "PI_CODING_AGENT_DIR",
+        "GOOSE_PATH_ROOT",
+        "QWEN_RUNTIME_DIR",
+        "QWEN_HOME",
+        "KIMI_SHARE_DIR",
+        "OPENHANDS_CONVERSATIONS_DIR",
+        "OPENHANDS_PERSISTENCE_DIR",
+    ):
         patch.delenv(name, raising=False)
     home.mkdir(exist_ok=True)
 

@@ -22,6 +22,7 @@ from convo_tui.tui.messages import (
     IndexingFinished,
     IndexingProgress,
     LibraryOpened,
+    LossWarnings,
     ModelLoaded,
     OpenReader,
     ReaderLoaded,
@@ -160,6 +161,24 @@ class ConvoApp(App):
             self.search_screen.status.say("Loading the model… keyword search works meanwhile")
         self.search_screen.refresh_search()
         self.tell_screens(SessionsChanged())
+        self._read_loss_warnings()
+
+    @work(thread=True, group="warnings", name="loss warnings")
+    def _read_loss_warnings(self) -> None:
+        library = self.library
+        if library is None:
+            return
+        with self.background.running():
+            try:
+                lines = library.archive_status().warnings
+            except ConvoError:
+                return  # `convo-tui sources` says it too
+        if lines:
+            self.post_message(LossWarnings(lines))
+
+    def on_loss_warnings(self, event: LossWarnings) -> None:
+        for line in event.lines:
+            self.notify(line, title="History", severity="warning", timeout=15)
 
     def on_model_loaded(self, _: ModelLoaded) -> None:
         keep_out_of_collections()
@@ -228,6 +247,8 @@ class ConvoApp(App):
                 self.notify(text, title="Index")
             for path, reason in report.skipped[:3]:
                 self.notify(f"{path}: {reason}", severity="warning", timeout=8)
+            for line in report.notes:  # an unreachable machine, a full archive
+                self.notify(line, severity="warning", timeout=10)
         self.search_screen.refresh_search()
         self.tell_screens(SessionsChanged())
 

@@ -17,6 +17,15 @@ class ModelLoaded(Message):
     """The embedding model is ready: semantic and hybrid search can run."""
 
 
+class LossWarnings(Message):
+    """What the user should know about their history now (a tool that deletes sessions,
+    a full archive, an unreachable machine): one line each, from Engine.archive_status."""
+
+    def __init__(self, lines: list[str]) -> None:
+        super().__init__()
+        self.lines = lines
+
+
 class IndexingProgress(Message):
     def __init__(self, phase: str, done: int, total: int, path: str | None, sessions: int = 0, eta: float | None = None) -> None:
         super().__init__()

@@ -61,10 +61,11 @@ class SessionLoaded(Message):
 class StatsLoaded(Message):
     """The stats screen's worker counted the index."""
 
-    def __init__(self, stats: Stats | None, error: str | None = None) -> None:
+    def __init__(self, stats: Stats | None, error: str | None = None, only_archived: int = 0) -> None:
         super().__init__()
         self.stats = stats
         self.error = error
+        self.only_archived = only_archived  # sessions whose file is gone, kept by the archive
 
 
 class ProjectsLoaded(Message):

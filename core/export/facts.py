@@ -12,23 +12,13 @@ from convo_tui.core.cost.prices import PriceTable
 from convo_tui.core.cost.pricing import Cost, format_usd, price_models
 from convo_tui.core.cost.usage import Usage, session_usage
 from convo_tui.core.model import Message, Session, ToolCall
+from convo_tui.core.sources import format_by_name
 
-TOOL_NAMES = {
-    "claude-code": "Claude Code",
-    "codex": "Codex CLI",
-    "cursor": "Cursor",
-    "cursor-ide": "Cursor IDE",
-    "opencode": "OpenCode",
-    "gemini-cli": "Gemini CLI",
-    "copilot-chat": "VS Code Copilot Chat",
-    "cline": "Cline / Roo Code",
-    "specstory": "SpecStory",
-    "chatgpt": "ChatGPT",
-    "claude-ai": "Claude.ai",
-    "aider": "Aider",
-    "chat-thread": "chat thread",
-    "openai": "OpenAI-style log",
-}
+
+def tool_name(source: str) -> str:
+    """What the user calls the tool a session came from: the reader's own `FORMAT.tool`."""
+    fmt = format_by_name(source) if source else None
+    return fmt.tool if fmt is not None and fmt.tool else (source or "?")
 
 
 @dataclass(frozen=True)
@@ -65,7 +55,7 @@ def session_facts(session: Session, table: PriceTable) -> SessionFacts:
         named.add(session.meta["model"])
     return SessionFacts(
         title=" ".join(session.title.split()) or "(untitled)",
-        tool=TOOL_NAMES.get(session.source, session.source or "?"),
+        tool=tool_name(session.source),
         project=session.project or "—",
         models=sorted(named),
         started=when(session.started_at),

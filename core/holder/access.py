@@ -122,11 +122,16 @@ def open_engine(
         engine.close()
 
 
+def has_index(settings: Settings) -> bool:
+    """Whether an index was built (a server collection is assumed to be)."""
+    return bool(settings.qdrant_url) or (Path(settings.index_dir) / "shard").is_dir()
+
+
 def readiness(settings: Settings) -> str | None:
     """Two lines for `convo-tui sources`: how much of the index is searchable,
     by keyword and by meaning, and the model (None when there is no index yet).
     Asked of the holder when one runs (the app, `serve`, an `index` run)."""
-    if not settings.qdrant_url and not (Path(settings.index_dir) / "shard").is_dir():
+    if not has_index(settings):
         return None
     try:
         with open_engine(settings, read_only=True) as engine:

@@ -15,8 +15,9 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
+from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
 from convo_tui.core.context import ChatMessage
-from convo_tui.core.engine import ModelInfo, Readiness
+from convo_tui.core.engine import ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import codec
 from convo_tui.core.limits import MAX_COUNT
@@ -44,6 +45,12 @@ COUNT = Kind(f"a whole number from 0 to {MAX_COUNT:,}", _is_count)
 FLAG = Kind("true or false", lambda v: isinstance(v, bool))
 OPTIONAL_FLAG = Kind("true, false or null", lambda v: v is None or isinstance(v, bool))
 TEXTS = Kind("a list of strings", lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v))
+PATH = Kind(
+    "a path",
+    lambda v: isinstance(v, str | Path) and bool(str(v)) and "\0" not in str(v),
+    to_wire=lambda v: str(Path(v).expanduser().absolute()),
+    from_wire=lambda v: Path(v),
+)
 PATHS = Kind(
     "a list of paths or null",
     lambda v: v is None or (isinstance(v, list) and all(isinstance(p, str | Path) for p in v)),
@@ -80,12 +87,16 @@ STATS = Codec(codec.stats_json, codec.stats_from_json)
 REPORT = Codec(codec.report_json, codec.report_from_json)
 MESSAGE = Codec(lambda message: message.to_json(), lambda data: ChatMessage(data["role"], data["content"]))
 READINESS = Codec(asdict, lambda data: Readiness(**data))
+READING = Codec(asdict, lambda data: SourceReading(**{**data, "top": tuple((str(k), int(n)) for k, n in data.get("top", []))}))
 MODEL_INFO = Codec(asdict, lambda data: ModelInfo(**data))
 PROJECTS = Codec(lambda pairs: [[name, count] for name, count in pairs], lambda pairs: [(str(n), int(c)) for n, c in pairs])
 FLAGS = Codec(dict, lambda data: {str(k): bool(v) for k, v in data.items()})
 BOOL = Codec(bool, bool)
 INT = Codec(int, int)
 NOTHING = Codec(lambda _: None, lambda _: None)
+ARCHIVE_STATUS = Codec(asdict, lambda data: ArchiveStatus(**data))
+EXPORT_REPORT = Codec(asdict, lambda data: ExportReport(**data))
+IMPORT_REPORT = Codec(asdict, lambda data: ImportReport(**data))
 
 
 @dataclass(frozen=True)
@@ -162,6 +173,7 @@ OPERATIONS: dict[str, Operation] = {
         _op("resolve_session_id", Codec(str, str), _ID),
         _op("stats", STATS),
         _op("readiness", READINESS),
+        _op("reading", _many(READING)),
         _op("rename_session", SUMMARY, _ID, Param("title", TEXT), edit=True),
         _op("describe_session", SUMMARY, _ID, Param("text", TEXT), edit=True),
         _op("star_session", SUMMARY, _ID, Param("starred", FLAG, True), edit=True),
@@ -187,6 +199,9 @@ OPERATIONS: dict[str, Operation] = {
             streams=True,
         ),
         _op("prune", INT, edit=True),
+        _op("archive_status", ARCHIVE_STATUS),
+        _op("export_archive", EXPORT_REPORT, Param("path", PATH)),
+        _op("import_archive", IMPORT_REPORT, Param("path", PATH), edit=True),
     )
 }
 

@@ -15,13 +15,14 @@ from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from convo_tui.core.engine import Engine, ModelInfo, Readiness
+from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import client, codec
 from convo_tui.core.holder.ops import OPERATIONS
 from convo_tui.core.settings import Settings
 
 if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.hits import Hit, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
@@ -150,6 +151,10 @@ class RemoteEngine(Engine):
         readiness: Readiness = self._call("readiness")
         return readiness
 
+    def reading(self) -> list[SourceReading]:
+        readings: list[SourceReading] = self._call("reading")
+        return readings
+
     # -- edits -------------------------------------------------------------------------
 
     def rename_session(self, session_id: str, title: str) -> SessionSummary:
@@ -226,6 +231,20 @@ class RemoteEngine(Engine):
     def prune(self) -> int:
         removed: int = self._call("prune")
         return removed
+
+    # -- the archive ---------------------------------------------------------------------
+
+    def archive_status(self) -> ArchiveStatus:
+        status: ArchiveStatus = self._call("archive_status")
+        return status
+
+    def export_archive(self, path: Path) -> ExportReport:
+        report: ExportReport = self._call("export_archive", path=path)
+        return report
+
+    def import_archive(self, path: Path) -> ImportReport:
+        report: ImportReport = self._call("import_archive", path=path)
+        return report
 
     # -- lifecycle -------------------------------------------------------------------------
 

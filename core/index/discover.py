@@ -15,27 +15,32 @@ from dataclasses import dataclass, field
 from functools import partial
 from pathlib import Path
 
-from convo_tui.core.settings import Settings
+from convo_tui.core.index.places import (
+    CLINE_EXTENSIONS,
+    Location,
+    app_config_roots,
+    checked_locations,
+    claude_projects_dirs,
+    default_locations,
+    describe_path,
+    places_looked,
+    real_path,
+)
 
-CURSOR = "Cursor agent transcripts"
-CLAUDE = "Claude Code projects"
-SPECSTORY = "SpecStory history"
-CHATGPT = "ChatGPT export"
-CODEX = "Codex CLI sessions"
-CURSOR_IDE = "Cursor IDE chats"
-OPENCODE = "OpenCode sessions"
-GEMINI = "Gemini CLI chats"
-COPILOT = "VS Code Copilot Chat"
-CLINE = "Cline / Roo Code tasks"
-AIDER = "Aider chat history"
-CHAT_EXPORT = "Chat export (conversations.json)"
-CLAUDE_AI = "Claude.ai export"
-CONFIGURED = "Configured path"
-
-# Editors built on VS Code whose user folders may hold Copilot Chat or Cline data.
-VSCODE_APPS = ("Code", "Code - Insiders", "VSCodium")
-CLINE_HOSTS = (*VSCODE_APPS, "Cursor", "Windsurf")
-CLINE_EXTENSIONS = ("saoudrizwan.claude-dev", "rooveterinaryinc.roo-cline")
+# Where the tools' places are defined; imported from here by older callers.
+__all__ = [
+    "CLINE_EXTENSIONS",
+    "Location",
+    "LocationReport",
+    "app_config_roots",
+    "checked_locations",
+    "claude_projects_dirs",
+    "default_locations",
+    "describe_path",
+    "iter_source_files",
+    "places_looked",
+    "survey",
+]
 
 # Extensions transcripts come in; extension-less files are candidates too
 # when they look like text.
@@ -45,199 +50,43 @@ DATABASE_SUFFIXES = {".vscdb", ".db"}
 SQLITE_MAGIC = b"SQLite format 3\x00"
 # Hidden files that are transcripts.
 HIDDEN_FILES = {".aider.chat.history.md"}
-# Files beside a transcript that belong to it: read with it, never on their own.
-COMPANIONS = {"api_conversation_history.json": {"ui_messages.json", "task_metadata.json"}}
+# Files and folders beside a transcript that belong to it: read with it (or
+# never read), never offered on their own. Keyed by the transcript's name.
+COMPANIONS = {
+    "api_conversation_history.json": {"ui_messages.json", "task_metadata.json"},  # Cline
+    "wire.jsonl": {"context.jsonl", "state.json", "metadata.json"},  # Kimi CLI
+    "base_state.json": {"TASKS.json"},  # OpenHands
+    "events.jsonl": {"plan.md", "session.db"},  # Copilot CLI
+    "transcript.jsonl": {"transcript_full.jsonl"},  # Antigravity
+}
+COMPANION_FOLDERS = {
+    "base_state.json": {"events"},  # OpenHands: one event a file
+    "events.jsonl": {"checkpoints", "files", "research"},  # Copilot CLI's session folder
+    "wire.jsonl": {"subagents"},  # Kimi CLI
+}
 # Folders that never hold transcripts and can be huge.
 SKIP_DIRS = {".git", "node_modules", "__pycache__", ".venv"}
 # Hidden folders that do hold transcripts (the tools' own data folders).
-HIDDEN_ALLOWED = {".specstory", ".cursor", ".claude", ".ai_helper", ".codex", ".gemini"}
+HIDDEN_ALLOWED = {
+    ".specstory",
+    ".cursor",
+    ".claude",
+    ".ai_helper",
+    ".codex",
+    ".gemini",
+    ".system_generated",
+    ".copilot",
+    ".pi",
+    ".qwen",
+    ".kimi",
+    ".openhands",
+    ".factory",
+    ".kiro",
+    ".crush",
+}
 # The chat-thread index file: the thread folders' thread.json are the units.
 THREAD_INDEX = "threads.json"
 SNIFF_BYTES = 1024
-
-
-@dataclass(frozen=True)
-class Location:
-    """One place transcripts were looked for, as `convo-tui sources` reports it."""
-
-    name: str
-    path: Path
-    format: str | None  # expected SourceFormat.name; None when mixed or unknown
-    origin: str  # "default" | "config" | "argument"
-
-
-def default_locations(settings: Settings) -> list[Location]:
-    """The tools' default places that exist here, then the configured paths.
-
-    Configured paths are listed even when missing, so the user is told about a
-    stale entry; defaults appear only when they exist.
-    """
-    found: list[Location] = []
-    if settings.discover_defaults:
-        found += [loc for loc in checked_locations() if loc.path.exists()]
-    found += [describe_path(path, "config") for path in settings.sources]
-    return _unique(found)
-
-
-def checked_locations() -> list[Location]:
-    """Every default place discovery looks in, there or not: the folders a
-    pattern matched, or the pattern itself (`.../*/chats`) when it matched none."""
-    return [*_cursor_locations(), *_claude_locations(), *_tool_locations()]
-
-
-def _env_path(name: str) -> Path | None:
-    value = os.environ.get(name, "").strip()
-    return Path(value).expanduser() if value else None
-
-
-def app_config_roots(app: str) -> list[Path]:
-    """Where an Electron app keeps its user data on Linux, macOS and Windows.
-
-    All three are checked wherever we run: a home copied from another machine,
-    or a Windows home seen from WSL, is still found.
-    """
-    home = Path.home()
-    xdg = _env_path("XDG_CONFIG_HOME") or home / ".config"
-    appdata = _env_path("APPDATA") or home / "AppData" / "Roaming"
-    return [xdg / app, home / "Library" / "Application Support" / app, appdata / app]
-
-
-def codex_home() -> Path:
-    return _env_path("CODEX_HOME") or Path.home() / ".codex"
-
-
-def opencode_data_dir() -> Path:
-    """OpenCode follows the XDG layout on every system (~/.local/share/opencode)."""
-    return (_env_path("XDG_DATA_HOME") or Path.home() / ".local" / "share") / "opencode"
-
-
-def gemini_home() -> Path:
-    return (_env_path("GEMINI_CLI_HOME") or Path.home()) / ".gemini"
-
-
-def _tool_locations() -> list[Location]:
-    """Every default place of the tools other than Cursor agent transcripts and Claude Code."""
-    out = [
-        Location(CODEX, codex_home() / "sessions", "codex", "default"),
-        Location(CODEX, codex_home() / "archived_sessions", "codex", "default"),
-    ]
-    out += [
-        Location(CURSOR_IDE, root / "User" / "globalStorage" / "state.vscdb", "cursor-ide", "default")
-        for root in app_config_roots("Cursor")
-    ]
-    data = opencode_data_dir()
-    out += [
-        Location(OPENCODE, data / "opencode.db", "opencode", "default"),
-        Location(OPENCODE, data / "storage" / "session", "opencode", "default"),
-    ]
-    out += _matched(GEMINI, gemini_home() / "tmp", "*/chats", "gemini-cli")
-    for app in VSCODE_APPS:
-        for root in app_config_roots(app):
-            user = root / "User"
-            out += _matched(COPILOT, user / "workspaceStorage", "*/chatSessions", "copilot-chat")
-            out.append(Location(COPILOT, user / "globalStorage" / "emptyWindowChatSessions", "copilot-chat", "default"))
-    for app in CLINE_HOSTS:
-        for root in app_config_roots(app):
-            out += [
-                Location(CLINE, root / "User" / "globalStorage" / ext / "tasks", "cline", "default") for ext in CLINE_EXTENSIONS
-            ]
-    return out
-
-
-def _matched(name: str, folder: Path, pattern: str, fmt: str) -> list[Location]:
-    """The folders under `folder` that `pattern` matches, or the pattern itself when none does."""
-    found = _sorted_glob(folder, pattern)
-    return [Location(name, path, fmt, "default") for path in found] or [Location(name, folder / pattern, fmt, "default")]
-
-
-def _sorted_glob(folder: Path, pattern: str) -> list[Path]:
-    try:
-        return sorted(p for p in folder.glob(pattern) if p.is_dir())
-    except OSError:
-        return []
-
-
-def describe_path(path: Path, origin: str) -> Location:
-    """A Location for a user-given path, named from what its path suggests."""
-    path = Path(path).expanduser()
-    parts = set(path.parts)
-    if ".specstory" in parts:
-        return Location(SPECSTORY, path, "specstory", origin)
-    if path.name == "conversations.json" or (path.is_dir() and (path / "conversations.json").is_file()):
-        return _export_location(path, origin)
-    if path.name == "state.vscdb" or ("workspaceStorage" in parts and "chatSessions" in parts):
-        return Location(
-            COPILOT if "chatSessions" in parts else CURSOR_IDE,
-            path,
-            "copilot-chat" if "chatSessions" in parts else "cursor-ide",
-            origin,
-        )
-    if path.name == ".aider.chat.history.md" or (path.is_dir() and (path / ".aider.chat.history.md").is_file()):
-        return Location(AIDER, path, "aider", origin)
-    if ".codex" in parts or path.name.startswith("rollout-"):
-        return Location(CODEX, path, "codex", origin)
-    if "opencode" in parts:
-        return Location(OPENCODE, path, "opencode", origin)
-    if ".gemini" in parts:
-        return Location(GEMINI, path, "gemini-cli", origin)
-    if any(ext in parts for ext in CLINE_EXTENSIONS):
-        return Location(CLINE, path, "cline", origin)
-    if "agent-transcripts" in parts:
-        return Location(CURSOR, path, "cursor", origin)
-    if path.name == "projects" and path.parent.name in {".claude", "claude"}:
-        return Location(CLAUDE, path, "claude-code", origin)
-    return Location(CONFIGURED, path, None, origin)
-
-
-def _export_location(path: Path, origin: str) -> Location:
-    """ChatGPT and Claude.ai both export a `conversations.json`: told apart by its content."""
-    from convo_tui.core.sources import detect
-
-    file = path / "conversations.json" if path.is_dir() else path
-    fmt = detect(file) if file.is_file() else None
-    if fmt is not None and fmt.name == "chatgpt":
-        return Location(CHATGPT, path, "chatgpt", origin)
-    if fmt is not None and fmt.name == "claude-ai":
-        return Location(CLAUDE_AI, path, "claude-ai", origin)
-    return Location(CHAT_EXPORT, path, None, origin)
-
-
-def claude_projects_dirs() -> list[Path]:
-    """Claude Code's projects folders: $CLAUDE_CONFIG_DIR (comma-separated) or its defaults."""
-    env = os.environ.get("CLAUDE_CONFIG_DIR", "").strip()
-    if env:
-        roots = [Path(part.strip()).expanduser() for part in env.split(",") if part.strip()]
-    else:
-        xdg = os.environ.get("XDG_CONFIG_HOME", "").strip()
-        config_home = Path(xdg).expanduser() if xdg else Path.home() / ".config"
-        roots = [config_home / "claude", Path.home() / ".claude"]
-    return [root / "projects" for root in roots]
-
-
-def _cursor_locations() -> list[Location]:
-    return _matched(CURSOR, Path.home() / ".cursor" / "projects", "*/agent-transcripts", "cursor")
-
-
-def _claude_locations() -> list[Location]:
-    return [Location(CLAUDE, folder, "claude-code", "default") for folder in claude_projects_dirs()]
-
-
-def _unique(locations: list[Location]) -> list[Location]:
-    seen: set[Path] = set()
-    kept: list[Location] = []
-    for location in locations:
-        key = _real(location.path)
-        if key not in seen:
-            seen.add(key)
-            kept.append(location)
-    return kept
-
-
-def _real(path: Path) -> Path:
-    try:
-        return path.resolve()
-    except (OSError, RuntimeError):
-        return path.absolute()
 
 
 ProblemFn = Callable[[Path, str], None]
@@ -269,7 +118,7 @@ def iter_source_files(paths: Iterable[Path], on_problem: ProblemFn | None = None
     for root in paths:
         root = Path(root).expanduser()
         if root.is_file():
-            key = _real(root)
+            key = real_path(root)
             if key not in seen_files:
                 seen_files.add(key)
                 yield root
@@ -305,7 +154,7 @@ def _special(path: Path) -> str | None:
 
 
 def _walk(folder: Path, seen_dirs: set[Path], seen_files: set[Path], tell: ProblemFn) -> Iterator[Path]:
-    real = _real(folder)
+    real = real_path(folder)
     if real in seen_dirs:
         return
     seen_dirs.add(real)
@@ -334,7 +183,7 @@ def _walk(folder: Path, seen_dirs: set[Path], seen_files: set[Path], tell: Probl
             if _walk_into(entry.name) and not _companion_folder(folder, entry.name, names):
                 yield from _walk(path, seen_dirs, seen_files, tell)
         elif is_file and _is_candidate(path) and not _companion_file(entry.name, names):
-            key = _real(path)
+            key = real_path(path)
             if key not in seen_files:
                 seen_files.add(key)
                 yield path
@@ -347,13 +196,26 @@ def _walk_into(name: str) -> bool:
 
 
 def _companion_file(name: str, siblings: set[str]) -> bool:
-    """A file read together with its transcript (Cline's ui_messages.json)."""
-    return any(name in companions and owner in siblings for owner, companions in COMPANIONS.items())
+    """A file read together with its transcript (Cline's ui_messages.json, Droid's
+    `<id>.settings.json`, Kiro's `<id>.json` beside `<id>.jsonl`)."""
+    if any(name in companions and owner in siblings for owner, companions in COMPANIONS.items()):
+        return True
+    if name.endswith(".settings.json") and f"{name[: -len('.settings.json')]}.jsonl" in siblings:
+        return True
+    return name.endswith(".json") and f"{name[: -len('.json')]}.jsonl" in siblings and _kiro_session(siblings)
+
+
+def _kiro_session(siblings: set[str]) -> bool:
+    """Kiro CLI keeps `<id>.jsonl`, `<id>.json` and `<id>.history` together."""
+    return any(name.endswith(".history") for name in siblings)
 
 
 def _companion_folder(parent: Path, name: str, siblings: set[str]) -> bool:
-    """OpenCode's message/ and part/ records are read through their session file."""
-    return parent.name == "storage" and name in {"message", "part"} and "session" in siblings
+    """OpenCode's message/ and part/ records are read through their session file;
+    OpenHands' events through base_state.json; Copilot CLI's checkpoints never."""
+    if parent.name == "storage" and name in {"message", "part"} and "session" in siblings:
+        return True
+    return any(name in folders and owner in siblings for owner, folders in COMPANION_FOLDERS.items())
 
 
 def _is_candidate(path: Path) -> bool:
@@ -434,7 +296,9 @@ def _session_count(format_name: str, path: Path) -> int:
     if format_name == "claude-ai":
         return count_claude(path)
     # Aider histories, OpenAI-style row logs (one conversation_id a session) and databases hold several.
-    if format_name in ("aider", "openai") or (format_name in ("cursor-ide", "opencode") and path.suffix in DATABASE_SUFFIXES):
+    if format_name in ("aider", "openai") or (
+        format_name in ("cursor-ide", "opencode", "goose", "crush") and path.suffix in DATABASE_SUFFIXES
+    ):
         from convo_tui.core.errors import ParseError
         from convo_tui.core.sources import parse_path
 

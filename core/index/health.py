@@ -22,6 +22,7 @@ so the run parses them again instead of reporting them unchanged.
 from __future__ import annotations
 
 import os
+from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
 
@@ -42,33 +43,42 @@ class Health:
         return sum(len(ids) for ids in self.lost.values())
 
 
-def _unchanged(key: str, size: int, mtime_ns: int) -> bool:
+# (size, mtime) of the source a gone file's archived copy came from (core/archive/files.py).
+ArchivedState = Callable[[str], tuple[int, int] | None]
+
+
+def _unchanged(key: str, size: int, mtime_ns: int, archived: ArchivedState | None = None) -> bool:
     try:
         stat = os.stat(key)
     except OSError:
-        return False  # gone: prune's business, not damage
+        # Gone: prune's business, not damage; unless the archive holds this very version.
+        return archived is not None and archived(key) == (size, mtime_ns)
     return stat.st_size == size and stat.st_mtime_ns == mtime_ns
 
 
-def lost_sessions(store: Store, manifest: Manifest, annotations: Annotations | None = None) -> dict[str, list[str]]:
+def lost_sessions(
+    store: Store, manifest: Manifest, annotations: Annotations | None = None, archived: ArchivedState | None = None
+) -> dict[str, list[str]]:
     """Sessions the manifest records for files that did not change, that the
     store no longer has (deleted ones aside). Changed or vanished files are
-    left out: the next run re-indexes or prunes them anyway, and a run killed
-    between publishing and saving the manifest leaves exactly such files."""
+    left out (a vanished one the archive holds counts as unchanged: the run
+    re-indexes it from there): the next run re-indexes or prunes them anyway,
+    and a run killed between publishing and saving the manifest leaves exactly
+    such files."""
     deleted = {sid for sid, note in annotations.all().items() if note.deleted is not None} if annotations else set()
-    expected = {sid for entry in manifest.files.values() for sid in entry.sessions} - deleted
-    if not expected:
+    expected = manifest.session_count() - manifest.held(deleted)
+    if expected <= 0:
         return {}
     published = Filter(must=(Cond("visible", value=True), Cond("level", value="session")))
-    # Fast path (an exact count on indexed fields): as many sessions as the manifest
-    # lists, or more (a run killed before saving it), means nothing was lost.
-    if store.count(published) >= len(expected):
+    # Fast path (an exact count on indexed fields, no manifest read): as many sessions
+    # as the manifest lists, or more (a run killed before saving it), means nothing was lost.
+    if store.count(published) >= expected:
         return {}
     stored = {str(p.payload.get("session_id", "")) for p in store.scroll(published, fields=["session_id"], batch=4096)}
     lost: dict[str, list[str]] = {}
-    for key, entry in manifest.files.items():
+    for key, entry in manifest.entries():
         missing = [sid for sid in entry.sessions if sid not in stored and sid not in deleted]
-        if missing and _unchanged(key, entry.size, entry.mtime_ns):
+        if missing and _unchanged(key, entry.size, entry.mtime_ns, archived):
             lost[key] = missing
     return lost
 
@@ -87,10 +97,13 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
         raise IndexUnavailable(damaged(index_dir or manifest_dir, health.problems[0]))
     if not read_only:
         return health  # a writer is about to index: Library.index repairs (forget_lost)
-    manifest = Manifest.load(manifest_dir)
-    health.lost = lost_sessions(store, manifest, Annotations(manifest_dir))
+    manifest = Manifest.load(manifest_dir, read_only=True)
+    try:
+        health.lost = lost_sessions(store, manifest, Annotations(manifest_dir))
+        total = manifest.session_count()
+    finally:
+        manifest.close()
     if health.lost:
-        total = sum(len(e.sessions) for e in manifest.files.values())
         raise IndexUnavailable(
             f"the index at {index_dir or manifest_dir} has lost {health.lost_sessions} of {total} sessions; "
             f"run `convo-tui index` to re-index them, or {REBUILD}"
@@ -108,10 +121,12 @@ def verify_files(store: Store, index_dir: Path) -> None:
         raise IndexUnavailable(damaged(index_dir, problems[0] + more))
 
 
-def forget_lost(store: Store, manifest: Manifest, annotations: Annotations | None = None) -> int:
+def forget_lost(
+    store: Store, manifest: Manifest, annotations: Annotations | None = None, archived: ArchivedState | None = None
+) -> int:
     """Drop the manifest entries of files whose sessions the store lost, so the
     coming run parses and publishes them again. Returns how many sessions."""
-    lost = lost_sessions(store, manifest, annotations)
+    lost = lost_sessions(store, manifest, annotations, archived)
     for key in lost:
         manifest.remove(key)
     return sum(len(ids) for ids in lost.values())

@@ -16,16 +16,19 @@ from __future__ import annotations
 
 import json
 import re
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any, Protocol
 
-from convo_tui.core.model import USER, Message, Session, ToolCall, Turn, combined_text
-from convo_tui.core.serialize import session_to_record
+from convo_tui.core.model import USER, Message, Session, ToolCall, Turn, combined_text, pair_messages
+from convo_tui.core.serialize import message_records, pack, session_to_record, unpack
 
 LEVEL_SESSION = "session"
 LEVEL_TURN = "turn"
 LEVEL_MESSAGE = "message"
+# The messages of one part of a session published in parts (its session point
+# then holds the record without messages, and `record_parts`).
+LEVEL_RECORD = "record"
 
 _SPACE = re.compile(r"\s")
 # Word pieces per chunk (the default model reads 256, minus special tokens and slack).
@@ -159,6 +162,10 @@ def session_key(session_id: str) -> str:
     return f"{session_id}:session"
 
 
+def record_key(session_id: str, part: int) -> str:
+    return f"{session_id}:record-{part}"
+
+
 def turn_key(session_id: str, index: int) -> str:
     return f"{session_id}:turn-{index}"
 
@@ -237,7 +244,7 @@ def tool_names(tools: list[Any]) -> list[str]:
 
 
 def _common(session: Session, generation: int) -> dict[str, Any]:
-    return {
+    common: dict[str, Any] = {
         "session_id": session.id,
         "project": session.project,
         "source": session.source,
@@ -246,6 +253,10 @@ def _common(session: Session, generation: int) -> dict[str, Any]:
         "generation": generation,
         "visible": False,
     }
+    machine = session.meta.get("machine")
+    if isinstance(machine, str) and machine:
+        common["machine"] = machine  # another machine's session (core/remote/); `machine:` filters on it
+    return common
 
 
 def session_points(
@@ -263,13 +274,40 @@ def session_points(
     (MiniLM: a paraphrase of a question scored under the noise floor against
     its question-and-answer turn)."""
     session.fill_times()
+    turns = session.turns
+    head = session_point(session, generation, len(turns), message_count(session.messages), session_to_record(session))
+    return [head, *content_points(session, generation, tokenizer, turns=turns, window=window, questions=questions)]
+
+
+def message_count(messages: list[Message]) -> int:
+    return sum(1 for m in messages if m.role in ("user", "assistant"))
+
+
+def content_points(
+    session: Session,
+    generation: int,
+    tokenizer: TokenizerLike | None = None,
+    *,
+    first_message: int = 0,
+    first_turn: int = 0,
+    turns: list[Turn] | None = None,
+    window: int | None = None,
+    questions: bool = False,
+) -> list[PendingPoint]:
+    """The turn and message points of a session, or of one part of it: its
+    messages are the session's from position `first_message`, its turns from
+    index `first_turn` (a part starts at a turn boundary, so pairing it alone
+    gives the session's turns). `window` and `questions`: see session_points."""
+    session.fill_times()
     common = _common(session, generation)
     fallback_time = epoch(session.started_at) or epoch(session.updated_at)
-    turns = session.turns
+    if turns is None:
+        turns = pair_messages(session.messages)
+    if first_turn:
+        turns = [replace(turn, index=turn.index + first_turn) for turn in turns]
     turn_of_message = {mid: turn.index for turn in turns for mid in turn.message_ids}
-    points = [_session_point(session, common, len(turns))]
     turn_points = [_turn_point(session.id, turn, common, fallback_time) for turn in turns]
-    points += turn_points
+    points = list(turn_points)
     covered: dict[int, str] = {}
     narration: set[str] = set()
     if EMBED_SELECTION in ("uncovered", "answers") and window:
@@ -284,7 +322,7 @@ def session_points(
                 if message is not None and message.tools:
                     narration.add(mid)
     answered = {mid for turn in turns if turn.ai_text.strip() for mid in turn.user_message_ids}
-    for index, message in enumerate(session.messages):
+    for index, message in enumerate(session.messages, start=first_message):
         if message.is_conversation:
             turn_index = turn_of_message.get(message.id, -1)
             question = questions and message.id in answered
@@ -302,21 +340,61 @@ def session_points(
     return points
 
 
-def _session_point(session: Session, common: dict[str, Any], turn_count: int) -> PendingPoint:
+def session_point(
+    session: Session,
+    generation: int,
+    turn_count: int,
+    messages: int,
+    record: dict[str, Any],
+    *,
+    record_parts: int = 0,
+) -> PendingPoint:
+    """The point `sessions` lists and `show` reads: the session's facts and its
+    record (without messages when they are kept in `record_parts` record points)."""
     payload = {
-        **common,
+        **_common(session, generation),
         "level": LEVEL_SESSION,
         "key": session_key(session.id),
-        "message_type": LEVEL_SESSION,
         "timestamp": epoch(session.updated_at) or epoch(session.started_at),
         "started_at": epoch(session.started_at),
         "updated_at": epoch(session.updated_at),
-        "message_count": sum(1 for m in session.messages if m.role in ("user", "assistant")),
+        "message_count": messages,
         "turn_count": turn_count,
-        "record": session_to_record(session),
+        "record_z": pack(record),
     }
+    if record_parts:
+        payload["record_parts"] = record_parts
     # The session point is found by filters, never by vectors.
     return PendingPoint(payload["key"], "", payload)
+
+
+def record_point(session: Session, generation: int, part: int) -> PendingPoint:
+    """One part's messages, for the reader to put the session together."""
+    payload = {
+        **_common(session, generation),
+        "level": LEVEL_RECORD,
+        "key": record_key(session.id, part),
+        "record_part": part,
+        "messages_z": pack(message_records(session.messages)),
+    }
+    return PendingPoint(payload["key"], "", payload)
+
+
+def stored_record(payload: dict[str, Any]) -> dict[str, Any] | None:
+    """A session point's record (packed since the scale work; plain JSON before)."""
+    if isinstance(payload.get("record_z"), str):
+        value = unpack(payload["record_z"])
+        return value if isinstance(value, dict) else None
+    record = payload.get("record")
+    return record if isinstance(record, dict) else None
+
+
+def stored_messages(payload: dict[str, Any]) -> list[dict[str, Any]]:
+    """The messages a record point holds."""
+    if isinstance(payload.get("messages_z"), str):
+        value = unpack(payload["messages_z"])
+        return value if isinstance(value, list) else []
+    return list(payload.get("messages") or [])
 
 
 def _turn_point(session_id: str, turn: Turn, common: dict[str, Any], fallback_time: float | None) -> PendingPoint:
@@ -327,7 +405,6 @@ def _turn_point(session_id: str, turn: Turn, common: dict[str, Any], fallback_ti
         "key": turn_key(session_id, turn.index),
         "turn_index": turn.index,
         "message_ids": turn.message_ids,
-        "message_type": LEVEL_TURN,
         "timestamp": epoch(turn.timestamp) or fallback_time,
         "has_tools": bool(names),
         "tools": names,
@@ -363,7 +440,6 @@ def _message_points(
         "message_index": index,
         "message_ids": [message.id],
         "role": role_name(message.role),
-        "message_type": message.role,
         "timestamp": epoch(message.timestamp) or fallback_time,
         "has_tools": bool(names),
         "tools": names,

@@ -6,6 +6,17 @@ vectors the content cache already holds), in batches bounded by count and
 time. Phase 2 (dense_phase.py) then adds the missing dense vectors in place,
 newest sessions first, resumably.
 
+Order: the files to read are sorted newest first (by mtime) across every
+source, so today's sessions are searchable in seconds whatever the size of the
+history; a huge old file never blocks them.
+
+Memory does not grow with the history: the manifest is an SQLite table read a
+file at a time, the list of files to read keeps a path and two numbers per
+file, a batch holds at most BATCH_TEXTS texts, and a session read as a stream
+(core/sources `stream_path`) holds one part of PART_CHARS characters at a
+time. The store rolls its appendable segment into an on-disk one every so many
+points (core/store/edge.py ROLL_POINTS), so Edge's memory stays bounded too.
+
 Publishing protocol (crash safety): a run writes its points with a new
 `generation` and `visible=false`; once every point of a session is written, one
 set_payload flips that session's generation visible, then the session's other
@@ -13,27 +24,45 @@ generations are deleted; the manifest entry is written last. Search filters on
 `visible=true`, so a reader sees a session wholly old, wholly new, or (only
 between a flip and the delete) both, never half. Invisible leftovers of an
 interrupted run are deleted when the next run starts.
+
+A session read in parts (longer than PART_CHARS) is published part by part
+when it is new (not in the manifest): each part's points are flipped visible
+once written, so it is keyword-searchable as it is read, a growing prefix of
+turns, with a session point whose record holds the parts so far. A session the
+index already holds is written in parts but flipped only after its last part,
+as above (the old version stays whole until then). A kill in the middle of a
+new session leaves the prefix published so far; the next run replaces it.
 """
 
 from __future__ import annotations
 
 import os
-import threading
 import time
+from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.index.dense_phase import DensePhase
-from convo_tui.core.index.manifest import FileEntry, Manifest, file_hash
-from convo_tui.core.index.points import PendingPoint, clean_text, session_points
+from convo_tui.core.index.intake import FileWork, SessionStream, files_to_read, part_points
+from convo_tui.core.index.manifest import FileEntry, Manifest
+from convo_tui.core.index.points import PendingPoint, clean_text
+from convo_tui.core.index.progress import (  # re-exported: the library, the faces and the tests import them from here
+    CancelLike,
+    CancelView,
+    IndexProgress,
+    IndexReport,
+    ProgressFn,
+    is_cancelled,
+)
+from convo_tui.core.index.source_files import FileAccess, LocalFiles, source_key  # source_key re-exported
 from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.model import Session
-from convo_tui.core.sources import detect, format_by_name, parse_path
+from convo_tui.core.sources import SessionPart, detect_format, stream_path
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 
 # Phase 1 publishes what it has parsed when this many texts are pending, or
@@ -41,77 +70,30 @@ from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 # kill or Ctrl-C keeps every batch published before it.
 BATCH_TEXTS = 2048
 PUBLISH_SECONDS = 2.0
+# The first batch is this small, and each next one twice the last up to
+# BATCH_TEXTS: the newest sessions (read first) are searchable at once.
+FIRST_BATCH_TEXTS = 64
 UPSERT_POINTS = 512
 # Rebuild the search graphs only after this many points were written or given
 # vectors: a few appended sessions are searched by brute force in Edge's
 # appendable segment (fast at that size), and an append costs no rebuild.
 OPTIMIZE_MIN_POINTS = 2000
-
-
-@dataclass
-class IndexProgress:
-    """One progress event. Phases: "wait" (another index run of this process
-    goes first: this one starts when it ends), "takeover" (the process that
-    ran it stopped: the run goes on where the index is held now), "model"
-    (the dense model named in `path` is loading), "switch" (the index's
-    vectors move to another model: points copied), "scan" (files checked), "index"
-    (phase 1: `done` of `total` files parsed, `sessions` published and
-    searchable by keyword so far), "semantic" (phase 2: `done` of `total` texts
-    of the whole index have a dense vector, counting what earlier runs did),
-    "optimize", "done". `eta` (seconds left) and `rate` (files or texts per
-    second) come from the pace of the last minute (throughput.py); None
-    while it is not known yet."""
-
-    phase: str
-    done: int
-    total: int
-    path: str | None = None
-    sessions: int = 0
-    eta: float | None = None
-    rate: float | None = None
-
-
-@dataclass
-class IndexReport:
-    added: int = 0
-    updated: int = 0
-    unchanged: int = 0
-    removed: int = 0
-    skipped: list[tuple[str, str]] = field(default_factory=list)  # (path, reason)
-    sessions: int = 0
-    points: int = 0
-    seconds: float = 0.0
-    cancelled: bool = False
-    # Phase 2: texts embedded by the model in this run, points given a dense
-    # vector, and the state of the whole index afterwards.
-    embedded: int = 0
-    vectors_added: int = 0
-    semantic_ready: int = 0
-    semantic_total: int = 0
-    keyword_seconds: float = 0.0
-    # One line each about the run itself (a damaged vector cache started afresh).
-    notes: list[str] = field(default_factory=list)
-
-
-ProgressFn = Callable[[IndexProgress], None]
-CancelLike = threading.Event | Callable[[], bool] | None
-
-
-@dataclass
-class _File:
-    """One parsed file while its sessions are being published."""
-
-    key: str
-    path: str
-    entry: FileEntry
-    left: int  # sessions not yet published
+# A session read as a stream is cut into parts of about this many characters
+# (at turn boundaries): the most of one transcript held in memory at once.
+PART_CHARS = 2_000_000
+# The store is flushed at most this often while publishing (and at the end of a
+# run): a kill loses nothing either way (Edge's write-ahead log is in the page
+# cache); flushing every batch cost 15% of phase 1.
+FLUSH_SECONDS = 30.0
 
 
 @dataclass
 class _Unit:
-    file: _File
+    file: FileWork
     session: Session
     points: list[PendingPoint]
+    stream: SessionStream
+    last: bool
 
 
 @dataclass
@@ -126,31 +108,21 @@ class _GenerationPoint(Point):
         return point_id(f"{self.key}@{self.generation}")
 
 
+__all__ = [
+    "CancelLike",
+    "IndexProgress",
+    "IndexReport",
+    "Indexer",
+    "ProgressFn",
+    "is_cancelled",
+    "prune",
+    "source_key",
+    "visible_filter",
+]
+
+
 def visible_filter(*conds: Cond) -> Filter:
     return Filter(must=(Cond("visible", value=True), *conds))
-
-
-def source_key(path: Path) -> str:
-    return os.path.abspath(path)
-
-
-def is_cancelled(cancel: CancelLike) -> bool:
-    """Whether a cancel signal (an Event, a callable or None) says stop."""
-    if cancel is None:
-        return False
-    if isinstance(cancel, threading.Event):
-        return cancel.is_set()
-    return bool(cancel())
-
-
-class _CancelView:
-    """An Event-like view of a cancel callable, for code that calls is_set()."""
-
-    def __init__(self, cancel: CancelLike):
-        self._cancel = cancel
-
-    def is_set(self) -> bool:
-        return is_cancelled(self._cancel)
 
 
 def _clean_session(session: Session) -> None:
@@ -167,7 +139,9 @@ class Indexer:
     """One indexing run over a store; embedders are passed in already loaded.
 
     `cache` (optional) holds dense vectors by content; `semantic=False` stops
-    after phase 1 (the points stay marked for a later run's phase 2).
+    after phase 1 (the points stay marked for a later run's phase 2). `files`
+    says how a source file is seen (core/index/source_files.py: the disk, or
+    the archive that keeps a copy of each file read and stands in for the gone).
     """
 
     def __init__(
@@ -178,7 +152,9 @@ class Indexer:
         sparse: Any,
         suppressed: Callable[[str, str], bool] | None = None,
         cache: VectorCache | None = None,
+        files: FileAccess | None = None,
     ):
+        self.files: FileAccess = files or LocalFiles()
         self.store = store
         self.manifest = manifest
         # (session id, source path) -> True for a session the user deleted (core/annotations.py).
@@ -187,10 +163,9 @@ class Indexer:
         self.sparse = sparse
         self.cache = cache
         self.model = dense.name
-        # session id -> (source key, path) of the file that produced it in this run
-        self._claimed: dict[str, tuple[str, str]] = {}
         self._published_sessions = 0
         self._written = 0
+        self._flushed = time.monotonic()
         self.embedded = 0
 
     def run(
@@ -215,7 +190,7 @@ class Indexer:
             def semantic_progress(done: int, total: int, eta: float | None, rate: float | None) -> None:
                 notify(IndexProgress("semantic", done, total, None, self._published_sessions, eta, rate))
 
-            report.vectors_added, report.cancelled = phase.run(semantic_progress, _CancelView(cancel))
+            report.vectors_added, report.cancelled = phase.run(semantic_progress, CancelView(cancel))
             report.embedded = self.embedded = phase.embedded
         if self._written + report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
             notify(IndexProgress("optimize", 0, 0, None, self._published_sessions))
@@ -233,74 +208,157 @@ class Indexer:
     # -- phase 1: parse and publish with keyword vectors ------------------------
 
     def _keyword_phase(self, files: Iterable[Path], report: IndexReport, notify: ProgressFn, cancel: CancelLike) -> bool:
-        """Parse new and changed files and publish their sessions in batches. True if anything was written."""
-        self._claimed = {}
+        """Parse new and changed files, newest first, and publish their sessions
+        in batches. True if anything was written."""
+        self.manifest.forget_claims()
         self._published_sessions = 0
-        todo: list[tuple[Path, os.stat_result]] = []
-        files = list(files)
-        for done, path in enumerate(files):
-            if is_cancelled(cancel):
-                report.cancelled = True
-                return False
-            if done % 200 == 0:
-                notify(IndexProgress("scan", done, len(files), os.fsdecode(path)))
-            state = self._contained(path, report, partial(self._check, path, report))
-            if state is not None:
-                todo.append((path, state))
-        owners = self.manifest.session_owner()
+        todo = files_to_read(files, self.files, self.manifest, self.model, report, notify, cancel, self._contained)
+        if report.cancelled:
+            return False
         generation = time.time_ns()
-        batch: list[_Unit] = []
-        pending_texts = 0
-        batch_started = time.monotonic()
-        wrote = False
+        self._batch: list[_Unit] = []
+        self._batch_limit = min(FIRST_BATCH_TEXTS, BATCH_TEXTS)
+        self._pending_texts = 0
+        self._batch_started = time.monotonic()
+        self._wrote = False
         # The time left follows the bytes read (files differ in size by thousands of times).
-        pace, left, read = Throughput(), sum(stat.st_size for _, stat in todo), 0
-
-        def tell(done: int, path: Path | None) -> None:
-            pace.add(read)
-            where = os.fsdecode(path) if path is not None else None
-            notify(IndexProgress("index", done, len(todo), where, self._published_sessions, pace.eta(left - read)))
-
-        for done, (path, stat) in enumerate(todo):
+        self._pace, self._bytes_left, self._bytes_read = Throughput(), sum(size for _, _, size in todo), 0
+        for done, (_mtime, name, size) in enumerate(todo):
             if is_cancelled(cancel):
                 report.cancelled = True
                 break
-            tell(done, path)
-            read += stat.st_size
-            units = self._contained(path, report, partial(self._parse, path, stat, generation, report))
-            if units is None:
-                continue
-            file, sessions = units
-            if not sessions:
-                self._finish_file(file, report)
-                continue
-            for session in sessions:
-                points = self._contained(path, report, partial(self._session_points, session, generation))
-                if points is None:
-                    file.left -= 1
-                    file.entry.sessions.remove(session.id)
-                    if file.left == 0:
-                        self._finish_file(file, report)
-                    continue
-                batch.append(_Unit(file, session, points))
-                pending_texts += sum(1 for p in points if p.text or p.keyword)
-                if pending_texts < BATCH_TEXTS and time.monotonic() - batch_started < PUBLISH_SECONDS:
-                    continue
-                self._write(batch, generation, owners, report)
-                wrote = True
-                tell(done, path)
-                batch, pending_texts, batch_started = [], 0, time.monotonic()
-                if is_cancelled(cancel):
-                    report.cancelled = True
-                    break
+            self._tell(notify, done, len(todo), name)
+            self._bytes_read += size
+            path = Path(name)
+            self._contained(path, report, partial(self._read_file, path, generation, report, notify, cancel, done, len(todo)))
             if report.cancelled:
                 break
-        if batch:
-            self._write(batch, generation, owners, report)
-            wrote = True
+        if self._batch:
+            self._write(generation, report)
         if not report.cancelled:
-            tell(len(todo), None)
-        return wrote
+            self._tell(notify, len(todo), len(todo), None)
+        return self._wrote
+
+    def _tell(self, notify: ProgressFn, done: int, total: int, path: str | None) -> None:
+        """Phase 1's progress, with the time left from the pace of the bytes read."""
+        self._pace.add(self._bytes_read)
+        eta = self._pace.eta(self._bytes_left - self._bytes_read)
+        notify(IndexProgress("index", done, total, path, self._published_sessions, eta))
+
+    def _read_file(
+        self,
+        path: Path,
+        generation: int,
+        report: IndexReport,
+        notify: ProgressFn,
+        cancel: CancelLike,
+        done: int,
+        total: int,
+    ) -> None:
+        """Read one file part by part, queueing its sessions for publishing
+        (through `self.files`: the disk, or the archive's copy of a gone file)."""
+        with self.files.opened(path) as readable:
+            self._read_parts(path, readable, generation, report, notify, cancel, done, total)
+
+    def _read_parts(
+        self,
+        path: Path,
+        readable: Path,
+        generation: int,
+        report: IndexReport,
+        notify: ProgressFn,
+        cancel: CancelLike,
+        done: int,
+        total: int,
+    ) -> None:
+        key = self.files.key(path)
+        stat = self.files.stat(path)
+        entry = FileEntry(
+            size=stat.st_size,
+            mtime_ns=stat.st_mtime_ns,
+            hash="",
+            format="",
+            parser_version=0,
+            model=self.model,
+            generation=generation,
+        )
+        file = FileWork(key, os.fsdecode(path), entry)
+        try:
+            fmt = detect_format(readable)  # the one sniff of this file (stream_path takes it)
+            entry.format, entry.parser_version = fmt.name, fmt.version
+            entry.hash = self.files.keep(path, readable, fmt)  # archived as it is read
+            unknown: Counter[str] = Counter()  # what its reader did not know (format drift, `sources`)
+            for part in stream_path(readable, PART_CHARS, fmt, unknown):
+                self.files.parsed(path, readable, [part.session])
+                self._take(file, part, generation, report)
+                if self._batch_full():
+                    self._write(generation, report)
+                    self._tell(notify, done, total, file.path)
+                    if is_cancelled(cancel):
+                        report.cancelled = True
+                        file.failed = True  # read only partly: the next run reads it again
+                        return
+        except ParseError as exc:
+            if file.pending or file.entry.sessions:
+                # Parts were read before the error: they stay as published, the file is read again next time.
+                file.failed = True
+                report.skipped.append((file.path, exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"))
+                return
+            entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
+            entry.hash = entry.hash or self.files.hash(path)
+            report.skipped.append((file.path, entry.error))
+            old = self.manifest.get(key)
+            if old is None or not old.sessions:
+                self.manifest.put(key, entry)
+            # A file that used to parse keeps its indexed sessions (archive).
+            return
+        entry.unknown = dict(unknown)
+        file.read = True
+        if file.pending == 0:
+            self._finish_file(file, report)
+
+    def _take(self, file: FileWork, part: SessionPart, generation: int, report: IndexReport) -> None:
+        """Points for one part of a session, into the batch."""
+        session = part.session
+        _clean_session(session)
+        if part.first_message == 0 or file.current is None:
+            file.current = self._start(file, session, report)
+        stream = file.current
+        if stream.skip:
+            return
+        try:
+            points = part_points(
+                session,
+                part,
+                stream,
+                generation,
+                self.dense.tokenizer,
+                window=getattr(self.dense, "window", None),
+                questions=getattr(self.dense, "embed_questions", False),
+            )
+        except (IndexUnavailable, KeyboardInterrupt, MemoryError):
+            raise
+        except Exception as exc:  # a keying bug costs this session, not the file's others
+            report.skipped.append((file.path, f"session {session.id} could not be indexed ({type(exc).__name__}: {exc})"))
+            stream.skip = True
+            file.entry.sessions.remove(stream.session_id)
+            file.pending -= 1
+            return
+        self._batch.append(_Unit(file, session, points, stream, part.last))
+        self._pending_texts += sum(1 for p in points if p.text or p.keyword)
+
+    def _start(self, file: FileWork, session: Session, report: IndexReport) -> SessionStream:
+        """A session's first part: is it kept, and is it new to the index?"""
+        stream = SessionStream(session.id, new=self.manifest.owner_of(session.id) is None)
+        if self.suppressed(session.id, session.path) or not self._first_claim(file.key, file.path, session, report):
+            stream.skip = True
+            return stream
+        file.entry.sessions.append(session.id)
+        file.pending += 1
+        return stream
+
+    def _batch_full(self) -> bool:
+        return self._pending_texts >= self._batch_limit or time.monotonic() - self._batch_started >= PUBLISH_SECONDS
 
     def _contained(self, path: Path, report: IndexReport, work: Callable[[], Any]) -> Any:
         """Run one file's work; any failure becomes one skipped line, the run goes on.
@@ -320,88 +378,7 @@ class Indexer:
             report.skipped.append((os.fsdecode(path), f"could not be indexed ({type(exc).__name__}: {exc})"))
         return None
 
-    def _session_points(self, session: Session, generation: int) -> list[PendingPoint]:
-        dense = self.dense
-        return session_points(
-            session, generation, dense.tokenizer, getattr(dense, "window", None), getattr(dense, "embed_questions", False)
-        )
-
-    # -- diffing ------------------------------------------------------------
-
-    def _check(self, path: Path, report: IndexReport) -> os.stat_result | None:
-        """The file's stat when it must be parsed again, None when unchanged."""
-        key = source_key(path)
-        try:
-            stat = path.stat()
-        except OSError as exc:
-            report.skipped.append((os.fsdecode(path), f"cannot read: {exc.strerror or exc}"))
-            return None
-        entry = self.manifest.get(key)
-        if entry is None or not self._same_parser(entry):
-            return stat
-        if entry.size == stat.st_size and entry.mtime_ns == stat.st_mtime_ns:
-            self._unchanged(path, entry, report)
-            return None
-        if entry.size == stat.st_size:
-            try:
-                same = file_hash(path) == entry.hash
-            except OSError:
-                return stat
-            if same:
-                entry.mtime_ns = stat.st_mtime_ns
-                self.manifest.put(key, entry)
-                self._unchanged(path, entry, report)
-                return None
-        return stat
-
-    def _unchanged(self, path: Path, entry: FileEntry, report: IndexReport) -> None:
-        if entry.error:
-            report.skipped.append((os.fsdecode(path), entry.error))
-        report.unchanged += len(entry.sessions)
-
-    def _same_parser(self, entry: FileEntry) -> bool:
-        if entry.model != self.model:
-            return False
-        if entry.error:
-            return True
-        fmt = format_by_name(entry.format)
-        return fmt is not None and fmt.version == entry.parser_version
-
-    # -- parsing ------------------------------------------------------------
-
-    def _parse(
-        self, path: Path, stat: os.stat_result, generation: int, report: IndexReport
-    ) -> tuple[_File, list[Session]] | None:
-        key = source_key(path)
-        digest = file_hash(path)
-        fmt = detect(path)
-        entry = FileEntry(
-            size=stat.st_size,
-            mtime_ns=stat.st_mtime_ns,
-            hash=digest,
-            format=fmt.name if fmt else "",
-            parser_version=fmt.version if fmt else 0,
-            model=self.model,
-            generation=generation,
-        )
-        try:
-            sessions = parse_path(path)
-        except ParseError as exc:
-            entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
-            report.skipped.append((os.fsdecode(path), entry.error))
-            old = self.manifest.get(key)
-            if old is None or not old.sessions:
-                self.manifest.put(key, entry)
-            # A file that used to parse keeps its indexed sessions (archive).
-            return None
-        for session in sessions:
-            _clean_session(session)
-        sessions = [s for s in sessions if not self.suppressed(s.id, s.path)]
-        sessions = self._first_claim(key, path, sessions, report)
-        entry.sessions = [s.id for s in sessions]
-        return _File(key, os.fsdecode(path), entry, len(sessions)), sessions
-
-    def _first_claim(self, key: str, path: Path, sessions: list[Session], report: IndexReport) -> list[Session]:
+    def _first_claim(self, key: str, path: str, session: Session, report: IndexReport) -> bool:
         """Within one run a session id belongs to the first file that has it.
 
         Two files holding the same session (a backup copy, an export saved
@@ -409,20 +386,20 @@ class Indexer:
         longer copy's extra turns would be published beside the shorter copy's
         record. The later copy is skipped and reported instead.
         """
-        kept = []
-        for session in sessions:
-            first = self._claimed.setdefault(session.id, (key, os.fsdecode(path)))
-            if first[0] == key:
-                kept.append(session)
-            else:
-                report.skipped.append((os.fsdecode(path), f"session {session.id} is also in {first[1]}; indexed from there"))
-        return kept
+        first = self.manifest.claim(session.id, key)
+        if first == key:
+            return True
+        report.skipped.append((path, f"session {session.id} is also in {first}; indexed from there"))
+        return False
 
     # -- writing and publishing -----------------------------------------------
 
-    def _write(self, batch: list[_Unit], generation: int, owners: dict[str, str], report: IndexReport) -> None:
+    def _write(self, generation: int, report: IndexReport) -> None:
         """Write a batch's points (keyword vectors, and dense ones the cache
-        already has), then publish its sessions one by one."""
+        already has), then publish its sessions (or parts) one by one."""
+        batch = self._batch
+        self._batch, self._pending_texts, self._batch_started = [], 0, time.monotonic()
+        self._batch_limit = min(self._batch_limit * 2, BATCH_TEXTS)
         pending = [p for unit in batch for p in unit.points]
         self._written += len(pending)
         cached = self.cache.get_many(p.text for p in pending if p.text) if self.cache is not None else {}
@@ -440,27 +417,39 @@ class Indexer:
                 out = []
         if out:
             self.store.upsert(out)
-        self.store.flush()
+        del pending, out
         for unit in batch:
-            self._publish(unit, generation, owners, report)
+            self._publish(unit, generation, report)
         self.manifest.save()
+        self._wrote = True
+        if time.monotonic() - self._flushed >= FLUSH_SECONDS:
+            self.store.flush()
+            self._flushed = time.monotonic()
 
-    def _publish(self, unit: _Unit, generation: int, owners: dict[str, str], report: IndexReport) -> None:
-        session = unit.session
-        this = Cond("session_id", value=session.id)
-        self.store.set_payload({"visible": True}, Filter(must=(this, Cond("generation", value=generation))))
+    def _publish(self, unit: _Unit, generation: int, report: IndexReport) -> None:
+        stream = unit.stream
+        this = Cond("session_id", value=stream.session_id)
+        written = Filter(must=(this, Cond("generation", value=generation), Cond("visible", value=False)))
+        if stream.new and stream.parts:
+            self.store.set_payload({"visible": True}, written)  # this part is searchable now
+            if stream.head is not None:  # and the session point says so
+                head, stream.head = stream.head, None
+                self.store.upsert([_GenerationPoint(head.key, None, None, {**head.payload, "visible": True}, generation)])
+        if not unit.last:
+            return
+        self.store.set_payload({"visible": True}, written)
         self.store.delete(Filter(must=(this,), must_not=(Cond("generation", value=generation),)))
-        if session.id in owners:
-            report.updated += 1
-        else:
+        if stream.new:
             report.added += 1
-        owners[session.id] = unit.file.key
+        else:
+            report.updated += 1
         self._published_sessions += 1
-        unit.file.left -= 1
-        if unit.file.left == 0:
-            self._finish_file(unit.file, report)
+        file = unit.file
+        file.pending -= 1
+        if file.pending == 0 and file.read and not file.failed:
+            self._finish_file(file, report)
 
-    def _finish_file(self, file: _File, report: IndexReport) -> None:
+    def _finish_file(self, file: FileWork, report: IndexReport) -> None:
         """Every session of the file is published: drop the ones it no longer
         holds and remember the file (the manifest entry is written last)."""
         old = self.manifest.get(file.key)
@@ -480,13 +469,15 @@ class Indexer:
 def prune(store: Store, manifest: Manifest) -> int:
     """Forget sessions whose source file is gone. Returns how many were removed."""
     removed = 0
-    gone = [path for path in manifest.files if not os.path.exists(path)]
-    for path in gone:
-        entry = manifest.files[path]
+    for path in manifest.paths():
+        if os.path.exists(path):
+            continue
+        entry = manifest.get(path)
         manifest.remove(path)
+        if entry is None:
+            continue
         # A session another (existing) file now holds is not the vanished file's to drop.
-        still_owned = manifest.session_owner()
-        ids = tuple(sid for sid in entry.sessions if sid not in still_owned)
+        ids = tuple(sid for sid in entry.sessions if manifest.owner_of(sid) is None)
         if ids:
             store.delete(Filter(must=(Cond("session_id", any=ids),)))
             removed += len(ids)

@@ -10,7 +10,7 @@ from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.index.manifest import Manifest
-from convo_tui.core.index.publish import source_key
+from convo_tui.core.index.source_files import source_key
 from convo_tui.core.library.reading import Reader
 from convo_tui.core.store.base import Cond, Filter, Store
 
@@ -75,9 +75,12 @@ class Editor:
             return False
         # Make the next run parse the source again even though it did not change.
         manifest = Manifest.load(self.manifest_dir)
-        for key in [k for k, e in manifest.files.items() if session_id in e.sessions]:
-            manifest.remove(key)
-        if deletion.path:
-            manifest.remove(source_key(Path(deletion.path)))
-        manifest.save()
+        try:
+            for key in manifest.files_holding(session_id):
+                manifest.remove(key)
+            if deletion.path:
+                manifest.remove(source_key(Path(deletion.path)))
+            manifest.save()
+        finally:
+            manifest.close()
         return True

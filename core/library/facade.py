@@ -19,10 +19,12 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits
-from convo_tui.core.engine import Engine, ModelInfo, Readiness
+from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
 from convo_tui.core.index.health import verify_files
+from convo_tui.core.index.manifest import Manifest, source_readings
+from convo_tui.core.library.archiving import Archiving
 from convo_tui.core.library.edits import Editor
 from convo_tui.core.library.indexing import IndexRuns
 from convo_tui.core.library.models import Models
@@ -35,6 +37,7 @@ from convo_tui.core.store.base import Store
 from convo_tui.core.store.guard import GuardedStore
 
 if TYPE_CHECKING:
+    from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.hits import Hit, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexReport, ProgressFn
@@ -66,7 +69,8 @@ class Library(Engine):
         self.models = Models(settings, self.store)
         self.reader = Reader(self.store, self.annotations)
         self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
-        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder)
+        self.archiving = Archiving(settings, folder, self.annotations)
+        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder, self.archiving)
         self.runs.meta_error = meta_error
         # Ids as people type them (a unique 8+ character prefix) -> the session's id.
         self.ids = SessionIds(self.store, lambda: [sid for sid, note in self.annotations.all().items() if note.deleted])
@@ -165,6 +169,13 @@ class Library(Engine):
         choice = self.models.choice()
         return self.reader.readiness(choice.model, choice.reason)
 
+    def reading(self) -> list[SourceReading]:
+        manifest = Manifest.load(manifest_dir(self.settings), read_only=True)
+        try:
+            return source_readings(manifest)
+        finally:
+            manifest.close()
+
     def semantic_status(self) -> SemanticStatus:
         """How many of the index's text points have their dense vector (found by meaning)."""
         return semantic_status(self.store)
@@ -225,6 +236,21 @@ class Library(Engine):
 
     def prune(self) -> int:
         return self.runs.prune()
+
+    # -- the archive -------------------------------------------------------------------
+
+    def archive_status(self) -> ArchiveStatus:
+        manifest = Manifest.load(self.runs.manifest_dir, read_only=True)
+        try:
+            return self.archiving.status(manifest)
+        finally:
+            manifest.close()
+
+    def export_archive(self, path: Path) -> ExportReport:
+        return self.archiving.export(path)
+
+    def import_archive(self, path: Path) -> ImportReport:
+        return self.archiving.import_(path)
 
     # -- lifecycle ---------------------------------------------------------------------
 

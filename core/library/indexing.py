@@ -3,6 +3,7 @@ at a time per process (the app, a watcher and clients may all ask at once)."""
 
 from __future__ import annotations
 
+import os
 import threading
 from pathlib import Path
 
@@ -11,6 +12,7 @@ from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.health import forget_lost, verify_files
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.publish import CancelLike, Indexer, IndexProgress, IndexReport, ProgressFn, is_cancelled, prune
+from convo_tui.core.library.archiving import Archiving
 from convo_tui.core.library.models import Models
 from convo_tui.core.library.opening import SCHEMA_VERSION
 from convo_tui.core.settings import Settings
@@ -22,24 +24,45 @@ def adopt_model(manifest: Manifest, model: str) -> None:
     model switch their sessions are already in the store and only their dense
     vectors were redone (the indexer parses a file again when its entry names
     another model)."""
-    stale = [entry for entry in manifest.files.values() if entry.model != model]
-    for entry in stale:
-        entry.model = model
-    if stale:
-        manifest.save(force=True)
+    if manifest.set_model(model):
+        manifest.save()
 
 
 # Seconds between two looks at the cancel signal while a run waits for its turn.
 _CANCEL_POLL = 0.25
 
 
+def combined(first: IndexReport, second: IndexReport) -> IndexReport:
+    """One report for a run made of two passes (this machine's files, then other machines')."""
+    return IndexReport(
+        added=first.added + second.added,
+        updated=first.updated + second.updated,
+        unchanged=first.unchanged + second.unchanged,
+        removed=first.removed + second.removed,
+        skipped=first.skipped + second.skipped,
+        sessions=second.sessions,
+        points=second.points,
+        seconds=first.seconds + second.seconds,
+        cancelled=first.cancelled or second.cancelled,
+        embedded=first.embedded + second.embedded,
+        vectors_added=first.vectors_added + second.vectors_added,
+        semantic_ready=second.semantic_ready,
+        semantic_total=second.semantic_total,
+        keyword_seconds=first.keyword_seconds,
+        notes=first.notes + second.notes,
+    )
+
+
 class IndexRuns:
-    def __init__(self, settings: Settings, store: Store, models: Models, annotations: Annotations, manifest_dir: Path):
+    def __init__(
+        self, settings: Settings, store: Store, models: Models, annotations: Annotations, manifest_dir: Path, archiving: Archiving
+    ):
         self.settings = settings
         self.store = store
         self.models = models
         self.annotations = annotations
         self.manifest_dir = manifest_dir
+        self.archiving = archiving
         self._one_at_a_time = threading.Lock()
         # Why the index may not be read (a rebuild clears it).
         self.meta_error: IndexUnavailable | None = None
@@ -84,14 +107,29 @@ class IndexRuns:
     def _run(
         self, paths: list[Path] | None, *, progress: ProgressFn | None, cancel: CancelLike, rebuild: bool, semantic: bool
     ) -> IndexReport:
+        manifest = Manifest.load(self.manifest_dir)
+        try:
+            return self._run_with(manifest, paths, progress=progress, cancel=cancel, rebuild=rebuild, semantic=semantic)
+        finally:
+            manifest.close()
+
+    def _run_with(
+        self,
+        manifest: Manifest,
+        paths: list[Path] | None,
+        *,
+        progress: ProgressFn | None,
+        cancel: CancelLike,
+        rebuild: bool,
+        semantic: bool,
+    ) -> IndexReport:
         from convo_tui.core.index.discover import iter_source_files
         from convo_tui.core.index.vector_cache import VectorCache
 
-        manifest = Manifest.load(self.manifest_dir)
         if rebuild:
             self.store.drop()
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
-            manifest.save(force=True)
+            manifest.save()
             self.meta_error = None
         elif not self.settings.qdrant_url and not self._verified:
             # A damaged store is named, never indexed into; once per process (a holder re-indexes often).
@@ -108,7 +146,9 @@ class IndexRuns:
         dense, sparse = self.models.dense, self.models.sparse
         assert dense is not None and sparse is not None
         self.store.ensure(dense.dim)
-        forget_lost(self.store, manifest, self.annotations)  # re-index what the store lost (core/index/health.py)
+        files = self.archiving.files_for_run()
+        # Re-index what the store lost (core/index/health.py), from the archive when its source is gone.
+        forget_lost(self.store, manifest, self.annotations, files.archived_state)
         if not self.store.read_meta():
             self.store.write_meta(
                 {
@@ -122,20 +162,52 @@ class IndexRuns:
         adopt_model(manifest, dense.name)
         cache = VectorCache(self.manifest_dir, dense.name, dense.dim)
         unreadable: list[tuple[str, str]] = []  # folders we may not open, links to nothing: told once each
+
+        def tell(path: Path, reason: str) -> None:
+            unreadable.append((str(path), reason))
+
+        # Other machines are pulled meanwhile (core/remote/); their files are indexed in a second pass.
+        pulls = self.archiving.start_pulls(files) if paths is None else None
         try:
-            indexer = Indexer(self.store, manifest, dense, sparse, suppressed=self.annotations.suppressor(), cache=cache)
-            report = indexer.run(
-                iter_source_files(roots, lambda path, reason: unreadable.append((str(path), reason))),
-                progress=progress,
-                cancel=cancel,
-                semantic=semantic,
+            indexer = Indexer(
+                self.store,
+                manifest,
+                dense,
+                sparse,
+                suppressed=self.annotations.suppressor(files.file_state),
+                cache=cache,
+                files=files,
             )
+            # This machine's files, and those the archive holds whose source is gone.
+            local = [*iter_source_files(roots, tell), *files.restorable(paths, remote=False)]
+            if pulls is None and paths is None:
+                local += files.restorable(None, remote=True)
+            report = indexer.run(local, progress=progress, cancel=cancel, semantic=semantic)
+            if pulls is not None:
+                pulled = pulls.join(cancel)
+                report.notes += [r.line() for r in pulled if not r.ok]
+                if not report.cancelled:
+                    remote = [*iter_source_files(pulls.index_roots(), tell), *files.restorable(None, remote=True)]
+                    report = combined(report, indexer.run(remote, progress=progress, cancel=cancel, semantic=semantic))
         finally:
+            if pulls is not None:
+                pulls.stop()
             cache.close()
+            if files.archive is not None:
+                files.archive.checkpoint()
         report.skipped.extend(unreadable)
         if cache.notice:
             report.notes.append(cache.notice)
+        report.notes.extend(files.notes)
         return report
 
     def prune(self) -> int:
-        return prune(self.store, Manifest.load(self.manifest_dir))
+        """Drop sessions whose source is gone; the archive keeps their files but leaves them out of re-indexing."""
+        manifest = Manifest.load(self.manifest_dir)
+        try:
+            gone = [key for key in manifest.paths() if not os.path.exists(key)]
+            removed = prune(self.store, manifest)
+        finally:
+            manifest.close()
+        self.archiving.mark_pruned(gone)
+        return removed

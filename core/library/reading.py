@@ -15,7 +15,7 @@ from convo_tui.core.engine import Readiness
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.index.dense_phase import semantic_status
-from convo_tui.core.index.points import LEVEL_SESSION, from_epoch
+from convo_tui.core.index.points import LEVEL_RECORD, LEVEL_SESSION, from_epoch, stored_messages, stored_record
 from convo_tui.core.index.publish import visible_filter
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import session_from_record
@@ -36,6 +36,7 @@ SUMMARY_FIELDS = [
     "starred",
     "tags",
     "generation",
+    "machine",
 ]
 
 
@@ -49,6 +50,21 @@ def newest_generation(points: Iterable[Scored]) -> list[Scored]:
         if kept is None or point.payload.get("generation", 0) > kept.payload.get("generation", 0):
             newest[sid] = point
     return list(newest.values())
+
+
+def whole_record(store: Store, payload: dict[str, Any]) -> dict[str, Any] | None:
+    """A session point's record with all its messages: a session published in
+    parts keeps them in its generation's record points (core/index/points.py)."""
+    record = stored_record(payload)
+    if record is None or not payload.get("record_parts"):
+        return record
+    flt = visible_filter(
+        Cond("level", value=LEVEL_RECORD),
+        Cond("session_id", value=payload.get("session_id", "")),
+        Cond("generation", value=payload.get("generation", 0)),
+    )
+    parts = sorted(store.scroll(flt, fields=["record_part", "messages_z"]), key=lambda p: p.payload.get("record_part", 0))
+    return {**record, "messages": [m for part in parts for m in stored_messages(part.payload)]}
 
 
 def summary_of(p: dict[str, Any]) -> SessionSummary:
@@ -68,6 +84,7 @@ def summary_of(p: dict[str, Any]) -> SessionSummary:
         starred=bool(p.get("starred", False)),
         tags=list(p.get("tags", []) or []),
         orphaned=bool(path) and not Path(path).exists(),
+        machine=str(p.get("machine", "") or ""),
     )
 
 
@@ -98,10 +115,10 @@ class Reader:
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
 
     def session(self, session_id: str) -> Session:
-        fields = ["session_id", "record", "generation"]
+        fields = ["session_id", "record", "record_z", "record_parts", "generation"]
         for point in self._session_points(Cond("session_id", value=session_id), fields=fields):
-            record = point.payload.get("record")
-            if isinstance(record, dict):
+            record = whole_record(self.store, point.payload)
+            if record is not None:
                 return overlay_session(session_from_record(record), self.annotations.get(session_id))
         raise ConvoError(f"no session '{session_id}' in the index")
 
@@ -113,9 +130,9 @@ class Reader:
     def iter_sessions(self) -> Iterator[Session]:
         """Every indexed session, whole (for counting: stats), in no particular order."""
         notes = self.annotations.all()
-        for point in self._session_points(fields=["session_id", "record", "generation"]):
-            record = point.payload.get("record")
-            if isinstance(record, dict):
+        for point in self._session_points(fields=["session_id", "record", "record_z", "record_parts", "generation"]):
+            record = whole_record(self.store, point.payload)
+            if record is not None:
                 yield overlay_session(session_from_record(record), notes.get(point.payload.get("session_id", "")))
 
     def stats(self) -> Stats:

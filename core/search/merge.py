@@ -54,6 +54,7 @@ def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
         part=str(p.get("part", "") or "") if kind == "message" else "",
         part_text=str(p.get("text", "") or "") if kind == "message" and p.get("part") else "",
         stage=point.stage,
+        machine=str(p.get("machine", "") or ""),
     )
 
 

@@ -1,7 +1,7 @@
 """Query strings with GitHub-style filters -> words to search + store filters.
 
 `project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME
-after:DATE before:DATE` and "quoted phrases" (must appear
+machine:NAME after:DATE before:DATE` and "quoted phrases" (must appear
 verbatim, case-insensitive). Values may be quoted: `project:"my app"`.
 A DATE is YYYY-MM-DD, `today`, `yesterday`, or a count of days, weeks,
 months (30 days) or years back: `7d`, `2w`, `3m`, `1y`; each means the local
@@ -18,7 +18,7 @@ from datetime import datetime, timedelta
 from convo_tui.core.errors import QueryError
 from convo_tui.core.store.base import Cond, Filter
 
-KEYS = ("project", "session", "role", "tool", "has", "source", "after", "before")
+KEYS = ("project", "session", "role", "tool", "has", "source", "machine", "after", "before")
 ROLES = {"user": "user", "ai": "ai", "assistant": "ai"}
 
 _TOKEN = re.compile(r'(?P<key>[A-Za-z_]+):(?:"(?P<qval>[^"]*)"|(?P<val>\S*))|"(?P<phrase>[^"]*)"|(?P<word>\S+)')
@@ -34,6 +34,7 @@ class ParsedQuery:
     tool: str | None = None
     has_tools: bool = False
     source: str | None = None
+    machine: str | None = None  # a remote machine's name (core/remote/)
     after: float | None = None  # epoch seconds, inclusive
     before: float | None = None  # epoch seconds, exclusive (start of that day)
 
@@ -41,7 +42,17 @@ class ParsedQuery:
     def has_filters(self) -> bool:
         return any(
             value not in (None, False)
-            for value in (self.project, self.session, self.role, self.tool, self.has_tools, self.source, self.after, self.before)
+            for value in (
+                self.project,
+                self.session,
+                self.role,
+                self.tool,
+                self.has_tools,
+                self.source,
+                self.machine,
+                self.after,
+                self.before,
+            )
         )
 
     def store_filter(self) -> Filter:
@@ -53,6 +64,8 @@ class ParsedQuery:
             must.append(Cond("session_id", value=self.session))
         if self.source:
             must.append(Cond("source", value=self.source))
+        if self.machine:
+            must.append(Cond("machine", value=self.machine))
         if self.tool:
             must.append(Cond("tool_keys", value=self.tool.lower()))
         if self.has_tools:
@@ -173,6 +186,7 @@ def _example(key: str) -> str:
         "tool": "tool:Shell",
         "has": "has:tools",
         "source": "source:cursor",
+        "machine": "machine:devbox",
         "after": "after:2026-01-01",
         "before": "before:2026-02-01",
     }[key]

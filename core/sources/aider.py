@@ -9,6 +9,13 @@ the answer before them; the output of a `/run`, `/test` or `!` command the
 user typed becomes a `run` tool call with that output as its result.
 The start times are the local time of the machine that wrote them (no zone is
 recorded); they are read as UTC.
+
+Reasoning is in the answer as Aider received it (`base_coder.py` appends the
+raw reply): wrapped in Aider's own `<thinking-content-7bbeb8e1…>` tag when the
+API returned it apart (DeepSeek R1, OpenRouter reasoning), or in the model's
+literal `<think>…</think>` (local reasoning models; some emit only the closing
+tag, so everything before it is thinking). Outside code fences, those blocks
+are the answer's thinking, not its text (`aider/reasoning_tags.py`).
 """
 
 from __future__ import annotations
@@ -21,6 +28,7 @@ from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import clip_result, number_messages, title_from_messages
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "aider"
 FILE_NAME = ".aider.chat.history.md"
@@ -28,6 +36,50 @@ _START = re.compile(r"^# aider chat started at (\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}
 _APPLIED = re.compile(r"^Applied edit to (.+?)\s*$")
 _COMMIT = re.compile(r"^Commit ([0-9a-f]{7,40}) (.+?)\s*$")
 _RUN_COMMAND = re.compile(r"^(?:/(?:run|test|git)\s+|!)(.+)$", re.DOTALL)
+_REASONING_TAG = r"think|thinking-content-[0-9a-f]{32}"
+_OPEN = re.compile(rf"^\s*<({_REASONING_TAG})>\s*(.*)$")
+_CLOSE = re.compile(rf"^(.*?)</({_REASONING_TAG})>\s*(.*)$")
+_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
+# A reasoning wrapper of another name (`<thinking>`, `<reasoning>`): counted, so a new one is noticed.
+_OTHER_REASONING = re.compile(r"^\s*<(thinking|reasoning|thought|reflection)>\s*$")
+
+
+def split_reasoning(text: str) -> tuple[str, str]:
+    """(answer, thinking): `<think>` / `<thinking-content-…>` blocks outside code fences
+    are thinking; a closing tag with no opening one makes everything before it thinking;
+    an opening tag never closed (a cut reply) makes everything after it thinking."""
+    answer: list[str] = []
+    thinking: list[str] = []
+    fence: str | None = None
+    inside = False
+    for line in text.split("\n"):
+        fenced = _FENCE.match(line)
+        if fence is None and fenced and not inside:
+            fence = fenced.group(1)
+            answer.append(line)
+            continue
+        if fence is not None:
+            if fenced and fenced.group(1)[0] == fence[0] and len(fenced.group(1)) >= len(fence):
+                fence = None
+            answer.append(line)
+            continue
+        if _OTHER_REASONING.match(line):
+            unknown("part", line.strip())
+        opened = _OPEN.match(line) if not inside else None
+        if opened:
+            inside, line = True, opened.group(2)
+        closed = _CLOSE.match(line)
+        if closed and inside:
+            thinking.append(closed.group(1))
+            inside = False
+            if closed.group(3):
+                answer.append(closed.group(3))
+        elif closed and not thinking and not opened:
+            thinking.extend([*answer, closed.group(1)])  # only the closing tag was written
+            answer = [closed.group(3)] if closed.group(3) else []
+        else:
+            (thinking if inside else answer).append(line)
+    return "\n".join(answer).strip(), "\n".join(thinking).strip()
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -76,11 +128,12 @@ class _Chat:
         return self.messages[-1]
 
     def _close_answer(self) -> None:
-        text = "\n".join(self.answer).strip()
+        text, thinking = split_reasoning("\n".join(self.answer))
         self.answer = []
-        if text:
+        if text or thinking:
             reply = self._reply()
             reply.text = "\n\n".join(p for p in (reply.text, text) if p)
+            reply.thinking = "\n\n".join(p for p in (reply.thinking, thinking) if p)
 
     def _close_output(self) -> None:
         lines = [line.rstrip() for line in self.output]
@@ -104,7 +157,7 @@ class _Chat:
         self._close_user()
         self._close_answer()
         self._close_output()
-        return [m for m in self.messages if m.text or m.tools]
+        return [m for m in self.messages if m.text or m.thinking or m.tools]
 
 
 def _started(text: str) -> datetime | None:
@@ -148,4 +201,17 @@ def parse(path: Path) -> list[Session]:
     return sessions
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Aider chat history", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Aider chat history",
+    sniff=sniff,
+    parse=parse,
+    version=2,
+    tool="Aider",
+    versions="0.62 – 0.86 (`.aider.chat.history.md`)",
+    places="`.aider.chat.history.md` in each repository (add the repository to `sources`)",
+    resume="`aider --restore-chat-history` (restores the repository's whole history)",
+    keeps="one session per `# aider chat started at`; `####` lines are yours; reasoning (`<think>`, "
+    "`<thinking-content-…>`) as thinking; applied edits, commits and `/run` output as tool calls; times are the "
+    "writer's local time, read as UTC",
+)

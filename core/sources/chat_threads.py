@@ -16,6 +16,7 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import json_error_reason, number_messages, strip_bom, title_from_messages, to_utc
+from convo_tui.core.sources._drift import unknown
 from convo_tui.core.sources._html import html_to_text
 
 SOURCE = "chat-thread"
@@ -61,7 +62,10 @@ def project_for(threads_folder: Path) -> str:
 
 
 def _message(entry: dict[str, Any]) -> Message:
-    role = _ROLES.get(str(entry.get("sender", "")).lower(), SYSTEM)
+    sender = str(entry.get("sender", "")).lower()
+    role = _ROLES.get(sender, SYSTEM)
+    if sender not in _ROLES and sender != "system":
+        unknown("field", f"sender={sender}")
     raw = entry.get("text")
     text = raw if isinstance(raw, str) else ("" if raw is None else json.dumps(raw, ensure_ascii=False))
     is_html = bool(entry.get("isHtml"))
@@ -170,4 +174,14 @@ def sniff(path: Path, head: str) -> bool:
     return _is_thread(head)
 
 
-FORMAT = SourceFormat(name=SOURCE, label="chat thread", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="chat thread",
+    sniff=sniff,
+    parse=parse,
+    tool='"My Assistant" chat threads',
+    versions="`threads.json` + `thread.json` folders",
+    places="`chat_threads/threads.json` + `<id>/thread.json` (add the folder to `sources`)",
+    resume="none",
+    keeps="HTML reduced to text; virtual messages shown apart and never indexed",
+)

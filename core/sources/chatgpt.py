@@ -20,6 +20,7 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
+    Names,
     clip,
     clip_result,
     dict_of,
@@ -29,10 +30,28 @@ from convo_tui.core.sources._common import (
     title_from_messages,
     to_utc,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "chatgpt"
 PROJECT = "ChatGPT"
 IMAGE = "[image]"
+_KNOWN_CONTENT = Names(
+    {
+        "text",
+        "multimodal_text",
+        "code",
+        "execution_output",
+        "thoughts",
+        "reasoning_recap",
+        "tether_browsing_display",
+        "tether_quote",
+        "system_error",
+        "user_editable_context",
+        "model_editable_context",
+        "sonic_webpage",
+        "computer_output",
+    }
+)
 AUDIO = "[audio]"
 _SNIFF = re.compile(r'"mapping"\s*:\s*\{')
 
@@ -205,7 +224,7 @@ def _messages(chain: list[dict[str, Any]]) -> list[Message]:
             continue
         if reply is None:
             reply = _Reply(str(message.get("id") or ""), message.get("create_time"))
-        if kind in {"thoughts", "reasoning_recap"}:
+        if kind in ("thoughts", "reasoning_recap"):
             reply.thinking.append(_thoughts(content))
         elif role == "tool":
             name = str(author.get("name") or "tool")
@@ -229,6 +248,8 @@ def _messages(chain: list[dict[str, Any]]) -> list[Message]:
             reply.tools.append(ToolCall("python", _tool_args(content, "")))
         elif role == ASSISTANT and text:
             reply.texts.append(text)
+        if kind and kind not in _KNOWN_CONTENT:
+            unknown("part", kind)
     close()
     return out
 
@@ -283,7 +304,18 @@ def parse(path: Path) -> list[Session]:
     return sessions
 
 
-FORMAT = SourceFormat(name=SOURCE, label="ChatGPT export", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="ChatGPT export",
+    sniff=sniff,
+    parse=parse,
+    version=2,
+    tool="ChatGPT export",
+    versions="`conversations.json` of the data export, 2024 – 2026",
+    places="`conversations.json` from the export (add it to `sources`)",
+    resume="none",
+    keeps="the branch you last saw (`current_node`); tool calls with their output; reasoning as thinking",
+)
 
 
 def count_conversations(path: Path) -> int:

@@ -19,14 +19,13 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
-    clip,
     clip_result,
     dict_of,
     load_json,
-    number_messages,
-    title_from_messages,
     to_utc,
 )
+from convo_tui.core.sources._drift import unknown
+from convo_tui.core.sources._session import Reply, build_session
 
 SOURCE = "claude-ai"
 
@@ -52,6 +51,7 @@ def _message(entry: dict[str, Any]) -> Message | None:
     sender = entry.get("sender")
     role = USER if sender == "human" else ASSISTANT if sender == "assistant" else None
     if role is None:
+        unknown("field", f"sender={sender}")
         return None
     texts: list[str] = []
     thinking: list[str] = []
@@ -72,23 +72,14 @@ def _message(entry: dict[str, Any]) -> Message | None:
             elif kind == "tool_result" and tools:
                 match = next((t for t in reversed(tools) if t.name == part.get("name") and not t.result), tools[-1])
                 match.result = clip_result(_part_text(part.get("content")))
+            elif kind not in ("tool_result", "image"):
+                unknown("part", kind)
     elif isinstance(entry.get("text"), str):
         texts.append(entry["text"])
     listed = [entry.get("attachments"), entry.get("files")]
     files = [f.get("file_name") for group in listed if isinstance(group, list) for f in group if isinstance(f, dict)]
     names = [f"[file: {name}]" for name in dict.fromkeys(n for n in files if isinstance(n, str) and n)]
-    text = "\n\n".join(t.strip() for t in [*texts, *names] if t and t.strip())
-    reasoning = "\n\n".join(t.strip() for t in thinking if t.strip())
-    if not (text or reasoning or tools):
-        return None
-    return Message(
-        id="",
-        role=role,
-        text=text,
-        thinking=reasoning,
-        timestamp=to_utc(entry.get("created_at")),
-        tools=tools if role == ASSISTANT else [],
-    )
+    return Reply([*texts, *names], thinking, tools).message(role, to_utc(entry.get("created_at")))
 
 
 def parse(path: Path) -> list[Session]:
@@ -106,23 +97,18 @@ def parse(path: Path) -> list[Session]:
         messages = [m for m in (_message(e) for e in conversation["chat_messages"] if isinstance(e, dict)) if m]
         if not messages:
             continue  # an empty conversation: opened, never used
-        number_messages(messages)
-        session_id = str(conversation.get("uuid") or f"{path.stem}-{len(sessions)}")
-        name = conversation.get("name")
-        session = Session(
-            id=session_id,
-            title=clip(name) if isinstance(name, str) and name.strip() else title_from_messages(messages, session_id),
+        summary = conversation.get("summary")
+        session = build_session(
+            path,
+            SOURCE,
+            str(conversation.get("uuid") or f"{path.stem}-{len(sessions)}"),
+            messages,
+            title=conversation.get("name"),
             project="Claude.ai",
-            source=SOURCE,
-            path=str(path),
-            messages=messages,
-            started_at=to_utc(conversation.get("created_at")),
-            updated_at=to_utc(conversation.get("updated_at")),
-            meta={"summary": conversation["summary"]}
-            if isinstance(conversation.get("summary"), str) and conversation["summary"]
-            else {},
+            started=to_utc(conversation.get("created_at")),
+            updated=to_utc(conversation.get("updated_at")),
+            meta={"summary": summary if isinstance(summary, str) else None},
         )
-        session.fill_times()
         sessions.append(session)
     if sessions and skipped:
         sessions[0].warnings.append(f"{path}: {skipped} entr{'ies' if skipped != 1 else 'y'} without `chat_messages` skipped")
@@ -139,4 +125,14 @@ def count_conversations(path: Path) -> int:
     return sum(1 for c in data if isinstance(c, dict) and isinstance(c.get("chat_messages"), list) and c["chat_messages"])
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Claude.ai export", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Claude.ai export",
+    sniff=sniff,
+    parse=parse,
+    tool="Claude.ai export",
+    versions="`conversations.json` of the data export, 2024 – 2026",
+    places="`conversations.json` from the export zip (add it to `sources`)",
+    resume="none",
+    keeps="one session per conversation; thinking and tool calls (web search) with results; attachments named, their content not shown as yours",
+)

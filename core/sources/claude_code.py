@@ -22,22 +22,24 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path, PureWindowsPath
 from typing import Any
 
-from convo_tui.core.cost.usage import CACHE_WRITE_1H_KEY
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.resume import command as resume_command
-from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources import SessionPart, SourceFormat, read_lines
+from convo_tui.core.sources._anthropic import Parts, api_usage
 from convo_tui.core.sources._common import (
+    Names,
     clip,
-    clip_result,
-    number_messages,
+    head_records,
+    json_error_reason,
+    json_records,
     title_from_messages,
     to_utc,
-    token_count,
-    usage_of,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "claude-code"
 _LINE_TYPE = re.compile(
@@ -54,12 +56,30 @@ _COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
 _COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
 _BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.DOTALL)
 _INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$", re.MULTILINE)
-IMAGE = "[image]"
-DOCUMENT = "[document]"
-_USAGE_KEYS = ("input_tokens", "output_tokens", "cache_creation_input_tokens", "cache_read_input_tokens")
+# Line types that hold nothing of the conversation.
+_BOOKKEEPING = Names({"system", "file-history-snapshot", "queue-operation"})
+
+
+_LINE_TYPES = Names(
+    {
+        "user",
+        "assistant",
+        "summary",
+        "system",
+        "file-history-snapshot",
+        "queue-operation",
+        "custom-title",
+        "ai-title",
+        "progress",
+        "attachment",
+    }
+)
 
 
 def sniff(path: Path, head: str) -> bool:
+    records = head_records(head, 1)
+    if records:  # a whole first line: its top-level `type` decides (a one-line JSON document of another tool is no log)
+        return records[0].get("type") in _LINE_TYPES and ('"sessionId"' in head or '"leafUuid"' in head)
     first = next((line for line in head.splitlines() if line.strip()), "")
     if not first.lstrip().startswith("{"):
         return False
@@ -82,93 +102,26 @@ def clean_user_text(text: str) -> str:
     return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
-class _Reply:
-    """The parts of one message while its lines are read."""
-
-    def __init__(self) -> None:
-        self.texts: list[str] = []
-        self.thinking: list[str] = []
-        self.tools: list[ToolCall] = []
-        self.results = 0
-        self.call_ids: list[tuple[str, ToolCall]] = []  # tool_use id -> the call
-        self.outputs: list[tuple[str, str]] = []  # (tool_use id, what the tool answered)
-
-    def add_parts(self, content: Any) -> None:
-        if isinstance(content, str):
-            self.texts.append(content)
-            return
-        if not isinstance(content, list):
-            return
-        for part in content:
-            if isinstance(part, str):
-                self.texts.append(part)
-                continue
-            if not isinstance(part, dict):
-                continue
-            kind = part.get("type") if isinstance(part.get("type"), str) else ""
-            if kind == "text":
-                self.texts.append(str(part.get("text") or ""))
-            elif kind in {"thinking", "redacted_thinking"}:
-                self.thinking.append(str(part.get("thinking") or ""))
-            elif kind in {"tool_use", "server_tool_use"}:
-                args = part.get("input")
-                call = ToolCall(str(part.get("name") or "tool"), args if isinstance(args, dict) else {"input": args})
-                self.tools.append(call)
-                if isinstance(part.get("id"), str):
-                    self.call_ids.append((part["id"], call))
-            elif kind in {"tool_result", "web_search_tool_result"}:
-                self.results += 1
-                if isinstance(part.get("tool_use_id"), str):
-                    self.outputs.append((part["tool_use_id"], result_text(part.get("content"))))
-            elif kind == "image":
-                self.texts.append(IMAGE)
-            elif kind == "document":
-                self.texts.append(DOCUMENT)
-
-
-def result_text(content: Any) -> str:
-    """What a tool answered, as text: a string, or the text of its parts, clipped."""
-    if isinstance(content, str):
-        text = content
-    elif isinstance(content, list):
-        pieces = []
-        for part in content:
-            if isinstance(part, str):
-                pieces.append(part)
-            elif isinstance(part, dict) and isinstance(part.get("text"), str):
-                pieces.append(part["text"])
-            elif isinstance(part, dict) and part.get("type") == "image":
-                pieces.append(IMAGE)
-        text = "\n".join(pieces)
-    elif content is None:
-        text = ""
-    else:
-        text = json.dumps(content, ensure_ascii=False)
-    return clip_result(text)
-
-
-def api_usage(message: dict[str, Any]) -> dict[str, int]:
-    """The Anthropic usage counters of one assistant line (cache counts are apart from `input_tokens`)."""
-    usage = message.get("usage")
-    if not isinstance(usage, dict):
-        return {}
-    counts = {key: token_count(usage.get(key)) for key in _USAGE_KEYS}
-    creation = usage.get("cache_creation")
-    if isinstance(creation, dict):
-        counts[CACHE_WRITE_1H_KEY] = token_count(creation.get("ephemeral_1h_input_tokens"))
-    return usage_of(**counts)
-
-
 def _join(parts: list[str]) -> str:
     return "\n\n".join(p.strip() for p in parts if p and p.strip())
 
 
-class _Reader:
-    """Turns the lines of one file into messages and the session's naming facts."""
+class Transcript:
+    """Turns the lines of one file into messages and the session's naming facts.
 
-    def __init__(self, path: Path):
+    `messages` holds the part being read; with a `part_chars` bound, a part
+    that reached it is closed when the user's next prompt arrives (a turn
+    boundary) and waits in `ready` until the stream hands it out.
+    """
+
+    def __init__(self, path: Path, part_chars: int | None = None):
         self.path = path
+        self.part_chars = part_chars
         self.messages: list[Message] = []
+        self.ready: list[list[Message]] = []  # closed parts, not yet handed out
+        self.numbered = 0  # messages before the current part
+        self.part_size = 0  # characters in the current part
+        self.first_title = ""  # the first user prompt's line, the title's last resort
         self.warnings: list[str] = []
         self.session_ids: dict[str, int] = {}  # sessionId -> lines carrying it
         self.calls: dict[str, ToolCall] = {}  # tool_use id -> call, to attach its result
@@ -183,26 +136,46 @@ class _Reader:
         # API message id -> the Message holding its usage: every line repeats it.
         self._usage_holders: dict[str, Message] = {}
 
-    def read(self, text: str) -> None:
-        for number, raw in enumerate(text.splitlines(), start=1):
-            if not raw.strip():
-                continue
-            try:
-                line = json.loads(raw)
-            except json.JSONDecodeError as exc:
-                cut = exc.pos >= len(raw.rstrip()) or exc.msg.startswith("Unterminated string")
-                reason = "truncated JSON line" if cut else f"invalid JSON ({exc.msg}, column {exc.colno})"
-                self.warnings.append(f"{self.path}:{number}: {reason}")
-                continue
-            except RecursionError:
-                self.warnings.append(f"{self.path}:{number}: JSON nested too deeply")
-                continue
-            if not isinstance(line, dict):
-                self.warnings.append(f"{self.path}:{number}: not a JSON object")
-                continue
-            self._line(number, line)
+    def feed(self, number: int, raw: str) -> None:
+        """One line of the file."""
+        if not raw.strip():
+            return
+        try:
+            line = json.loads(raw)
+        except json.JSONDecodeError as exc:
+            self.warnings.append(f"{self.path}:{number}: {json_error_reason(exc, raw)}")
+            return
+        except RecursionError:
+            self.warnings.append(f"{self.path}:{number}: JSON nested too deeply")
+            return
+        if not isinstance(line, dict):
+            self.warnings.append(f"{self.path}:{number}: not a JSON object")
+            return
+        self.line(number, line)
 
-    def _line(self, number: int, line: dict[str, Any]) -> None:
+    def _cut_before_prompt(self) -> None:
+        """Close the current part before the user's next prompt, once it is big
+        enough and ends with an answer (so no turn spans two parts)."""
+        if self.part_chars is None or self.part_size < self.part_chars:
+            return
+        last = next((m for m in reversed(self.messages) if m.is_conversation), None)
+        if last is None or last.role != ASSISTANT:
+            return
+        self.ready.append(self.messages)
+        self.numbered += len(self.messages)
+        self.messages, self.part_size = [], 0
+        # What only the closed part's messages needed: their tool calls (results came
+        # before this prompt) and their usage holders.
+        self.calls.clear()
+        self._usage_holders.clear()
+
+    def read(self, text: str) -> None:
+        """A whole log's lines (a stream of another tool's messages in this shape: claude_stream)."""
+        for number, line in json_records(self.path, text, self.warnings):
+            self.line(number, line)
+
+    def line(self, number: int, line: dict[str, Any]) -> None:
+        """Read one line of a session log (a JSON object)."""
         kind = line.get("type") if isinstance(line.get("type"), str) else ""
         if isinstance(line.get("sessionId"), str) and line["sessionId"].strip():
             self.session_ids[line["sessionId"]] = self.session_ids.get(line["sessionId"], 0) + 1
@@ -229,6 +202,8 @@ class _Reader:
                 self._user(line, message)
             else:
                 self._assistant(line, message)
+        elif kind not in _BOOKKEEPING:
+            unknown("record", kind or "(no type)")
 
     def _attachment(self, line: dict[str, Any]) -> None:
         """A prompt typed while the agent worked is stored only as a queued command."""
@@ -270,22 +245,23 @@ class _Reader:
     def _user(self, line: dict[str, Any], message: dict[str, Any]) -> None:
         if line.get("isMeta"):
             return  # caveats and expansions Claude Code adds on the user's behalf
-        reply = _Reply()
-        reply.add_parts(message.get("content"))
+        reply = Parts().add(message.get("content"))
         for call_id, output in reply.outputs:
             call = self.calls.get(call_id)
             if call is not None and not call.result:
                 call.result = output
+                self.part_size += len(output)
         text = clean_user_text(_join(reply.texts))
         if not text:
             return  # only tool results, or only injected blocks
         role: Role = SYSTEM if line.get("isCompactSummary") else USER
+        if role == USER and not line.get("isSidechain"):
+            self._cut_before_prompt()
         self._append(role, text, "", [], line)
         self._open_replies.clear()
 
     def _assistant(self, line: dict[str, Any], message: dict[str, Any], count_usage: bool = True) -> None:
-        reply = _Reply()
-        reply.add_parts(message.get("content"))
+        reply = Parts().add(message.get("content"))
         self.calls.update(reply.call_ids)
         error = bool(line.get("isApiErrorMessage") or line.get("error"))
         if message.get("model") == "<synthetic>" and not error:
@@ -327,7 +303,7 @@ class _Reader:
     ) -> Message:
         meta = {"uuid": line["uuid"]} if isinstance(line.get("uuid"), str) else {}
         message = Message(
-            id="",
+            id=f"msg-{self.numbered + len(self.messages)}",
             role=role,
             text=text,
             thinking=thinking,
@@ -338,9 +314,13 @@ class _Reader:
             meta=meta,
         )
         self.messages.append(message)
+        self.part_size += len(text) + len(thinking) + 200 * len(tools)
+        if not self.first_title and role == USER and not message.sidechain:
+            self.first_title = title_from_messages([message], "")
         return message
 
-    def title(self) -> str:
+    def title(self, messages: list[Message] | None = None) -> str:
+        messages = self.messages if messages is None else messages
         if self.custom_title:
             return clip(self.custom_title)
         if self.ai_title:
@@ -348,8 +328,10 @@ class _Reader:
         for leaf, summary in reversed(self.summaries):
             if summary and (not leaf or leaf in self.uuids):
                 return clip(summary)
-        main = [m for m in self.messages if not m.sidechain]
-        return title_from_messages(main or self.messages, self.path.stem)
+        if self.first_title:
+            return self.first_title
+        main = [m for m in messages if not m.sidechain]
+        return title_from_messages(main or messages, self.path.stem)
 
 
 def _folder_name(cwd: str) -> str:
@@ -358,34 +340,71 @@ def _folder_name(cwd: str) -> str:
     return (PureWindowsPath(cwd) if "\\" in cwd else Path(cwd)).name or cwd
 
 
-def parse(path: Path) -> list[Session]:
-    path = Path(path)
-    reader = _Reader(path)
-    reader.read(read_text(path))
-    if not reader.messages:
-        return []
-    number_messages(reader.messages)
-    # The file's own id: its name, else the id most of its lines carry (a session
-    # started by "clear context and implement plan" opens with its parent's id).
-    ids = reader.session_ids
-    session_id = path.stem if path.stem in ids or not ids else max(ids, key=lambda sid: ids[sid])
+def _session_id(path: Path, ids: dict[str, int]) -> str:
+    """The file's own id: its name, else the id most of its lines carry (a session
+    started by "clear context and implement plan" opens with its parent's id)."""
     if path.stem.startswith("agent-"):
-        session_id = path.stem  # a sub-agent's own file shares its parent's sessionId
+        return path.stem  # a sub-agent's own file shares its parent's sessionId
+    return path.stem if path.stem in ids or not ids else max(ids, key=lambda sid: ids[sid])
+
+
+def _session(reader: Transcript, session_id: str, messages: list[Message], *, final: bool) -> Session:
+    path = reader.path
     project = _folder_name(reader.cwd) if reader.cwd else path.parent.name
     session = Session(
         id=session_id,
-        title=reader.title(),
+        title=reader.title(messages),
         project=project,
         source=SOURCE,
         path=str(path),
-        messages=reader.messages,
+        messages=messages,
         meta={"cwd": reader.cwd} if reader.cwd else {},
         cwd=reader.cwd,
         resume=None if path.stem.startswith("agent-") else resume_command("claude", session_id),
-        warnings=reader.warnings,
+        warnings=reader.warnings if final else [],
     )
     session.fill_times()
-    return [session]
+    return session
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Claude Code session log", sniff=sniff, parse=parse, version=4)
+def stream(path: Path, part_chars: int | None) -> Iterator[SessionPart]:
+    """The file's session in parts of about `part_chars` characters (None: one part),
+    reading one line at a time."""
+    path = Path(path)
+    reader = Transcript(path, part_chars)
+    notes: list[str] = []
+    session_id: str | None = None
+    first = 0
+    for number, raw in read_lines(path, notes):
+        reader.feed(number, raw)
+        while reader.ready:
+            messages = reader.ready.pop(0)
+            # The id is fixed by the first part: later parts must land in the same session.
+            session_id = session_id or _session_id(path, reader.session_ids)
+            yield SessionPart(_session(reader, session_id, messages, final=False), first, last=False)
+            first += len(messages)
+    if not reader.messages and session_id is None:
+        return
+    session = _session(reader, session_id or _session_id(path, reader.session_ids), reader.messages, final=True)
+    session.warnings[:0] = [note for note in notes if note not in session.warnings]
+    yield SessionPart(session, first, last=True)
+
+
+def parse(path: Path) -> list[Session]:
+    parts = list(stream(path, None))
+    return [parts[0].session] if parts else []
+
+
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Claude Code session log",
+    sniff=sniff,
+    parse=parse,
+    version=4,
+    stream=stream,
+    tool="Claude Code",
+    versions="1.0 – 2.1 (session logs of 2025-06 – 2026-07)",
+    places="`$CLAUDE_CONFIG_DIR/projects` (comma-separated list allowed), else `$XDG_CONFIG_HOME/claude/projects` or `~/.config/claude/projects`, and `~/.claude/projects`; the same on every system",
+    resume="`claude --resume <id>`",
+    keeps="text, thinking, tool calls with their results, prompts queued while the agent worked, sub-agent messages shown apart (sidechain); injected `<system-reminder>` blocks are not your words; project and folder from `cwd`; tokens per API message",
+)

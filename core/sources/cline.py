@@ -31,6 +31,7 @@ from convo_tui.core.sources._common import (
     title_from_messages,
     to_utc,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "cline"
 HISTORY_FILE = "api_conversation_history.json"
@@ -151,6 +152,8 @@ class _Reader:
                 tools.append(call)
                 if isinstance(part.get("id"), str):
                     self.calls[part["id"]] = call
+            elif kind not in ("image", "redacted_thinking"):
+                unknown("part", kind)
         text = "\n\n".join(t.strip() for t in texts if t.strip())
         reasoning = "\n\n".join(t.strip() for t in thinking if t.strip())
         if text or reasoning or tools:
@@ -204,4 +207,14 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Cline / Roo Code task", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Cline / Roo Code task",
+    sniff=sniff,
+    parse=parse,
+    tool="Cline / Roo Code",
+    versions="Cline and Roo Code task folders of 2025 – 2026",
+    places="`<Code, Code - Insiders, VSCodium, Cursor, Windsurf app dir>/User/globalStorage/{saoudrizwan.claude-dev, rooveterinaryinc.roo-cline}/tasks/<id>/api_conversation_history.json`",
+    resume="none",
+    keeps="only your words (`<task>`, `<feedback>`, `<answer>`, `<user_message>`); tool results attached to their calls; `<environment_details>` dropped",
+)

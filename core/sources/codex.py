@@ -21,24 +21,28 @@ from __future__ import annotations
 
 import json
 import re
+from collections.abc import Iterator
 from pathlib import Path
 from typing import Any
 
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.resume import command as resume_command
-from convo_tui.core.sources import SourceFormat, read_text
+from convo_tui.core.sources import SessionPart, SourceFormat, read_lines
 from convo_tui.core.sources._common import (
+    Names,
     add_usage,
+    arguments,
     clip_result,
     dict_of,
     folder_name,
-    iter_json_lines,
-    number_messages,
+    json_error_reason,
+    parts_text,
     title_from_messages,
     to_utc,
     token_count,
     usage_of,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "codex"
 _ENVELOPE = re.compile(r'"type"\s*:\s*"(session_meta|response_item|event_msg|turn_context)"')
@@ -49,6 +53,8 @@ _SCAFFOLD = re.compile(
     r"<INSTRUCTIONS>|<user_shell_command>|<turn_aborted>)",
 )
 _CWD_IN_CONTEXT = re.compile(r"<environment_context>.*?<cwd>(.*?)</cwd>", re.DOTALL)
+# Response items that hold nothing to show (opaque compaction state, ghost commits).
+_QUIET_ITEMS = Names({"compaction", "compaction_summary", "ghost_snapshot", "image_generation_call"})
 _USAGE_KEYS = ("input_tokens", "cached_input_tokens", "output_tokens", "reasoning_output_tokens")
 _ID_IN_NAME = re.compile(r"([0-9a-f]{8}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{4}-[0-9a-f]{12})\.jsonl$")
 
@@ -67,32 +73,6 @@ def sniff(path: Path, head: str) -> bool:
     return bool(_ENVELOPE.search(first)) and '"payload"' in first and path.name.startswith("rollout-")
 
 
-def _content_text(content: Any) -> str:
-    if isinstance(content, str):
-        return content
-    parts = []
-    for part in content if isinstance(content, list) else []:
-        if isinstance(part, dict):
-            kind = part.get("type")
-            if isinstance(part.get("text"), str) and kind in ("input_text", "output_text", "text"):
-                parts.append(part["text"])
-            elif kind in ("input_image", "image"):
-                parts.append("[image]")
-    return "\n".join(p for p in parts if p)
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            return {"input": raw}
-        return value if isinstance(value, dict) else {"input": value}
-    return {} if raw is None else {"input": raw}
-
-
 def _output_text(raw: Any) -> str:
     """A tool output: plain text, or Codex's `{"output": ..., "metadata": ...}` JSON string."""
     if isinstance(raw, str):
@@ -108,7 +88,7 @@ def _output_text(raw: Any) -> str:
             return clip_result(raw["content"])
         return clip_result(json.dumps(raw, ensure_ascii=False))
     if isinstance(raw, list):
-        return clip_result(_content_text(raw))
+        return clip_result(parts_text(raw))
     return ""
 
 
@@ -119,8 +99,17 @@ def _usage(value: Any) -> dict[str, int]:
 
 
 class _Reader:
-    def __init__(self, path: Path):
+    """Lines -> messages. With a `part_chars` bound, the part being read is
+    closed before the user's next prompt once it reached the bound (and the
+    prompts come from events: an older rollout's are placed only at its end)."""
+
+    def __init__(self, path: Path, part_chars: int | None = None):
         self.path = path
+        self.part_chars = part_chars
+        self.ready: list[list[Message]] = []
+        self.numbered = 0
+        self.part_size = 0
+        self.first_title = ""
         self.meta: dict[str, Any] = {}
         self.model = ""
         self.messages: list[Message] = []
@@ -151,6 +140,8 @@ class _Reader:
             self.meta = dict(value)  # the header of an older rollout
         elif kind in ("message", "reasoning", "function_call", "function_call_output", "custom_tool_call"):
             self.item(value, to_utc(value.get("timestamp")))
+        elif kind not in ("compacted", None):
+            unknown("record", kind)
 
     def event(self, payload: dict[str, Any], stamp: Any) -> None:
         if payload.get("type") == "token_count":
@@ -166,13 +157,15 @@ class _Reader:
         if images:
             text = "\n\n".join(["[image]" * len(images) if isinstance(images, list) else "[image]", text]).strip()
         if text.strip():
+            self._cut_before_prompt()
             self._append(Message(id="", role=USER, text=text.strip(), timestamp=stamp))
+            self.first_title = self.first_title or title_from_messages(self.messages[-1:], "")
 
     def item(self, item: dict[str, Any], stamp: Any) -> None:
         kind = item.get("type")
         if kind == "message":
             role = item.get("role")
-            text = _content_text(item.get("content")).strip()
+            text = parts_text(item.get("content")).strip()
             if role == "assistant":
                 if text:
                     self._reply(stamp).text = "\n\n".join(p for p in (self._reply(stamp).text, text) if p)
@@ -198,20 +191,22 @@ class _Reader:
         elif kind in ("function_call", "custom_tool_call", "local_shell_call", "web_search_call"):
             name = str(item.get("name") or kind.replace("_call", ""))
             if kind == "custom_tool_call":
-                args = {"input": item.get("input")} if isinstance(item.get("input"), str) else _arguments(item.get("input"))
+                args = {"input": item.get("input")} if isinstance(item.get("input"), str) else arguments(item.get("input"))
             elif kind == "local_shell_call" or kind == "web_search_call":
-                args = _arguments(item.get("action"))
+                args = arguments(item.get("action"))
             else:
-                args = _arguments(item.get("arguments"))
+                args = arguments(item.get("arguments"))
             call = ToolCall(name, args)
             self._reply(stamp).tools.append(call)
             call_id = item.get("call_id") or item.get("id")
             if isinstance(call_id, str):
                 self.calls[call_id] = call
-        elif kind in ("function_call_output", "custom_tool_call_output"):
+        elif kind in ("function_call_output", "custom_tool_call_output", "local_shell_call_output"):
             answered = self.calls.get(str(item.get("call_id")))
             if answered is not None and not answered.result:
                 answered.result = _output_text(item.get("output"))
+        elif kind not in _QUIET_ITEMS:
+            unknown("part", kind)
 
     def _token_count(self, info: Any) -> None:
         """One request's usage, added to the answer being written (`info` is null before the first request)."""
@@ -250,6 +245,27 @@ class _Reader:
             self.reply = None
         self.messages.append(message)
 
+    def _cut_before_prompt(self) -> None:
+        if self.part_chars is None or self.part_size < self.part_chars or not self.has_user_events:
+            return
+        kept = _readable(self.messages)
+        if not kept or kept[-1].role != ASSISTANT:
+            return
+        self._number(kept)
+        self.ready.append(kept)
+        self.messages, self.part_size, self.reply = [], 0, None
+        self.calls.clear()
+        self.response_users.clear()  # the prompts come from events: these are never used
+
+    def _number(self, messages: list[Message]) -> None:
+        for position, message in enumerate(messages, start=self.numbered):
+            message.id = f"msg-{position}"
+        self.numbered += len(messages)
+
+    def grow(self, line: str) -> None:
+        """The part's size is what was read for it (a rollout writes each output twice)."""
+        self.part_size += len(line)
+
     def finish(self) -> list[Message]:
         messages = self.messages
         answers = [m for m in messages if m.role == ASSISTANT]
@@ -259,20 +275,18 @@ class _Reader:
             # An older rollout without events: the user's items, in their places.
             for offset, user in enumerate(self.response_users):
                 messages.insert(user.meta.pop("at") + offset, user)
-        return [m for m in messages if m.role != ASSISTANT or m.text or m.thinking or m.tools]
+        kept = _readable(messages)
+        self._number(kept)
+        return kept
 
 
-def parse(path: Path) -> list[Session]:
-    path = Path(path)
-    reader = _Reader(path)
-    problems: list[tuple[int, str]] = []
-    for _number, value in iter_json_lines(read_text(path), problems):
-        if isinstance(value, dict):
-            reader.line(value)
-    messages = reader.finish()
-    if not messages:
-        return []
-    number_messages(messages)
+def _readable(messages: list[Message]) -> list[Message]:
+    """Without the answers that wrote nothing readable (hidden reasoning only)."""
+    return [m for m in messages if m.role != ASSISTANT or m.text or m.thinking or m.tools]
+
+
+def _session(reader: _Reader, messages: list[Message], problems: list[tuple[int, str]], *, final: bool) -> Session:
+    path = reader.path
     meta = reader.meta
     match = _ID_IN_NAME.search(path.name)
     session_id = str(meta.get("id") or (match.group(1) if match else path.stem))
@@ -280,7 +294,7 @@ def parse(path: Path) -> list[Session]:
     git = dict_of(meta.get("git"))
     session = Session(
         id=session_id,
-        title=title_from_messages(messages, path.stem),
+        title=reader.first_title or title_from_messages(messages, path.stem),
         project=folder_name(cwd) if cwd else path.parent.name,
         source=SOURCE,
         path=str(path),
@@ -293,10 +307,67 @@ def parse(path: Path) -> list[Session]:
         },
         cwd=cwd,
         resume=resume_command("codex", session_id),
-        warnings=[f"{path}:{line}: {reason}" for line, reason in problems],
+        warnings=[f"{path}:{line}: {reason}" for line, reason in problems] if final else [],
     )
     session.fill_times()
-    return [session]
+    return session
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Codex CLI rollout", sniff=sniff, parse=parse, version=3)
+def stream(path: Path, part_chars: int | None) -> Iterator[SessionPart]:
+    """The rollout's session in parts of about `part_chars` characters (None: one
+    part), reading one line at a time."""
+    path = Path(path)
+    reader = _Reader(path, part_chars)
+    problems: list[tuple[int, str]] = []
+    notes: list[str] = []
+    first = 0
+    session_id: str | None = None
+    for number, line in read_lines(path, notes):
+        if not line.strip():
+            continue
+        try:
+            value = json.loads(line)
+        except json.JSONDecodeError as exc:
+            problems.append((number, json_error_reason(exc, line)))
+            continue
+        except RecursionError:
+            problems.append((number, "JSON nested too deeply"))
+            continue
+        if isinstance(value, dict):
+            reader.grow(line)
+            reader.line(value)
+        while reader.ready:
+            messages = reader.ready.pop(0)
+            part = _session(reader, messages, problems, final=False)
+            session_id = session_id or part.id
+            part.id = session_id  # fixed by the first part: later parts land in the same session
+            yield SessionPart(part, first, last=False)
+            first += len(messages)
+    messages = reader.finish()
+    if not messages and session_id is None:
+        return
+    session = _session(reader, messages, problems, final=True)
+    session.id = session_id or session.id
+    session.resume = resume_command("codex", session.id)
+    session.warnings[:0] = notes
+    yield SessionPart(session, first, last=True)
+
+
+def parse(path: Path) -> list[Session]:
+    parts = list(stream(path, None))
+    return [parts[0].session] if parts else []
+
+
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Codex CLI rollout",
+    sniff=sniff,
+    parse=parse,
+    version=3,
+    stream=stream,
+    tool="Codex CLI",
+    versions="rollouts of mid 2025 (no envelope) – 2026",
+    places="`$CODEX_HOME/sessions` and `$CODEX_HOME/archived_sessions`; `CODEX_HOME` defaults to `~/.codex` (`%USERPROFILE%\\.codex` on Windows)",
+    resume="`codex resume -- <id>`",
+    keeps="your words from the `user_message` events (AGENTS.md and `<environment_context>` are not yours); reasoning summaries as thinking; `function_call` / `custom_tool_call` (apply_patch) with arguments and outputs; tokens per request",
+)

@@ -25,18 +25,17 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
-    clip,
+    Names,
     clip_result,
     dict_of,
-    folder_name,
     json_error_reason,
     list_of,
     load_json,
-    number_messages,
     str_of,
-    title_from_messages,
     to_utc,
 )
+from convo_tui.core.sources._drift import unknown
+from convo_tui.core.sources._session import build_session
 
 SOURCE = "copilot-chat"
 
@@ -103,39 +102,98 @@ def _round_calls(result: Any) -> tuple[dict[str, dict[str, Any]], dict[str, str]
     return args, outputs, thinking
 
 
+# Parts that only show something (progress, references, an edit's code block): never a call or words.
+_DISPLAY_PARTS = Names(
+    {
+        "prepareToolInvocation",
+        "toolInvocation",
+        "codeblockUri",
+        "inlineReference",
+        "undoStop",
+        "progressMessage",
+        "progressTask",
+        "progressTaskSerialized",
+        "confirmation",
+        "command",
+        "textEdit",
+        "notebookEditGroup",
+        "warning",
+        "reference",
+        "codeCitation",
+        "elicitation",
+        "extensions",
+        "pullRequest",
+        "mcpServersStarting",
+    }
+)
+_PATH_ARGS = ("filePath", "path", "uri", "file")
+_EDIT_WORDS = ("replace", "edit", "patch", "create", "write")
+
+
+def _edits(call: ToolCall) -> bool:
+    """A tool that changes files (`copilot_replaceString`, `insert_edit_into_file`, `create_file`, ...)."""
+    name = call.name.lower()
+    return any(word in name for word in _EDIT_WORDS)
+
+
+def _paths(args: dict[str, Any]) -> set[str]:
+    """The file paths a tool call's arguments name (a `file://` URI read as its path)."""
+    found = set()
+    for key in _PATH_ARGS:
+        value = args.get(key)
+        if isinstance(value, str) and value:
+            found.add(_uri_path(value) if value.startswith("file:") else value)
+    return found
+
+
+def _tool(part: dict[str, Any], args_by_id: dict[str, dict[str, Any]], outputs: dict[str, str]) -> ToolCall:
+    """One `toolInvocationSerialized` part: arguments from the model's rounds, else what the panel showed."""
+    call_id = str(part.get("toolCallId") or "")
+    args = dict(args_by_id.get(call_id, {}))
+    special = part.get("toolSpecificData")
+    if not args and isinstance(special, dict):
+        command = (
+            special.get("commandLine", {}).get("original")
+            if isinstance(special.get("commandLine"), dict)
+            else special.get("command")
+        )
+        if isinstance(command, str):
+            args = {"command": command}
+    if not args:
+        shown = _value(part.get("pastTenseMessage")) or _value(part.get("invocationMessage"))
+        args = {"description": shown} if shown else {}
+    return ToolCall(str(part.get("toolId") or "tool"), args, outputs.get(call_id, ""))
+
+
 def _reply(request: dict[str, Any]) -> Message | None:
     args_by_id, outputs, round_thinking = _round_calls(request.get("result"))
     texts: list[str] = []
     thinking: list[str] = []
     tools: list[ToolCall] = []
+    edit_pending = False  # an edit tool was called since the last words shown
     for part in list_of(request.get("response")):
         if not isinstance(part, dict):
             continue
         kind = part.get("kind")
         if kind in (None, "markdownContent", "markdownVuln"):
-            texts.append(_value(part))
+            shown = _value(part)
+            texts.append(shown)
+            edit_pending = edit_pending and not shown.strip()
         elif kind == "thinking":
             thinking.append(_value(part))
         elif kind == "toolInvocationSerialized":
-            call_id = str(part.get("toolCallId") or "")
-            args = dict(args_by_id.get(call_id, {}))
-            special = part.get("toolSpecificData")
-            if not args and isinstance(special, dict):
-                command = (
-                    special.get("commandLine", {}).get("original")
-                    if isinstance(special.get("commandLine"), dict)
-                    else special.get("command")
-                )
-                if isinstance(command, str):
-                    args = {"command": command}
-            if not args:
-                shown = _value(part.get("pastTenseMessage")) or _value(part.get("invocationMessage"))
-                args = {"description": shown} if shown else {}
-            tools.append(ToolCall(str(part.get("toolId") or "tool"), args, outputs.get(call_id, "")))
+            tools.append(_tool(part, args_by_id, outputs))
+            edit_pending = edit_pending or _edits(tools[-1])
+            if texts and not texts[-1].endswith("\n\n"):
+                texts.append("\n\n")  # words after a call are a paragraph of their own
         elif kind == "textEditGroup":
+            # The effect of an edit tool (`copilot_replaceString`, ...) already counted
+            # as its call; only an edit no tool call made (the old Edits mode) is one.
             path = _uri_path(part.get("uri"))
-            if path and not any(t.name == "edit" and t.args.get("path") == path for t in tools):
+            if path and not edit_pending and not any(_edits(t) and path in _paths(t.args) for t in tools):
                 tools.append(ToolCall("edit", {"path": path}))
+        elif kind not in _DISPLAY_PARTS:
+            unknown("part", kind)
     text = "".join(texts).strip()
     shown_thinking = [t.strip() for t in thinking if t and t.strip()]
     reasoning = "\n\n".join(shown_thinking or [t.strip() for t in round_thinking if t.strip()])
@@ -218,24 +276,31 @@ def parse(path: Path) -> list[Session]:
             messages.append(reply)
     if not messages:
         return []
-    number_messages(messages)
     cwd = _workspace_folder(path) if path.absolute().parent.name == "chatSessions" else None
-    session_id = str(data.get("sessionId") or path.stem)
-    title = data.get("customTitle")
-    session = Session(
-        id=session_id,
-        title=clip(title) if isinstance(title, str) and title.strip() else title_from_messages(messages, session_id),
-        project=folder_name(cwd) if cwd else "Copilot Chat",
-        source=SOURCE,
-        path=str(path),
-        messages=messages,
-        started_at=to_utc(data.get("creationDate")),
-        updated_at=to_utc(data.get("lastMessageDate")),
+    session = build_session(
+        path,
+        SOURCE,
+        str(data.get("sessionId") or path.stem),
+        messages,
+        title=data.get("customTitle"),
         cwd=cwd,
-        resume=None,
+        project="Copilot Chat",
+        started=to_utc(data.get("creationDate")),
+        updated=to_utc(data.get("lastMessageDate")),
     )
-    session.fill_times()
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Copilot Chat session", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Copilot Chat session",
+    sniff=sniff,
+    parse=parse,
+    version=2,
+    tool="VS Code Copilot Chat",
+    versions="chat session format 3 (VS Code 1.9x – 1.10x), the `.jsonl` journal of 2025-10 on",
+    places="`<Code, Code - Insiders, VSCodium app dir>/User/workspaceStorage/*/chatSessions/` and "
+    '`User/globalStorage/emptyWindowChatSessions/`; "Export Chat" JSON anywhere (add it to `sources`)',
+    keeps="tool calls with arguments and outputs (each once: an edit's file change is not a second call), thinking, "
+    "edited files; the newer `.jsonl` journal is replayed; folder from `workspace.json`",
+)

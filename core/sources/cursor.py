@@ -16,8 +16,19 @@ from typing import Any
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
-from convo_tui.core.sources._common import file_mtime, number_messages, strip_bom, title_from_messages
+from convo_tui.core.sources._common import (
+    dict_of,
+    file_mtime,
+    head_records,
+    json_records,
+    list_of,
+    number_messages,
+    str_of,
+    strip_bom,
+    title_from_messages,
+)
 from convo_tui.core.sources._cursor_slug import decode_slug
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "cursor"
 ROLE_LINES: dict[str, Role] = {"user:": USER, "assistant:": ASSISTANT}
@@ -28,6 +39,7 @@ _PARAM = re.compile(r"^([ \t]*)([A-Za-z_][\w.\-]*):(?:[ \t](.*))?$")
 # A tag block alone on its lines: `<attached_files>\n...\n</attached_files>`.
 _WRAPPER = re.compile(r"(?ms)^<([A-Za-z_][\w-]*)>[ \t]*\n?(.*?)\n?[ \t]*</\1>[ \t]*$")
 _QUERY_TAG = "user_query"
+_OTHER_ROLE = re.compile(r"^(system|tool|developer|human|ai|model):$")  # role lines this reader has no rule for
 
 TEXT, ARGS, RESULT, THINK = "text", "args", "result", "think"
 
@@ -136,6 +148,8 @@ def parse_transcript(text: str, path: Path) -> tuple[list[Message], list[str]]:
     thinking = _ThinkingBlock([""])
     for number, line in enumerate(strip_bom(text).splitlines(), start=1):
         role = ROLE_LINES.get(line.rstrip())
+        if role is None and _OTHER_ROLE.match(line):
+            unknown("record", f"role {line.rstrip()}")
         if role:
             if draft:
                 messages.append(draft.finish())
@@ -236,16 +250,57 @@ class _ThinkingBlock:
 
 
 def project_for(path: Path) -> str:
-    """`.../projects/<slug>/agent-transcripts/x.txt` -> the slug's project, else the parent folder."""
+    """`.../projects/<slug>/agent-transcripts/x.txt` (or `.../agent-transcripts/<id>/<id>.jsonl`)
+    -> the slug's project, else the parent folder."""
     folder = path.absolute().parent
+    if folder.name != "agent-transcripts" and folder.parent.name == "agent-transcripts":
+        folder = folder.parent
     if folder.name == "agent-transcripts" and folder.parent.name:
         return decode_slug(folder.parent.name)
     return folder.name
 
 
+def is_jsonl_transcript(head: str) -> bool:
+    """The `.jsonl` transcripts Cursor writes since early 2026: `{role, message: {content: [parts]}}` lines."""
+    records = head_records(head, 2)
+    return (
+        bool(records)
+        and records[0].get("role") in ("user", "assistant")
+        and isinstance(dict_of(records[0].get("message")).get("content"), (list, str))
+    )
+
+
+def parse_jsonl(path: Path, text: str) -> tuple[list[Message], list[str]]:
+    warnings: list[str] = []
+    messages: list[Message] = []
+    for _number, line in json_records(path, text, warnings):
+        role = line.get("role")
+        content = dict_of(line.get("message")).get("content")
+        parts = [{"type": "text", "text": content}] if isinstance(content, str) else [dict_of(p) for p in list_of(content)]
+        texts = []
+        for part in parts:
+            if part.get("type") == "text":
+                texts.append(str_of(part.get("text")))
+            else:
+                unknown("part", part.get("type"))
+        text = "\n\n".join(t.strip() for t in texts if t.strip())
+        if role == "user":
+            words, tags = split_user_wrappers(text)
+            if words:
+                messages.append(Message(id="", role=USER, text=words, meta={"context": tags} if tags else {}))
+        elif role == "assistant":
+            if text:
+                messages.append(Message(id="", role=ASSISTANT, text=text))
+        else:
+            unknown("record", f"role {role}")
+    return messages, warnings
+
+
 def sniff(path: Path, head: str) -> bool:
     if path.is_dir():
         return False
+    if is_jsonl_transcript(head):
+        return True
     for line in strip_bom(head).splitlines():
         if line.strip():
             return line.rstrip() in ROLE_LINES
@@ -262,7 +317,8 @@ def sniff_or_location(path: Path, head: str) -> bool:
 
 def parse(path: Path) -> list[Session]:
     path = Path(path)
-    messages, warnings = parse_transcript(read_text(path), path)
+    text = read_text(path)
+    messages, warnings = parse_jsonl(path, text) if is_jsonl_transcript(text[:65536]) else parse_transcript(text, path)
     if not messages:
         raise ParseError(path, "no `user:` or `assistant:` line found (not a Cursor transcript)")
     number_messages(messages)
@@ -281,4 +337,15 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Cursor agent transcript", sniff=sniff_or_location, parse=parse, version=2)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Cursor agent transcript",
+    sniff=sniff_or_location,
+    parse=parse,
+    version=2,
+    tool="Cursor agent transcripts",
+    versions="`agent-transcripts/*.txt` of 2025 – 2026 and the `.jsonl` transcripts of 2026-02 on",
+    places="`~/.cursor/projects/<slug>/agent-transcripts/` (`*.txt`, `*.jsonl`, `<id>/<id>.jsonl`; all systems)",
+    resume="none",
+    keeps="`user:`/`assistant:` blocks, tool calls with multi-line arguments, `[Thinking]` kept apart, `<user_query>` unwrapped; project from the folder slug",
+)

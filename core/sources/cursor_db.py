@@ -23,7 +23,9 @@ from urllib.parse import unquote, urlparse
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.sources import SourceFormat
-from convo_tui.core.sources._common import clip, clip_result, dict_of, folder_name, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._common import clip_result, dict_of, to_utc
+from convo_tui.core.sources._drift import unknown
+from convo_tui.core.sources._session import build_session
 from convo_tui.core.sources._sqlite import open_readonly, sniff_tables
 
 SOURCE = "cursor-ide"
@@ -126,6 +128,7 @@ def _messages(bubbles: list[dict[str, Any]]) -> list[Message]:
                 messages.append(Message(id="", role=USER, text=text, timestamp=stamp))
             continue
         if kind != _AI_TYPE:
+            unknown("record", f"bubble type {kind}")
             continue
         thinking = _thinking(data)
         tool = _tool(data)
@@ -193,27 +196,32 @@ def parse(path: Path) -> list[Session]:
             messages = _messages(_bubbles(db, composer_id, data))
             if not messages:
                 continue  # drafts and empty chats
-            number_messages(messages)
-            cwd = folders.get(composer_id)
-            name = data.get("name")
-            session = Session(
-                id=composer_id,
-                title=clip(name) if isinstance(name, str) and name.strip() else title_from_messages(messages, composer_id),
-                project=folder_name(cwd) if cwd else "Cursor",
-                source=SOURCE,
-                path=str(path),
-                messages=messages,
-                started_at=to_utc(data.get("createdAt")),
-                updated_at=to_utc(data.get("lastUpdatedAt")),
-                meta={"mode": data["unifiedMode"]} if isinstance(data.get("unifiedMode"), str) else {},
-                cwd=cwd,
-                resume=None,  # the IDE has no command that reopens one chat
+            session = build_session(  # no resume: the IDE has no command that reopens one chat
+                path,
+                SOURCE,
+                composer_id,
+                messages,
+                title=data.get("name"),
+                cwd=folders.get(composer_id),
+                project="Cursor",
+                started=to_utc(data.get("createdAt")),
+                updated=to_utc(data.get("lastUpdatedAt")),
+                meta={"mode": data.get("unifiedMode") if isinstance(data.get("unifiedMode"), str) else None},
             )
-            session.fill_times()
             sessions.append(session)
     if sessions:
         sessions[0].warnings.extend(warnings)
     return sessions
 
 
-FORMAT = SourceFormat(name=SOURCE, label="Cursor IDE chat database", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="Cursor IDE chat database",
+    sniff=sniff,
+    parse=parse,
+    tool="Cursor IDE",
+    versions="`cursorDiskKV` composer data and bubbles of 2025 – 2026",
+    places="`<Cursor app dir>/User/globalStorage/state.vscdb`; folders from `workspaceStorage/*/`",
+    resume="none (the IDE has no command for one chat)",
+    keeps="one database, many chats; opened read-only and never locked (a write-ahead log is read from a private copy); thinking, tool calls with params and results",
+)

@@ -25,6 +25,7 @@ from convo_tui.core.errors import ParseError
 from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session, ToolCall
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
+    arguments,
     iter_json_lines,
     json_error_reason,
     number_messages,
@@ -32,6 +33,7 @@ from convo_tui.core.sources._common import (
     title_from_messages,
     to_utc,
 )
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "openai"
 _ROLES: dict[str, Role] = {"user": USER, "assistant": ASSISTANT, "system": SYSTEM, "developer": SYSTEM}
@@ -61,6 +63,8 @@ def foreign_shape(value: Any) -> str | None:
         return None
     if "delta" in value:
         return "streamed chunks (`delta`)"
+    if "role" in value and isinstance(value.get("message"), dict):
+        return "messages wrapped in `message`"
     kind = value.get("type")
     if kind is not None and kind != "message":
         return f"events of type {kind!r}"
@@ -89,19 +93,9 @@ def content_text(content: Any) -> str:
                 parts.append("[image]")
             elif kind == "refusal" and isinstance(part.get("refusal"), str):
                 parts.append(part["refusal"])
+            elif kind not in (None, "text", "input_text", "output_text", "input_audio", "file"):
+                unknown("part", kind)
     return "\n".join(p for p in parts if p)
-
-
-def _arguments(raw: Any) -> dict[str, Any]:
-    if isinstance(raw, dict):
-        return raw
-    if isinstance(raw, str):
-        try:
-            value = json.loads(raw) if raw.strip() else {}
-        except json.JSONDecodeError:
-            return {"arguments": raw}
-        return value if isinstance(value, dict) else {"arguments": value}
-    return {} if raw is None else {"arguments": raw}
 
 
 def tool_calls(message: dict[str, Any]) -> list[ToolCall]:
@@ -109,10 +103,10 @@ def tool_calls(message: dict[str, Any]) -> list[ToolCall]:
     for call in message.get("tool_calls") or []:
         if isinstance(call, dict):
             function = call["function"] if isinstance(call.get("function"), dict) else call
-            calls.append(ToolCall(str(function.get("name") or "tool"), _arguments(function.get("arguments"))))
+            calls.append(ToolCall(str(function.get("name") or "tool"), arguments(function.get("arguments"), "arguments")))
     legacy = message.get("function_call")
     if isinstance(legacy, dict):
-        calls.append(ToolCall(str(legacy.get("name") or "function"), _arguments(legacy.get("arguments"))))
+        calls.append(ToolCall(str(legacy.get("name") or "function"), arguments(legacy.get("arguments"), "arguments")))
     return calls
 
 
@@ -178,6 +172,7 @@ class _Collector:
             if message is not None:
                 self.messages.append(message)
             elif str(value.get("role")).lower() not in _TOOL_ROLES:
+                unknown("field", f"role={value.get('role')}")
                 self.problems.append((line, f"unknown role {value.get('role')!r}"))
         else:
             self.problems.append((line, "not an OpenAI message or conversation row"))
@@ -290,4 +285,14 @@ def sniff(path: Path, head: str) -> bool:
     return text.startswith(("[", "{")) and bool(_SNIFF.search(text)) and not _foreign_in_head(text)
 
 
-FORMAT = SourceFormat(name=SOURCE, label="OpenAI chat log", sniff=sniff, parse=parse)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="OpenAI chat log",
+    sniff=sniff,
+    parse=parse,
+    tool="OpenAI-style logs",
+    versions="Chat Completions messages and conversation-row exports",
+    places="`.json` / `.jsonl` (add them to `sources`)",
+    resume="none",
+    keeps='`{role, content}` arrays or lines, `{"messages": [...]}`, and `conversation_id`/`user_message`/`ai_response` rows; other tools\' event logs no reader takes are refused with one line',
+)

@@ -30,6 +30,7 @@ from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCa
 from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import (
+    Names,
     add_usage,
     clip,
     clip_result,
@@ -42,11 +43,14 @@ from convo_tui.core.sources._common import (
     token_count,
     usage_of,
 )
+from convo_tui.core.sources._drift import unknown
 from convo_tui.core.sources._sqlite import open_readonly, sniff_tables
 
 SOURCE = "opencode"
 _SESSION_JSON = re.compile(r'"id"\s*:\s*"ses_[^"]*"')
 _ROLES: dict[str, Role] = {"user": USER, "assistant": ASSISTANT}
+# Parts that mark steps or carry state, not words: `step-finish` is read for tokens.
+_QUIET_PARTS = Names({"step-start", "step-finish", "snapshot", "patch", "agent", "subtask", "compaction", "retry"})
 
 
 def sniff(path: Path, head: str) -> bool:
@@ -119,6 +123,8 @@ def _message(info: dict[str, Any], parts: list[dict[str, Any]]) -> Message | Non
             tools.append(ToolCall(str(part.get("tool") or "tool"), args, clip_result(output) if isinstance(output, str) else ""))
         elif kind == "file":
             texts.append(f"[file: {part.get('filename') or part.get('url') or 'attachment'}]")
+        elif kind not in _QUIET_PARTS:
+            unknown("part", kind)
     text = "\n\n".join(t.strip() for t in texts if t.strip())
     reasoning = "\n\n".join(t.strip() for t in thinking if t.strip())
     if not (text or reasoning or tools):
@@ -261,4 +267,15 @@ def parse(path: Path) -> list[Session]:
     return _parse_db(path) if is_db else _parse_storage(path)
 
 
-FORMAT = SourceFormat(name=SOURCE, label="OpenCode session", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="OpenCode session",
+    sniff=sniff,
+    parse=parse,
+    version=2,
+    tool="OpenCode",
+    versions="`storage/` JSON (before 1.2) and `opencode.db` (1.2 on)",
+    places="`$XDG_DATA_HOME/opencode` or `~/.local/share/opencode` on every system: `opencode.db` (1.2 on) and the older `storage/session/**.json`",
+    resume="`opencode --session <id>`",
+    keeps="text, reasoning, tool calls with input and output; OpenCode's synthetic text is not yours; sub-agent sessions are sessions of their own; tokens per step",
+)

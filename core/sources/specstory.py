@@ -19,12 +19,14 @@ from __future__ import annotations
 import html
 import re
 from dataclasses import dataclass, field
+from datetime import datetime
 from pathlib import Path
 
 from convo_tui.core.model import ASSISTANT, USER, Message, Role, Session, ToolCall
 from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import clip, clip_result, number_messages, title_from_messages, to_utc
+from convo_tui.core.sources._drift import unknown
 
 SOURCE = "specstory"
 _ROLE = re.compile(r"^_\*\*(User|Assistant|Agent)(\s*-\s*sidechain)?(?::[^(*]*)?(?:\s*\((.*)\))?\s*\*\*_\s*$")
@@ -40,6 +42,7 @@ _SUMMARY = re.compile(r"<summary>(.*?)</summary>", re.DOTALL)
 _OLD_TOOL = re.compile(r"^\s*Tool use:\s*\*\*(.+?)\*\*")
 _THINK_TAGS = re.compile(r"</?think>|</?details>|<summary>Thought Process</summary>")
 _SEPARATOR = re.compile(r"^\s*---+\s*$")
+_ANY_ROLE = re.compile(r"^_\*\*([A-Z][A-Za-z]*)\b[^*]*\*\*_\s*$")  # a header of a role this reader does not know
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 _DATE_LIKE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
 _RESULT_LABEL = re.compile(r"^\**(Result|Output|Error)s?:?\**:?$", re.IGNORECASE)
@@ -109,7 +112,9 @@ class _Reader:
         self.warnings: list[str] = []
         self.heading = ""
         self.session_id = ""
-        self.started: str | None = None
+        # What may say when the session started, most trusted first: the session
+        # comment's time, a heading that is a time, a time in the heading's parenthesis.
+        self.start_times: list[str] = []
         self.draft: _Draft | None = None
         self.state = TEXT
         self.fence: str | None = None
@@ -164,6 +169,10 @@ class _Reader:
             while lines and (not lines[-1].strip() or _SEPARATOR.match(lines[-1])):
                 lines.pop()  # the separator belongs to SpecStory, not to the message
         self.recent = [*self.recent[-2:], line]
+        if self.fence is None and not role:
+            other = _ANY_ROLE.match(line)
+            if other:
+                unknown("record", f"role {other.group(1)}")
         if self.fence is None and role:
             if self.state in {TOOL, THINK}:
                 self._warn_unclosed()
@@ -183,7 +192,8 @@ class _Reader:
         session = _SESSION.search(line)
         if session:
             self.session_id = self.session_id or session.group(2)
-            self.started = self.started or session.group(3)
+            if session.group(3):
+                self.start_times.append(session.group(3))
             self.kind = self.kind or session.group(1).strip()
             return
         heading = _HEADING.match(line)
@@ -290,19 +300,30 @@ class _Reader:
         if self.depth <= 0:
             self.state = TEXT
 
+    def started_at(self) -> datetime | None:
+        """The first of the start times that reads as a time (a session comment may hold
+        `(now)` or a time in a local format: the heading still says when it started)."""
+        for text in self.start_times:
+            found = _STAMP.search(text)
+            stamp = to_utc(found.group(0)) if found else None
+            if stamp is not None:
+                return stamp
+        return None
+
     def title(self) -> str:
         heading = self.heading
         paren = _TRAILING_PAREN.search(heading)
         if paren and _DATE_LIKE.search(paren.group(1)):
             heading = heading[: paren.start()].strip()
         if _STAMP.fullmatch(heading):
-            self.started = self.started or heading  # `# 2025-12-06 19:04:39Z`
+            self.start_times.append(heading)  # `# 2025-12-06 19:04:39Z`
             heading = ""
         elif heading.lower() in UNTITLED:
             heading = ""
-        if not self.started and paren:
+        if paren:
             stamp = _STAMP.search(paren.group(1))
-            self.started = stamp.group(0) if stamp else None
+            if stamp:
+                self.start_times.append(stamp.group(0))
         return clip(heading) if heading else title_from_messages(self.messages, self.path.stem)
 
 
@@ -410,7 +431,7 @@ def parse(path: Path) -> list[Session]:
         source=SOURCE,
         path=str(path),
         messages=reader.messages,
-        started_at=to_utc(reader.started) or to_utc(started_from_name(path.name)),
+        started_at=reader.started_at() or to_utc(started_from_name(path.name)),
         meta={"tool": reader.kind} if reader.kind else {},
         cwd=str(folder) if folder and resume else None,
         resume=resume,
@@ -420,4 +441,16 @@ def parse(path: Path) -> list[Session]:
     return [session]
 
 
-FORMAT = SourceFormat(name=SOURCE, label="SpecStory Markdown export", sniff=sniff, parse=parse, version=2)
+FORMAT = SourceFormat(
+    name=SOURCE,
+    label="SpecStory Markdown export",
+    sniff=sniff,
+    parse=parse,
+    version=3,
+    tool="SpecStory",
+    versions="older Markdown (2025) and Markdown v2.0 – v2.1.0",
+    places="`.specstory/history/*.md` (add the folder to `sources`)",
+    resume="`claude --resume <id>` / `codex resume <id>` for sessions exported from those tools",
+    keeps="older and v2.x Markdown; tool blocks keep command, path and output; thinking apart; the start time from "
+    "the session comment, a heading that is a time, or the file name",
+)

@@ -54,28 +54,32 @@ RRF_K = 60
 HNSW_EF = 256
 
 # Payload fields that filters use, and the index each backend builds for them.
-# Kinds: "keyword" (str, or a list of str such as `tools`), "bool", "integer",
-# "float" (`timestamp`, epoch seconds, range filters). Other payload fields are
-# stored, and filters on them still work, but without an index.
+# Kinds: "keyword" (str, or a list of str such as `tool_keys`), "bool", "integer",
+# "float" (`timestamp`, epoch seconds, range filters and newest-first order).
+# Other payload fields are stored, and filters on them still work, but without
+# an index. Every index costs on each point written and when segments are
+# built (payload indexes were most of Edge's optimize time): only fields that
+# searches and the indexer filter on are indexed (`tools`, `path` and
+# `starred` were, unused).
 PAYLOAD_INDEXES: dict[str, str] = {
     "key": "keyword",
     "session_id": "keyword",
-    "level": "keyword",  # "turn" | "message" | "session"
+    "level": "keyword",  # "turn" | "message" | "session" | "record"
     "project": "keyword",
     "source": "keyword",
     "role": "keyword",
-    "tools": "keyword",
     "tool_keys": "keyword",  # lower-cased tool names, for `tool:` filters
     "generation": "integer",  # the indexer's write generation (time_ns)
-    "path": "keyword",
+    "machine": "keyword",  # set only on sessions read from another machine (core/remote/)
     "has_tools": "bool",
     "visible": "bool",
-    "starred": "bool",
     # On points that get a dense vector: False until phase 2 of indexing has set it.
     "dense_ready": "bool",
     "timestamp": "float",
     "lang": "keyword",  # "cjk" | "latin" on text points (core/index/points.py)
 }
+# Boolean payload fields, indexed or not (Edge stores them as 0/1: edge_schema.py).
+BOOL_PAYLOAD = frozenset({*(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bool"), "starred"})
 
 # Point ids are uuid5 of the point's key, so re-indexing is an idempotent upsert.
 _ID_NAMESPACE = uuid.UUID("6f1c2a52-3e0b-4b8e-9a57-2f6d0f3c7a10")
@@ -215,6 +219,15 @@ class Store(ABC):
     @abstractmethod
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         """Every matching point (payload only, or only `fields` of it)."""
+
+    def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
+        """The `limit` matching points with the latest `timestamp`, latest first
+        (points without one last). Backends read them through the timestamp
+        index; this fallback reads every match (what a listing at a million
+        messages must not do)."""
+        points = list(self.scroll(flt, fields=fields))
+        points.sort(key=lambda p: p.payload.get("timestamp") or 0.0, reverse=True)
+        return points[:limit]
 
     def retrieve(self, keys: Sequence[str]) -> list[Scored]:
         """The points stored under these keys, in the order of `keys`; found by the

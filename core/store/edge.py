@@ -18,6 +18,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.store import readonly, space
 from convo_tui.core.store.base import (
     DENSE,
@@ -45,6 +46,15 @@ from convo_tui.core.store.lock import IndexLock
 from convo_tui.core.store.resident import release_index_pages
 
 META_NAME = "meta.json"
+# Edge keeps its appendable segment's indexes in memory (2-8 KB a point, and
+# phase 2 moves every point it gives a vector back into that segment): after
+# this many points written it is optimized into an on-disk segment, so the
+# memory of a writer stays bounded however large the run. Building a segment
+# maps its source and the new one (about 10 KB a point of RSS while it runs,
+# page cache the kernel may drop): at 41k points an indexing run peaked at
+# 841 MB, at this size under 700. Each roll holds the process (Edge keeps the
+# GIL) for about 6 s of CPU; more, smaller segments cost searches a little.
+ROLL_POINTS = 25_000
 
 
 def _private_dir(path: Path) -> None:
@@ -64,6 +74,8 @@ class EdgeStore(Store):
         self.path = Path(path)
         self.read_only = read_only
         self._shard: qe.EdgeShard | None = None
+        self._since_roll = 0  # points written since the appendable segment was last rolled
+        self._wrote = False  # anything written by this process (a search that held the index need not flush)
         check_index_path(self.path)
         # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
         # nothing may be read from it; drop() and a rebuild are the way out.
@@ -137,6 +149,7 @@ class EdgeStore(Store):
     def _update(self, operation: qe.UpdateOperation) -> None:
         # Checked before every write: running out inside Edge's mapped files kills the process.
         space.require(self.path, space.WRITE_RESERVE, "write the index")
+        self._wrote = True
         with edge_errors(self.path, "writing"):
             self._need().update(operation)
 
@@ -182,10 +195,16 @@ class EdgeStore(Store):
         return EdgeDenseSwitch(self, dim)
 
     def optimize(self) -> None:
+        self._since_roll = 0
         if self._shard is not None and not self.read_only:
+            self._wrote = True
             space.require(self.path, space.optimize_reserve(self.path / SHARD / "segments"), "optimize the index")
+            # What the writes left resident is not needed to build the new segment (it
+            # reads its source again): a peak of RSS the size of the segment less.
+            self.release_pages()
             with edge_errors(self.path, "optimizing"):
                 self._shard.optimize()
+            self.release_pages()
 
     def release_pages(self) -> None:
         if self._shard is not None:
@@ -201,7 +220,7 @@ class EdgeStore(Store):
         try:
             if shard is not None:
                 with edge_errors(self.path, "closing"):
-                    if not self.read_only:
+                    if not self.read_only and self._wrote:
                         shard.flush()
                     shard.close()
         finally:
@@ -224,6 +243,7 @@ class EdgeStore(Store):
             payload = to_stored({**p.payload, "key": p.key})
             out.append(qe.Point(p.id, vector, payload))
         self._update(qe.UpdateOperation.upsert_points(out))
+        self._rolled(len(out))
 
     def update_vectors(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         self._writable()
@@ -232,6 +252,15 @@ class EdgeStore(Store):
         self._need()
         out = [qe.PointVectors(pid, {DENSE: [float(x) for x in dense]}) for pid, dense in vectors]
         self._update(qe.UpdateOperation.update_vectors(out))
+        self._rolled(len(out))
+
+    def _rolled(self, written: int) -> None:
+        """Roll the appendable segment once ROLL_POINTS points were written to it."""
+        self._since_roll += written
+        if self._since_roll >= ROLL_POINTS:
+            self.optimize()
+            self.release_pages()
+            return_freed_memory()
 
     def delete(self, flt: Filter) -> None:
         self._writable()
@@ -276,6 +305,33 @@ class EdgeStore(Store):
                 yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload))
             if offset is None:
                 return
+
+    def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
+        """Ordered by the `timestamp` payload index: reads `limit` points, not every match."""
+        if self._shard is None or limit <= 0:
+            return []
+        with_payload: Any = qe.PayloadSelector.Include([*fields, "timestamp"]) if fields is not None else True
+        records, _ = self._shard.scroll(
+            qe.ScrollRequest(
+                limit=limit,
+                filter=to_filter(flt),
+                with_payload=with_payload,
+                order_by=qe.OrderBy("timestamp", direction=qe.Direction.Desc),
+            )
+        )
+        found = [Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload)) for r in records]
+        if len(found) < limit:  # order_by skips points without a timestamp: they come last
+            found += self._untimed(flt, limit - len(found), fields)
+        return found
+
+    def _untimed(self, flt: Filter | None, limit: int, fields: Sequence[str] | None) -> list[Scored]:
+        out: list[Scored] = []
+        for point in self.scroll(flt, fields=[*fields, "timestamp"] if fields is not None else None):
+            if point.payload.get("timestamp") is None:
+                out.append(point)
+                if len(out) >= limit:
+                    break
+        return out
 
     def count(self, flt: Filter | None = None) -> int:
         if self._shard is None:

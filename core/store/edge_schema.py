@@ -15,9 +15,9 @@ import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.store import space
 from convo_tui.core.store.base import (
+    BOOL_PAYLOAD,
     DENSE,
     HNSW_EF,
-    PAYLOAD_INDEXES,
     RRF_K,
     SPARSE,
     Filter,
@@ -29,7 +29,7 @@ from convo_tui.core.store.files import damaged
 
 # qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
 # stored JSON bool; so bool fields are stored as 0/1 here and turned back on read.
-BOOL_FIELDS = frozenset(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bool")
+BOOL_FIELDS = BOOL_PAYLOAD
 # Payload indexes stay on disk (mmap, pages read when a filter needs them):
 # held in RAM they cost ~140 MB at 144k points and opening the index read them
 # all, though a search filters on a few small fields (measured: BENCHMARKS.md, "Search-time memory").
@@ -65,7 +65,9 @@ def shard_config(dim: int) -> qe.EdgeConfig:
                 quantization_config=DENSE_QUANTIZATION,
             )
         },
-        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
+        # The sparse index on disk too: in RAM it grew with the history (270 bytes a
+        # point: 1.1 GB at a million messages) in every process that searches.
+        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=qe.Memory.Cold)},
         hnsw_config=HNSW,
         payload_memory=qe.Memory.Cold,
     )

@@ -66,7 +66,7 @@ def check_index_path(path: Path) -> None:
 
 def store_missing(path: Path) -> str | None:
     """The message for an index folder whose store vanished while its records stayed."""
-    if (path / "meta.json").is_file() or (path / "manifest.json").is_file():
+    if any((path / name).is_file() for name in ("meta.json", "manifest.sqlite3", "manifest.json")):
         return (
             f"the index at {path} has lost its store ({SHARD}/ is missing or incomplete); "
             f"run `convo-tui index` to re-index, or {REBUILD}"

@@ -115,6 +115,10 @@ class GuardedStore(Store):
         with self._lock.shared():
             return self.inner.retrieve(keys)
 
+    def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
+        with self._lock.shared():
+            return self.inner.newest(flt, limit=limit, fields=fields)
+
     def count(self, flt: Filter | None = None) -> int:
         with self._lock.shared():
             return self.inner.count(flt)

@@ -244,6 +244,29 @@ class ServerStore(Store):
             if offset is None:
                 return
 
+    def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
+        """Ordered by the server through the `timestamp` index (local mode sorts in memory)."""
+        if not self._exists or limit <= 0:
+            return []
+        from qdrant_client import models
+
+        with_payload: Any = [*fields, "timestamp"] if fields is not None else True
+        with _reaching(self._where):
+            records, _ = self.client.scroll(
+                self.collection,
+                scroll_filter=_filter(flt),
+                limit=limit,
+                with_payload=with_payload,
+                with_vectors=False,
+                order_by=models.OrderBy(key="timestamp", direction=models.Direction.DESC),
+            )
+        found = [Scored(id=str(r.id), score=0.0, payload=dict(r.payload or {})) for r in records]
+        if len(found) < limit:
+            seen = {p.id for p in found}
+            rest = [p for p in self.scroll(flt, fields=with_payload if fields is not None else None) if p.id not in seen]
+            found += [p for p in rest if p.payload.get("timestamp") is None][: limit - len(found)]
+        return found
+
     def count(self, flt: Filter | None = None) -> int:
         if not self._exists:
             return 0

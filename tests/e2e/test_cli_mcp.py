@@ -1,5 +1,5 @@
 """`convo-tui mcp`, the installed program, driven over stdio by the official MCP client as an
-agent drives it: the four tools on the demo index, a session named by its id prefix."""
+agent drives it: the tools and their arguments, four of them called on the demo index, a session named by its id prefix."""
 
 from __future__ import annotations
 
@@ -45,9 +45,12 @@ def test_mcp_over_stdio_with_the_official_client(demo_folder: Path):
     seen = anyio.run(_drive, demo_folder / "index")
     assert seen["tools"] == {
         "context": ["question", "recent", "refs", "session_id"],
+        "context_bundle": ["max_tokens", "mode", "project", "question"],
         "list_sessions": ["limit", "project"],
-        "search": ["after", "before", "limit", "mode", "project", "query", "source"],
-        "show_session": ["first_turn", "last_turn", "session_id"],
+        "recent_sessions": ["limit", "project"],
+        "search": ["after", "before", "limit", "mode", "project", "query", "role", "session_id", "source", "tool"],
+        "show_session": ["first_turn", "last_turn", "session_id", "with_tools"],
+        "show_turn": ["session_id", "turn_index"],
     }
     assert seen["search"]["hits"][0]["session_id"] == QDRANT_SESSION
     show = seen["show"]
@@ -56,6 +59,8 @@ def test_mcp_over_stdio_with_the_official_client(demo_folder: Path):
     content = seen["context"]["messages"][1]["content"]
     assert content.startswith("Conversation (recent):\nUser: How do we set up the Qdrant collection")
     assert {s["project"] for s in seen["list"]["sessions"]} == {"recall"}
-    assert seen["missing"].is_error and seen["missing"].content[0].text.endswith("no session 'deadbeef' in the index")
+    assert seen["missing"].is_error and seen["missing"].content[0].text.endswith(
+        "no session 'deadbeef' in the index (no id starts with it either)"
+    )
     with Library.open(Settings(index_dir=demo_folder / "index")):  # the server let go of the index when the agent left
         pass

@@ -125,6 +125,7 @@ def _reads(engines: tuple[Engine, Engine]) -> None:
     _both(engines, "session_summary", session_id=SESSION)
     _both(engines, "stats")
     _both(engines, "readiness")
+    assert _both(engines, "reading"), "the case must compare real readings"
     _both(engines, "session_settings", session_id=SESSION)
     _both(engines, "default_paths")
 
@@ -182,6 +183,18 @@ def _index_runs(engines: tuple[Engine, Engine]) -> None:
     assert any(s.id == SESSION for s in local.sessions())
 
 
+def _archive(engines: tuple[Engine, Engine]) -> None:
+    local, remote = engines
+    status = _both(engines, "archive_status")
+    assert status.enabled and status.files > 0
+    folder = Path(local.settings.index_dir).parent
+    exported = [engine.export_archive(folder / f"{name}.tar.zst") for name, engine in (("here", local), ("there", remote))]
+    assert _same(dataclasses.replace(exported[0], path="", bytes=0)) == _same(dataclasses.replace(exported[1], path="", bytes=0))
+    imported = _both(engines, "import_archive", path=folder / "there.tar.zst")
+    assert (imported.files, imported.versions, imported.annotations) == (0, 0, 0)  # its own history: nothing new
+    assert "no such file" in _same_error(engines, "import_archive", path=folder / "missing.tar.zst")
+
+
 CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
     **dict.fromkeys(
         [
@@ -196,6 +209,7 @@ CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
             "session_summary",
             "stats",
             "readiness",
+            "reading",
             "session_settings",
             "default_paths",
         ],
@@ -213,6 +227,7 @@ CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
     ),
     **dict.fromkeys(["index", "prune", "delete_session", "restore_session"], _index_runs),
     "resolve_session_id": _session_ids,
+    **dict.fromkeys(["archive_status", "export_archive", "import_archive"], _archive),
 }
 
 

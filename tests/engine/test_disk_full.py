@@ -59,7 +59,7 @@ def test_little_free_space_is_one_line_for_every_command_and_changes_nothing(cor
     index_dir = tmp_path / "index"
     _index(index_dir, corpus)
     before = _titles(index_dir)
-    manifest = (index_dir / "manifest.json").read_bytes()
+    manifest = (index_dir / "manifest.sqlite3").read_bytes()
     _add_chatgpt(corpus)
     monkeypatch.setattr(space, "free_bytes", lambda _folder: 5 * MB)
     for argv in (["index", str(corpus)], ["sessions"], ["search", "flaky login"]):
@@ -69,7 +69,7 @@ def test_little_free_space_is_one_line_for_every_command_and_changes_nothing(cor
         assert len(told) == 1 and told[0].startswith(f"convo-tui: disk full: 5 MB free in {index_dir}"), told
     monkeypatch.undo()
     assert _titles(index_dir) == before
-    assert (index_dir / "manifest.json").read_bytes() == manifest
+    assert (index_dir / "manifest.sqlite3").read_bytes() == manifest
 
 
 def test_reads_go_on_with_room_to_read_but_not_to_write(corpus, tmp_path, monkeypatch, capsys):

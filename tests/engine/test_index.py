@@ -110,6 +110,7 @@ def test_same_session_in_two_files_is_indexed_once_never_mixed(tmp_path, library
     shorter = folder / "backup"
     shorter.mkdir()
     (shorter / "a.txt").write_text(full.split("\nuser:\nAnd")[0] + "\n", encoding="utf-8")
+    os.utime(shorter / "a.txt", (1_700_000_000, 1_700_000_000))  # a backup: older than the live file (read newest first)
 
     report = library.index([tmp_path / "src"])
     assert (report.added, report.updated, report.sessions) == (1, 0, 1)

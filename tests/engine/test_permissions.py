@@ -22,7 +22,7 @@ from convo_tui.core.settings import Settings, default_config_path
 from tests.paths import FIXTURES
 
 SAMPLES = FIXTURES / "reliability" / "samples"
-OWN_FILES = {"meta.json", "manifest.json", "lock", "annotations.sqlite3"}
+OWN_FILES = {"meta.json", "manifest.sqlite3", "lock", "annotations.sqlite3"}
 
 
 @pytest.fixture
@@ -101,7 +101,7 @@ def test_server_backend_keeps_its_local_manifest_private(tmp_path: Path, open_um
         library.close()
     folder = tmp_path / "local" / "index" / "server"
     assert (mode(folder.parent), mode(folder)) == (0o700, 0o700)
-    assert own_files(folder) == {"manifest.json": 0o600, "annotations.sqlite3": 0o600, "vectors.sqlite": 0o600}
+    assert own_files(folder) == {"manifest.sqlite3": 0o600, "annotations.sqlite3": 0o600, "vectors.sqlite": 0o600}
 
 
 _network: list[str] = []

@@ -54,7 +54,7 @@ def test_export_by_id_prefix(index_dir, tmp_path, capsys):
     assert text.startswith("# Roll back the last deploy if the health check fails.")
     assert "| Cost | $0.05 |" in text and "| Model | claude-haiku-4-5-20251001, claude-opus-4-5-20251101 |" in text
     assert main(["export", OPUS_SESSION[:6], "--index-dir", str(index_dir)]) == 1
-    assert f"no session '{OPUS_SESSION[:6]}'" in capsys.readouterr().err
+    assert f"session id '{OPUS_SESSION[:6]}' is too short: give 8 or more characters of it" in capsys.readouterr().err
 
 
 def structured(result: Any) -> dict[str, Any]:

@@ -64,7 +64,9 @@ def write_hostile_corpus(root: Path) -> Path:
     for line in source.read_text(encoding="utf-8").splitlines():
         record = json.loads(line)
         if record.get("type") == "session_meta":
-            record["payload"].update(id="-rf", cwd="--dangerously-skip-permissions")
+            record["payload"].update(
+                id="--full-auto", cwd="--dangerously-skip-permissions"
+            )  # its own id: two files with one id, the newer wins
             record["timestamp"] = 1e308
         lines.append(json.dumps(record))
     (codex / "rollout-2025-10-14T16-20-00-hostile.jsonl").write_text("\n".join(lines) + "\n", encoding="utf-8")

@@ -14,9 +14,10 @@ from convo_tui.core.settings import Settings
 from tests.helpers.sqlite_fixtures import build_tree
 from tests.paths import FIXTURES
 
-LINUX = {"config": ".config", "data": ".local/share"}
-MAC = {"config": "Library/Application Support", "data": ".local/share"}  # OpenCode keeps the XDG layout on macOS
-WINDOWS = {"config": "AppData/Roaming", "data": ".local/share"}
+LINUX = {"config": ".config", "data": ".local/share", "goose": ".local/share/goose"}
+# OpenCode, Goose and Amp keep the XDG layout on macOS
+MAC = {"config": "Library/Application Support", "data": ".local/share", "goose": ".local/share/goose"}
+WINDOWS = {"config": "AppData/Roaming", "data": ".local/share", "goose": "AppData/Roaming/Block/goose/data"}
 
 
 def _home() -> Path:
@@ -42,15 +43,38 @@ def _lay_out(home: Path, layout: dict[str, str]) -> None:
     _copy(FIXTURES / "copilot/Code/User/workspaceStorage", config / "Code/User/workspaceStorage")
     _copy(FIXTURES / "cline/saoudrizwan.claude-dev", config / "Code/User/globalStorage/saoudrizwan.claude-dev")
     _copy(FIXTURES / "cline/rooveterinaryinc.roo-cline", config / "Cursor/User/globalStorage/rooveterinaryinc.roo-cline")
+    # The tools that keep their data under the home folder on every system (`%USERPROFILE%` on Windows).
+    _copy(FIXTURES / "copilot_cli/session-state", home / ".copilot/session-state")
+    _copy(FIXTURES / "antigravity/antigravity-cli", home / ".gemini/antigravity-cli")
+    build_tree(FIXTURES / "cursor_cli/chats", home / ".cursor/chats")
+    _copy(FIXTURES / "pi/sessions", home / ".pi/agent/sessions")
+    build_tree(FIXTURES / "goose/sessions", home / layout["goose"] / "sessions")
+    _copy(FIXTURES / "qwen/projects", home / ".qwen/projects")
+    _copy(FIXTURES / "kimi", home / ".kimi")
+    _copy(FIXTURES / "amp/threads", home / layout["data"] / "amp/threads")
+    _copy(FIXTURES / "openhands/conversations", home / ".openhands/conversations")
+    _copy(FIXTURES / "factory/sessions", home / ".factory/sessions")
+    _copy(FIXTURES / "kiro/sessions", home / ".kiro/sessions")
 
 
 EXPECTED_FORMATS = {
     "codex": 3,  # three rollouts (one holds no conversation: found, and refused later)
     "cursor-ide": 1,
     "opencode": 3,  # the database and the two older session files
-    "gemini-cli": 2,
+    "gemini-cli": 3,  # two .json sessions and a .jsonl journal of 0.39
     "copilot-chat": 2,
     "cline": 2,
+    "copilot-cli": 1,
+    "antigravity": 1,
+    "cursor-cli": 1,
+    "pi": 1,
+    "goose": 2,  # sessions.db and an older .jsonl
+    "qwen-code": 1,
+    "kimi-cli": 1,  # context.jsonl and state.json beside it are read with it
+    "amp": 1,
+    "openhands": 1,  # the events are read with base_state.json
+    "factory-droid": 1,  # <id>.settings.json is read with it
+    "kiro-cli": 1,  # <id>.json is read with it
 }
 
 
@@ -70,7 +94,7 @@ def test_every_tool_is_found_in_its_usual_place(layout: dict[str, str]):
         for name, count in report.formats.items():
             found[name] = found.get(name, 0) + count
     assert found == EXPECTED_FORMATS
-    assert sessions == 3 + 3 + 4 + 2 + 2 + 2  # Cursor's database holds three chats, OpenCode's two
+    assert sessions == 3 + 3 + 4 + 3 + 2 + 2 + 12  # Cursor's database holds three chats, OpenCode's two
 
 
 def test_each_tools_own_home_override_is_respected(tmp_path: Path, monkeypatch):
@@ -84,6 +108,26 @@ def test_each_tools_own_home_override_is_respected(tmp_path: Path, monkeypatch):
     paths = {loc.path for loc in default_locations(Settings())}
     assert {codex / "sessions", data / "opencode/opencode.db", appdata / "Cursor/User/globalStorage/state.vscdb"} <= paths
     assert not any(_home() in p.parents for p in paths)  # nothing was looked for in the default places
+
+
+def test_the_new_tools_own_overrides_are_respected(tmp_path: Path, monkeypatch):
+    homes = {
+        "COPILOT_HOME": ("copilot", "copilot_cli/session-state", "session-state"),
+        "PI_CODING_AGENT_DIR": ("pi", "pi/sessions", "sessions"),
+        "QWEN_RUNTIME_DIR": ("qwen", "qwen/projects", "projects"),
+        "KIMI_SHARE_DIR": ("kimi", "kimi/sessions", "sessions"),
+        "OPENHANDS_CONVERSATIONS_DIR": ("openhands", "openhands/conversations", "."),
+        "GOOSE_PATH_ROOT": ("goose", "goose/sessions", "data/sessions"),
+    }
+    wanted = set()
+    for variable, (folder, fixture, below) in homes.items():
+        monkeypatch.setenv(variable, str(tmp_path / folder))
+        target = tmp_path / folder if below == "." else tmp_path / folder / below
+        (build_tree if variable == "GOOSE_PATH_ROOT" else _copy)(FIXTURES / fixture, target)
+        wanted.add(target)
+    found = {loc.path for loc in default_locations(Settings())}
+    assert wanted <= found
+    assert not any(_home() in p.parents for p in found)
 
 
 def test_aider_and_claude_ai_are_found_where_the_user_points(tmp_path: Path):

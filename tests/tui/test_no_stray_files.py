@@ -55,7 +55,7 @@ def test_index_search_and_sessions_write_only_into_our_folders(tmp_path):
         )
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr
-    assert (home / ".local/share/convo-tui/index/manifest.json").is_file()  # it did index
+    assert (home / ".local/share/convo-tui/index/manifest.sqlite3").is_file()  # it did index
     assert _strays(home, before) == []
     assert _files(tmp) == set(), "left in TMPDIR"
 

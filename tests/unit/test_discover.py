@@ -175,11 +175,39 @@ def test_sources_command_says_where_it_looked_when_nothing_is_found(capsys):
     from convo_tui.cli.main import main
 
     assert main(["sources"]) == 0
-    assert capsys.readouterr().out == (
-        "No transcripts found. Looked in:\n"
-        + _listed(_checked_places(_home()))
-        + f"Add folders or files to `sources` in {os.environ['CONVO_TUI_CONFIG']}, or pass paths to `convo-tui index`.\n"
+    home = _home()
+    lines = capsys.readouterr().out.splitlines()
+    assert lines[0] == "No transcripts found. Looked in:"
+    assert (
+        lines[-1] == f"Add folders or files to `sources` in {os.environ['CONVO_TUI_CONFIG']}, or pass paths to `convo-tui index`."
     )
+    # By tool ("  Name:"), then each place under it, the home folder written `~`.
+    looked = [str(home) + line.strip().removeprefix("~") for line in lines[1:-1] if line.startswith("    ")]
+    assert len(looked) == len(set(looked))
+    assert all(line.startswith("    ") or (line.startswith("  ") and line.endswith(":")) for line in lines[1:-1])
+    for place in [
+        f"{home}/.cursor/projects/*/agent-transcripts",
+        f"{home}/.claude/projects",
+        f"{home}/.codex/sessions",
+        f"{home}/AppData/Roaming/Cursor/User/globalStorage/state.vscdb",
+        f"{home}/.local/share/opencode/opencode.db",
+        f"{home}/.gemini/tmp/*/chats",
+        f"{home}/Library/Application Support/Code/User/workspaceStorage/*/chatSessions",
+        f"{home}/AppData/Roaming/Code/User/globalStorage/rooveterinaryinc.roo-cline/tasks",
+        f"{home}/.gemini/antigravity*/brain/*/.system_generated/logs",
+        f"{home}/.copilot/session-state",
+        f"{home}/.cursor/chats",
+        f"{home}/.pi/agent/sessions",
+        f"{home}/.local/share/goose/sessions",
+        f"{home}/AppData/Roaming/Block/goose/data/sessions",
+        f"{home}/.qwen/projects",
+        f"{home}/.kimi/sessions",
+        f"{home}/.local/share/amp/threads",
+        f"{home}/.openhands/conversations",
+        f"{home}/.factory/sessions",
+        f"{home}/.kiro/sessions/cli",
+    ]:
+        assert place in looked
 
 
 def test_sources_command_names_every_place_it_checked_not_only_those_with_transcripts(capsys):
@@ -196,13 +224,17 @@ def test_sources_command_names_every_place_it_checked_not_only_those_with_transc
     others = _checked_places(_home())
     del others["Claude Code projects"]
     assert out.startswith(f"Claude Code projects (default): {_home() / '.claude/projects'}\n")
-    assert "Also looked in (nothing there):\n" + _listed(others) in out
+    assert "Also looked in (nothing there):\n" in out
+    listed = out.split("Also looked in (nothing there):\n", 1)[1]
+    for name, paths in others.items():  # each tool's places under its name, in order
+        assert _listed({name: paths}) in listed, name
     assert "No transcripts found" not in out
     assert main(["sources", "--json"]) == 0
     rows = [json.loads(line) for line in capsys.readouterr().out.splitlines()]
-    assert [(r["path"], r["exists"]) for r in rows] == [(str(_home() / ".claude/projects"), True)] + [
-        (place, False) for paths in others.values() for place in paths
-    ]
+    places = [row for row in rows if "path" in row]
+    assert (places[0]["path"], places[0]["exists"]) == (str(_home() / ".claude/projects"), True)
+    assert not any(row["exists"] for row in places[1:])
+    assert {place for paths in others.values() for place in paths} <= {row["path"] for row in places[1:]}
 
 
 def test_sources_command_counts_sessions_per_location(capsys):

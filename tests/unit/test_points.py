@@ -1,7 +1,7 @@
 from datetime import UTC, datetime
 
 from convo_tui.core.embed.dense import bundled_model_files
-from convo_tui.core.index.points import chunk_text, session_points
+from convo_tui.core.index.points import chunk_text, session_points, stored_record
 from convo_tui.core.model import Message, Session, ToolCall
 from tokenizers import Tokenizer
 
@@ -36,7 +36,7 @@ def test_session_turn_and_message_points_with_payload():
         0,
     )
     session, turn0 = points[0], points[1]
-    assert session.text == "" and session.payload["record"]["id"] == "s1"
+    assert session.text == "" and stored_record(session.payload)["id"] == "s1"
     assert session.payload["message_count"] == 4 and session.payload["turn_count"] == 2
     assert turn0.text == "用户: hello there\n\nAI: running it"
     assert turn0.payload["tools"] == ["Shell"] and turn0.payload["tool_keys"] == ["shell"] and turn0.payload["has_tools"] is True

@@ -1,5 +1,7 @@
 """Aider chat history: one session per `# aider chat started at`, the user's `####`
-lines, Aider's `>` output as tool calls, never as anyone's words."""
+lines, Aider's `>` output as tool calls, never as anyone's words.
+
+Fixtures follow Aider-AI/aider chat histories of v0.62.1 and v0.86.1 (written by `aider/io.py`)."""
 
 from __future__ import annotations
 

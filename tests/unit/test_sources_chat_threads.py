@@ -1,4 +1,6 @@
-""" "My Assistant" chat threads: folder, index and single-thread entry points."""
+""" "My Assistant" chat threads: folder, index and single-thread entry points.
+
+Fixtures follow the "My Assistant" app's `chat_threads` folders (threads.json version 1, 2021 builds)."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""ChatGPT exports: the current branch of each conversation, through `convo-tui show --json`."""
+"""ChatGPT exports: the current branch of each conversation, through `convo-tui show --json`.
+
+Fixtures follow the ChatGPT data export's `conversations.json` (mapping and `current_node`) of 2024-06 – 2026."""
 
 from __future__ import annotations
 

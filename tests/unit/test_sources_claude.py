@@ -1,4 +1,6 @@
-"""Claude Code session logs: exact messages and turns through `convo-tui show --json`."""
+"""Claude Code session logs: exact messages and turns through `convo-tui show --json`.
+
+Fixtures follow anthropics/claude-code session logs of versions 1.0.98, 2.0.31 and 2.1.3 – 2.1.20 (their lines' `version`)."""
 
 from __future__ import annotations
 
@@ -133,9 +135,9 @@ def test_truncated_line_gives_partial_session_and_warning(capsys):
         ("msg-2", "assistant", A1_END),
     ]
     assert doc["session"]["title"] == Q1  # no title line survived: first user text
-    assert captured.err == f"convo-tui: warning: {TRUNCATED}:8: truncated JSON line\n"
+    assert captured.err == f"convo-tui: warning: {TRUNCATED}:8: truncated JSON (ends in the middle of a value)\n"
     (session,) = parse_path(TRUNCATED)
-    assert session.warnings == [f"{TRUNCATED}:8: truncated JSON line"]
+    assert session.warnings == [f"{TRUNCATED}:8: truncated JSON (ends in the middle of a value)"]
 
 
 def _write(tmp_path: Path, name: str, lines: list) -> Path:

@@ -1,4 +1,6 @@
-"""Claude.ai export (`conversations.json`): one session per conversation."""
+"""Claude.ai export (`conversations.json`): one session per conversation.
+
+Fixtures follow the Claude.ai data export's `conversations.json` of 2024-03 – 2025."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""Cline and Roo Code task folders: the human's words only, tool results on their calls."""
+"""Cline and Roo Code task folders: the human's words only, tool results on their calls.
+
+Fixtures follow cline/cline 3.x and RooCodeInc/Roo-Code 3.x task folders (`api_conversation_history.json`)."""
 
 from __future__ import annotations
 

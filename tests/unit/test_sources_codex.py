@@ -1,5 +1,7 @@
 """Codex CLI rollouts: the user's words from its events, reasoning as thinking,
-tool calls with their arguments and outputs, and how to resume."""
+tool calls with their arguments and outputs, and how to resume.
+
+Fixtures follow openai/codex rollouts of codex-cli 0.44.0, 0.46.0 and 0.58.0 (`cli_version`) and the envelope-less ones of mid 2025."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""VS Code Copilot Chat: exported chats, live chatSessions JSON and the newer journal."""
+"""VS Code Copilot Chat: exported chats, live chatSessions JSON and the newer journal.
+
+Fixtures follow microsoft/vscode-copilot-chat chat sessions (format version 3) and the `.jsonl` journal of VS Code 1.105."""
 
 from __future__ import annotations
 

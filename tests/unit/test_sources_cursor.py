@@ -1,4 +1,6 @@
-"""Cursor agent transcripts: the documented examples exactly, and what real Cursor writes."""
+"""Cursor agent transcripts: the documented examples exactly, and what real Cursor writes.
+
+Fixtures follow the `agent-transcripts/*.txt` Cursor 2.x writes (2025-10 – 2026-03)."""
 
 from __future__ import annotations
 
@@ -254,3 +256,17 @@ def test_slug_resolution_prefers_longest_folder_name(tmp_path):
     os.rmdir(tmp_path / "a-b" / "c")
     resolve_slug.cache_clear()
     assert decode_slug("a-b-c", root=str(tmp_path)) == "b-c"
+
+
+def test_jsonl_transcripts_of_2026():
+    """Cursor writes `agent-transcripts/<id>/<id>.jsonl` since early 2026: `{role, message: {content}}` lines
+    (the shape other public readers decode); the OpenAI-style reader does not take them."""
+
+    path = next((CURSOR / "projects").rglob("*.jsonl"))
+    assert detect(path).name == "cursor"
+    (session,) = parse_path(path)
+    assert (session.id, session.project) == (path.stem, "cocursor")
+    assert [(m.role, m.text[:30]) for m in session.messages] == [
+        ("user", "Why does the sidebar flicker o"),  # <user_query> unwrapped
+        ("assistant", "The resize handler sets state "),
+    ]

@@ -1,5 +1,7 @@
 """Cursor IDE chats from `state.vscdb`: one database, many sessions, read without
-ever writing or locking it; folders come from the workspace databases."""
+ever writing or locking it; folders come from the workspace databases.
+
+Fixtures follow Cursor 1.x `state.vscdb` (`cursorDiskKV` composerData and bubbleId rows, 2025)."""
 
 from __future__ import annotations
 

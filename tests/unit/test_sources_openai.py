@@ -1,4 +1,6 @@
-"""OpenAI-style logs: message arrays, JSONL, conversation rows and table exports."""
+"""OpenAI-style logs: message arrays, JSONL, conversation rows and table exports.
+
+Fixtures follow the OpenAI Chat Completions message shape (openai-python 1.x types) and row exports."""
 
 from __future__ import annotations
 

@@ -1,4 +1,6 @@
-"""OpenCode: the SQLite database (1.2 on) and the older one-file-per-record storage."""
+"""OpenCode: the SQLite database (1.2 on) and the older one-file-per-record storage.
+
+Fixtures follow sst/opencode 0.15.8 storage JSON and the `opencode.db` schema of 1.2."""
 
 from __future__ import annotations
 

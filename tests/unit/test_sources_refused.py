@@ -1,5 +1,7 @@
 """JSON that is not a transcript we read is refused with one line naming the file,
-never indexed as a garbled conversation (the OpenAI-style reader keeps to its shapes)."""
+never indexed as a garbled conversation (the OpenAI-style reader keeps to its shapes).
+The event logs refused here before (Gemini and Claude stream-json, Managed Agents events)
+have readers of their own now: they are read, not refused."""
 
 from __future__ import annotations
 
@@ -12,11 +14,14 @@ from tests.paths import FIXTURES
 
 UNKNOWN = "unknown format (not a transcript convo-tui can read)"
 REFUSED = [
-    FIXTURES / "gemini" / "stream" / "run.jsonl",  # Gemini CLI --output-format stream-json
-    FIXTURES / "refused" / "managed-agents-events.json",  # Anthropic Managed Agents event list export
-    FIXTURES / "refused" / "managed-agents-events.jsonl",
-    FIXTURES / "refused" / "claude-stream.jsonl",  # Claude Code -p --output-format stream-json
+    FIXTURES / "refused" / "unknown-events.jsonl",  # another tool's event stream, no reader for it
 ]
+READ_NOW = {
+    FIXTURES / "gemini_stream" / "readme-run.jsonl": "gemini-stream",
+    FIXTURES / "managed_agents" / "incidents-page.json": "claude-managed-agents",
+    FIXTURES / "managed_agents" / "incidents.jsonl": "claude-managed-agents",
+    FIXTURES / "claude_stream" / "minimal.jsonl": "claude-stream-json",
+}
 
 
 @pytest.mark.parametrize("path", REFUSED, ids=lambda p: p.name)
@@ -25,6 +30,14 @@ def test_other_tools_event_logs_get_one_line(path: Path, capsys):
     captured = capsys.readouterr()
     assert captured.out == ""
     assert captured.err == f"convo-tui: {path}: {UNKNOWN}\n"
+
+
+@pytest.mark.parametrize("path", list(READ_NOW), ids=lambda p: p.name)
+def test_event_logs_once_refused_are_read_by_their_own_reader(path: Path):
+    from convo_tui.core.sources import detect, parse_path
+
+    assert detect(path).name == READ_NOW[path]
+    assert parse_path(path)
 
 
 def test_event_lines_after_the_sniffed_head_still_refuse_the_file(tmp_path: Path, capsys):

@@ -1,4 +1,6 @@
-"""SpecStory Markdown, both forms: exact messages and turns through `convo-tui show --json`."""
+"""SpecStory Markdown, both forms: exact messages and turns through `convo-tui show --json`.
+
+Fixtures follow specstoryai/getspecstory Markdown v2.1.0 (`pkg/markdown/markdown.go`) and the older extension's Markdown of 2025."""
 
 from __future__ import annotations
 

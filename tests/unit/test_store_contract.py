@@ -354,6 +354,28 @@ def test_scroll_pages_and_selects_fields(filled):
     assert full[0].payload["text"] == "the answer uses hnsw graphs"
 
 
+def test_newest_reads_the_latest_points_through_the_timestamp_index(filled):
+    """What a query of filters only lists: the newest matches first, `limit` of them."""
+    got = filled.newest(Filter((Cond("visible", value=True),)), limit=3, fields=["key", "timestamp"])
+    stamps = [p.payload["timestamp"] for p in got]
+    assert len(got) == 3 and stamps == sorted(stamps, reverse=True)
+    visible = [p for p in filled.scroll(Filter((Cond("visible", value=True),)), fields=["timestamp"])]
+    assert stamps[0] == max(p.payload["timestamp"] for p in visible)
+    assert all(set(p.payload) == {"key", "timestamp"} for p in got)
+    assert filled.newest(Filter((Cond("project", value="nowhere"),)), limit=5) == []
+
+
+def test_newest_lists_points_without_a_time_last(store):
+    store.upsert(
+        [
+            Point("a", None, bm25_doc("one"), {"level": "turn", "timestamp": 5.0}),
+            Point("b", None, bm25_doc("two"), {"level": "turn"}),
+            Point("c", None, bm25_doc("three"), {"level": "turn", "timestamp": 9.0}),
+        ]
+    )
+    assert keys(store.newest(Filter((Cond("level", value="turn"),)), limit=10, fields=["key"])) == ["c", "a", "b"]
+
+
 def test_meta_round_trip_replaces(store):
     assert store.read_meta() == {}
     store.write_meta({"model": "m1", "dim": 64, "schema": 1, "note": "中文"})

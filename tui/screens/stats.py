@@ -13,6 +13,7 @@ from typing import TYPE_CHECKING
 from convo_tui.core.cost.prices import price_table
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.stats import Stats
+from convo_tui.tui.render import plural
 from convo_tui.tui.session_messages import SessionsChanged, StatsLoaded
 from convo_tui.tui.stats_view import WEEKS_SHOWN, activity_charts, group_table, model_table, stats_summary
 from rich.text import Text
@@ -75,7 +76,8 @@ class StatsScreen(Screen):
             library = self.app.library
             assert library is not None
             try:
-                message = StatsLoaded(library.stats())  # the holder's when another process has the index
+                stats = library.stats()  # the holder's when another process has the index
+                message = StatsLoaded(stats, only_archived=library.archive_status().only_here)
             except ConvoError as exc:
                 message = StatsLoaded(None, str(exc))
             if not get_current_worker().is_cancelled:
@@ -87,16 +89,18 @@ class StatsScreen(Screen):
             self.query_one("#stats-summary", Static).update(Text(f"⚠ {event.error}"))
         else:
             self.stats = event.stats
-            self._show(event.stats)
+            self._show(event.stats, event.only_archived)
         if self._stale:
             self.reload()
 
     def on_sessions_changed(self, _: SessionsChanged) -> None:
         self.reload()
 
-    def _show(self, stats: Stats) -> None:
+    def _show(self, stats: Stats, only_archived: int = 0) -> None:
         prices = price_table(self.app.settings)
         summary = stats_summary(stats, prices)
+        if only_archived:  # their files are gone (a tool deleted them): read from the archive
+            summary.append(f" · {plural(only_archived, 'session')} only in the archive")
         if self.app.indexing:
             summary.append(" · indexing, counts grow", style="italic")
         self.query_one("#stats-summary", Static).update(summary)

@@ -48,6 +48,8 @@ def card_meta(hit: Hit) -> Text:
     meta = Text(no_wrap=True, overflow="ellipsis")
     meta.append(hit.project or "—", style="italic")
     meta.append(f" · {hit.source} · {format_date(hit.timestamp)}")
+    if hit.machine:  # read from another machine over SSH
+        meta.append(f" · on {hit.machine}", style="bold")
     if hit.tools:
         meta.append(" · 🔧 " + ", ".join(dict.fromkeys(hit.tools)))
     return meta
@@ -118,7 +120,13 @@ class ResultCard(Vertical, can_focus=True):
         # The one-line parts keep their size: no layout for them, and only what changed is redrawn.
         if (hit.session_title, hit.score, scored) != (old.session_title, old.score, old_scored) or self.compact:
             self._header.show(card_title(hit, self.compact), card_score(hit, self.compact), scored)
-        if (hit.project, hit.source, hit.timestamp, hit.tools) != (old.project, old.source, old.timestamp, old.tools):
+        if (hit.project, hit.source, hit.timestamp, hit.tools, hit.machine) != (
+            old.project,
+            old.source,
+            old.timestamp,
+            old.tools,
+            old.machine,
+        ):
             parts["meta"].update(card_meta(hit), layout=False)
         if (hit.user_text, hit.ai_text, hit.tools, hit.part_text, terms) != (
             old.user_text,

@@ -18,7 +18,8 @@ PREVIEW_CELLS = 900  # about a screenful of the pane: the part of each message t
 def preview_text(hit: Hit, terms: list[str], shown: Callable[[str], str]) -> Text:
     text = Text()
     text.append(hit.session_title or "(untitled)", style="bold")
-    text.append(f"\n{hit.project or '—'} · {hit.source} · {format_date(hit.timestamp)} · turn {hit.turn_index}\n", style="dim")
+    where = f"{hit.source} on {hit.machine}" if hit.machine else hit.source
+    text.append(f"\n{hit.project or '—'} · {where} · {format_date(hit.timestamp)} · turn {hit.turn_index}\n", style="dim")
     for icon, body in (("👤", hit.user_text), ("🤖", hit.ai_text)):
         if body.strip():
             text.append(f"\n{icon} ")

@@ -1,0 +1,271 @@
+"""Tables and the cost-against-size plot of the scale bench (bench/scale.py).
+
+The plot is drawn with Pillow (already a dependency of the app's screenshots
+tooling): six small charts against the number of messages (log scale), each
+with its target as a dashed line and the peers' figures where they ran.
+"""
+
+from __future__ import annotations
+
+import math
+from pathlib import Path
+from typing import Any
+
+TARGETS = {
+    "first": 15.0,  # s, a needle in the newest session, at 1M messages
+    "all": 600.0,  # s, every message keyword-searchable
+    "semantic": 3.0,  # h, projected time to fully semantic
+    "rss": 800.0,  # MB, index peak RSS at every size
+    "hybrid": 100.0,  # ms, in-process hybrid p95
+    "served": 2.0,  # x --help
+    "cold": 3.0,  # x --help
+}
+
+
+def _get(data: dict, *path: str, default: Any = None) -> Any:
+    for key in path:
+        if not isinstance(data, dict) or key not in data:
+            return default
+        data = data[key]
+    return data
+
+
+def _fmt(value: Any, unit: str = "", digits: int = 1) -> str:
+    if value is None:
+        return "–"
+    if isinstance(value, float):
+        value = round(value, digits)
+        if digits == 0:
+            value = int(value)
+    return f"{value:,}{unit}" if isinstance(value, int) else f"{value}{unit}"
+
+
+def size_rows(entry: dict) -> list[tuple[str, str]]:
+    h, ix = entry["history"], entry["index"]
+    indexed = ix.get("indexed", {})
+    needles = ix.get("needles", {})
+    messages = h["messages"]
+    keyword_seconds = indexed.get("keyword_seconds")
+    rows = [
+        (
+            "history",
+            f"{messages:,} messages, {h['sessions']:,} sessions, {h['bytes'] / 1e6:,.0f} MB "
+            f"(largest file {h['largest_bytes'] / 1e6:,.0f} MB; {', '.join(f'{k} {v:,}' for k, v in h.get('by_source', {}).items())})",
+        ),
+        (
+            "load average (1 min) before / during / after",
+            f"{_fmt(entry.get('load_before', [None])[0])} / "
+            f"{', '.join(_fmt(x[0]) for x in ix.get('load_during', [])[:6])} / {_fmt(entry.get('load_after', [None])[0])}",
+        ),
+        (
+            "model loaded / first sessions published (s from the start of `index`)",
+            f"{_fmt(ix.get('model_loaded'))} / {_fmt(ix.get('first_publish'))}",
+        ),
+    ]
+    for word, poll in needles.items():
+        rows.append(
+            (
+                f"first keyword answer from a second process: `{word}`",
+                f"{_fmt(poll.get('found_after'))} s ({poll.get('tries', 0)} searches, each {_fmt(poll.get('poll_p50_seconds'), ' s', 2)})"
+                if poll.get("found_after") is not None
+                else f"not found ({poll.get('last_answer', '')})",
+            )
+        )
+    rows += [
+        ("every message keyword-searchable (s from the start)", _fmt(indexed.get("keyword_done"))),
+        ("phase 1 messages/s", _fmt(messages / keyword_seconds if keyword_seconds else None, "", 0)),
+        (
+            "phase 2 texts/s (points/s)",
+            f"{_fmt(indexed.get('texts_per_second'))} ({_fmt(indexed.get('points_per_second'))})",
+        ),
+        (
+            "time to fully semantic" + (" (projected from the rate over the budget)" if indexed.get("stopped_by_budget") else ""),
+            _fmt((indexed.get("projected_semantic_seconds") or 0) / 3600 or None, " h", 2),
+        ),
+        (
+            "`index` peak RSS / CPU seconds / wall",
+            f"{_fmt(ix.get('peak_rss_mb'))} MB / {_fmt(ix.get('cpu_seconds'))} s / {_fmt(ix.get('wall_seconds'))} s",
+        ),
+        (
+            "index on disk / source",
+            f"{entry.get('index_disk_bytes', 0) / 1e6:,.0f} MB / {h['bytes'] / 1e6:,.0f} MB "
+            f"({entry.get('index_disk_bytes', 0) / max(1, h['bytes']):.2f}x)",
+        ),
+    ]
+    search = entry.get("search", {}).get("modes", {})
+    if search:
+        rows.append(
+            (
+                "in-process search p50 / p95 (ms)",
+                ", ".join(f"{mode} {_fmt(v.get('p50'))} / {_fmt(v.get('p95'))}" for mode, v in search.items() if "p95" in v)
+                + f"; filters only {_fmt(_get(search, 'filters only', 'p50'))}",
+            )
+        )
+    cli = entry.get("cli", {})
+    if cli:
+        help_ms = _get(cli, "help", "p50_ms")
+        parts = [f"`--help` {_fmt(help_ms)} ms"]
+        for name in ("cold keyword search", "cold hybrid search", "served keyword search", "served hybrid search"):
+            fig = cli.get(name, {})
+            parts.append(f"{name} {_fmt(fig.get('p50_ms'))} / {_fmt(fig.get('p95_ms'))} ms ({_fmt(fig.get('x_help'), 'x', 2)})")
+        rows.append(("CLI p50 / p95", "; ".join(parts)))
+        rows.append(
+            (
+                "peak RSS: holder (`serve`, after searches) / cold keyword search / cold hybrid search",
+                f"{_fmt(_get(cli, 'holder peak_mb', 'peak_mb'))} / {_fmt(_get(cli, 'cold keyword search', 'peak_mb'))} / "
+                f"{_fmt(_get(cli, 'cold hybrid search', 'peak_mb'))} MB",
+            )
+        )
+    app = entry.get("app", {})
+    if app:
+        rows.append(
+            (
+                "app: F3 to the sessions browser's rows / keystroke to results p50 / p95",
+                f"{_fmt(app.get('sessions_browser_seconds'), ' s', 2)} / {_fmt(app.get('keystroke_p50_ms'))} / "
+                f"{_fmt(app.get('keystroke_p95_ms'))} ms"
+                if "error" not in app
+                else app["error"],
+            )
+        )
+    for peer in entry.get("peers", []):
+        name = peer["tool"]
+        if "skipped" in peer:
+            rows.append((f"peer: {name}", f"skipped ({peer['skipped']})"))
+        elif name == "agentsview":
+            rows.append(
+                (f"peer: {name} (`sync`)", f"{_fmt(peer.get('sync_seconds'))} s, peak {_fmt(peer.get('sync_peak_mb'))} MB")
+            )
+        else:
+            found = ", ".join(f"{w} {'yes' if ok else 'no'}" for w, ok in (peer.get("found") or {}).items())
+            rows.append(
+                (
+                    f"peer: {name} (first search builds its cache)",
+                    f"first answer {_fmt(peer.get('first_answer_seconds'))} s (peak {_fmt(peer.get('first_peak_mb'))} MB, "
+                    f"found {peer.get('first_found')}); then {_fmt(peer.get('query_p50_seconds'), ' s', 2)} a search; {found}",
+                )
+            )
+    return rows
+
+
+def markdown(results: dict) -> str:
+    out = ["# Scale bench results", ""]
+    machine = results.get("machine", {})
+    out.append(
+        f"Machine: {machine.get('cpu_model')}, {machine.get('cores')} cores, {machine.get('memory_gb')} GB, {machine.get('date')}."
+    )
+    out.append("")
+    groups = [("sizes", results.get("sizes", {})), ("huge", results.get("huge", {}))]
+    for _, entries in groups:
+        for label, entry in entries.items():
+            out += [f"## {label}", "", "| | |", "|---|---|"]
+            out += [f"| {name} | {value} |" for name, value in size_rows(entry)]
+            out.append("")
+    return "\n".join(out)
+
+
+# -- the plot ------------------------------------------------------------------------
+
+
+def series(results: dict) -> dict[str, list[tuple[float, float]]]:
+    """name -> [(messages, value)] for the plot."""
+    out: dict[str, list[tuple[float, float]]] = {}
+
+    def add(name: str, x: float, y: Any) -> None:
+        if isinstance(y, (int, float)) and y > 0:
+            out.setdefault(name, []).append((x, float(y)))
+
+    for entry in results.get("sizes", {}).values():
+        x = entry["history"]["messages"]
+        ix = entry["index"]
+        polls = ix.get("needles", {})
+        newest = next((p.get("found_after") for w, p in polls.items() if w.startswith("quill")), None)
+        add("first: convo-tui", x, newest)
+        add("all: convo-tui", x, _get(ix, "indexed", "keyword_done"))
+        add("semantic: convo-tui", x, (_get(ix, "indexed", "projected_semantic_seconds") or 0) / 3600)
+        add("rss: convo-tui index", x, ix.get("peak_rss_mb"))
+        add("rss: holder", x, _get(entry, "cli", "holder peak_mb", "peak_mb"))
+        add("hybrid: p95", x, _get(entry, "search", "modes", "hybrid", "p95"))
+        add("hybrid: keyword p95", x, _get(entry, "search", "modes", "keyword", "p95"))
+        add("served: served hybrid", x, _get(entry, "cli", "served hybrid search", "x_help"))
+        add("served: cold keyword", x, _get(entry, "cli", "cold keyword search", "x_help"))
+        for peer in entry.get("peers", []):
+            if peer.get("first_answer_seconds") and not peer.get("timeout"):
+                add(f"first: {peer['tool']}", x, peer["first_answer_seconds"])
+                add(f"rss: {peer['tool']}", x, peer.get("first_peak_mb"))
+            if peer.get("sync_seconds") and not peer.get("timeout"):
+                add(f"all: {peer['tool']} sync", x, peer["sync_seconds"])
+                add(f"rss: {peer['tool']} sync", x, peer.get("sync_peak_mb"))
+    return out
+
+
+CHARTS = [
+    ("first", "first keyword answer, newest session (s)"),
+    ("all", "every message keyword-searchable (s)"),
+    ("semantic", "time to fully semantic (h, projected)"),
+    ("rss", "peak RSS (MB)"),
+    ("hybrid", "in-process search p95 (ms)"),
+    ("served", "CLI search, x `--help`"),
+]
+COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14), (140, 86, 75)]
+
+
+class _Frame:
+    """One chart's box: log-scale x (messages), linear y from 0."""
+
+    def __init__(self, left: float, top: float, w: float, h: float, xs: list[float], y1: float):
+        self.left, self.top, self.w, self.h, self.y1 = left, top, w, h, y1
+        self.x0, self.x1 = math.log10(min([*xs, 1e4])), math.log10(max([*xs, 1e6]))
+
+    def at(self, x: float, y: float) -> tuple[float, float]:
+        fx = (math.log10(x) - self.x0) / ((self.x1 - self.x0) or 1)
+        return self.left + fx * self.w, self.top + self.h - (y / self.y1) * self.h
+
+
+def plot(results: dict, path: Path) -> None:
+    from PIL import Image, ImageDraw, ImageFont
+
+    data = series(results)
+    width, height, cols, rows = 1500, 900, 3, 2
+    image = Image.new("RGB", (width, height), "white")
+    draw = ImageDraw.Draw(image)
+    font = ImageFont.load_default(size=14)
+    small = ImageFont.load_default(size=12)
+    cell_w, cell_h = width // cols, height // rows
+    for n, (key, title) in enumerate(CHARTS):
+        left, top = (n % cols) * cell_w + 70, (n // cols) * cell_h + 40
+        w, h = cell_w - 110, cell_h - 130
+        draw.text((left, top - 30), title, fill="black", font=font)
+        lines = {name.split(": ", 1)[1]: pts for name, pts in data.items() if name.startswith(key + ":")}
+        xs = [x for pts in lines.values() for x, _ in pts]
+        ys = [*(y for pts in lines.values() for _, y in pts), TARGETS[key]]
+        frame = _Frame(left, top, w, h, xs, max(ys) * 1.15)
+        draw.rectangle((left, top, left + w, top + h), outline=(120, 120, 120))
+        for tick, name in ((1e4, "10k"), (1e5, "100k"), (1e6, "1M")):
+            tx, _ = frame.at(tick, 0)
+            draw.line((tx, top + h, tx, top + h + 5), fill="black")
+            draw.text((tx - 12, top + h + 8), name, fill="black", font=small)
+        for i in range(5):
+            value = frame.y1 * i / 4
+            _, ty = frame.at(1e4, value)
+            draw.line((left - 5, ty, left, ty), fill="black")
+            draw.text((left - 60, ty - 7), f"{value:,.0f}" if frame.y1 >= 20 else f"{value:.1f}", fill="black", font=small)
+        _, ty = frame.at(1e4, TARGETS[key])
+        for dash in range(int(left), int(left + w), 12):
+            draw.line((dash, ty, min(dash + 6, left + w), ty), fill=(200, 0, 0))
+        draw.text((left + w - 80, ty - 16), f"target {TARGETS[key]:g}", fill=(200, 0, 0), font=small)
+        for i, (name, pts) in enumerate(sorted(lines.items())):
+            color = COLORS[i % len(COLORS)]
+            coords = [frame.at(x, y) for x, y in sorted(pts)]
+            if len(coords) > 1:
+                draw.line(coords, fill=color, width=3)
+            for cx, cy in coords:
+                draw.ellipse((cx - 4, cy - 4, cx + 4, cy + 4), fill=color)
+            draw.text((left + 8, top + 6 + 16 * i), name, fill=color, font=small)
+        draw.text((left + w // 2 - 30, top + h + 26), "messages", fill="black", font=small)
+    image.save(path)
+
+
+def render(results: dict, out: Path) -> None:
+    out.mkdir(parents=True, exist_ok=True)
+    (out / "scale.md").write_text(markdown(results), encoding="utf-8")
+    plot(results, out / "scale.png")

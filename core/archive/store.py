@@ -1,0 +1,503 @@
+"""The archive's storage: every version of every transcript file read, compressed
+and deduplicated, in one SQLite file (`archive.sqlite3`, 0600, in a 0700 folder).
+
+Tables:
+- `blobs`: zstd-compressed chunks (core/archive/chunks.py) by content address;
+  a chunk shared by two files or two versions is stored once.
+- `chains`: a file's bytes as an ordered list of chunks, with the offset each
+  starts at. A version is the first `size` bytes of its chain, so when a new
+  version begins with the previous one (an append-only JSONL grew) the chain
+  is extended by the tail's chunks only: the growth is stored, not a new copy.
+- `versions`: each version of a file (its chain and size, the state of the
+  source file it came from: size, mtime, blake2b hash as the manifest records
+  it, and the companion files read with it).
+- `files`: one row per archived path: unit (a transcript the indexer reads) or
+  member (a file read with one: Cline's ui_messages.json, Gemini's
+  .project_root...), its format and machine, and whether `prune` dropped it.
+
+Crash safety: a version is written in one SQLite transaction (WAL,
+synchronous=FULL): its chunks, chain rows and version row are all there or
+none is. A killed writer leaves the previous versions intact and nothing half
+written; the next open rolls the log back. Members are committed before the
+unit version that names them. Nothing is ever deleted: when the archive
+reaches its size cap, new versions are refused (`ArchiveFull`) and the caller
+says so.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import json
+import os
+import sqlite3
+import time
+from collections.abc import Iterable, Iterator
+from contextlib import closing, contextmanager, suppress
+from dataclasses import dataclass
+from pathlib import Path
+from typing import Any, BinaryIO
+
+from convo_tui.core.archive.chunks import READ_BLOCK, Chunker, chunk_id, compress, decompress
+from convo_tui.core.archive.keys import path_key, stored_key
+from convo_tui.core.archive.merging import MergeCounts, merge
+from convo_tui.core.errors import ConvoError
+
+ARCHIVE_DB = "archive.sqlite3"
+FORMAT_VERSION = 1
+RAW = "raw"
+SQLITE_DUMP = "sqlite-dump"
+UNIT = "unit"
+MEMBER = "member"
+
+_SCHEMA = """
+CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
+CREATE TABLE IF NOT EXISTS blobs (
+    id TEXT PRIMARY KEY,
+    raw_size INTEGER NOT NULL,
+    stored_size INTEGER NOT NULL,
+    data BLOB NOT NULL
+);
+CREATE TABLE IF NOT EXISTS chains (
+    chain INTEGER NOT NULL,
+    pos INTEGER NOT NULL,
+    start INTEGER NOT NULL,
+    blob TEXT NOT NULL,
+    PRIMARY KEY (chain, pos)
+);
+CREATE TABLE IF NOT EXISTS files (
+    key TEXT PRIMARY KEY,
+    role TEXT NOT NULL,
+    format TEXT NOT NULL DEFAULT '',
+    machine TEXT NOT NULL DEFAULT '',
+    encoding TEXT NOT NULL DEFAULT 'raw',
+    latest INTEGER NOT NULL,
+    pruned INTEGER NOT NULL DEFAULT 0
+);
+CREATE TABLE IF NOT EXISTS versions (
+    key TEXT NOT NULL,
+    seq INTEGER NOT NULL,
+    chain INTEGER NOT NULL,
+    size INTEGER NOT NULL,
+    hash TEXT NOT NULL,
+    source_size INTEGER NOT NULL,
+    source_mtime_ns INTEGER NOT NULL,
+    source_hash TEXT NOT NULL,
+    members TEXT NOT NULL DEFAULT '[]',
+    stored_at REAL NOT NULL,
+    PRIMARY KEY (key, seq)
+);
+"""
+
+
+class ArchiveFull(Exception):
+    """The archive reached its size cap: this version was not stored (nothing was deleted)."""
+
+
+@dataclass(frozen=True)
+class SourceState:
+    """The source file a version was read from, as the index manifest records it."""
+
+    size: int
+    mtime_ns: int
+    hash: str
+
+
+@dataclass(frozen=True)
+class Version:
+    key: str
+    seq: int
+    chain: int
+    size: int  # bytes stored (for a SQLite source: its dump)
+    hash: str  # blake2b-128 of the stored bytes
+    source: SourceState
+    members: tuple[tuple[str, int], ...]
+    stored_at: float
+
+
+@dataclass(frozen=True)
+class Entry:
+    """One archived path with its newest version."""
+
+    key: str
+    role: str
+    format: str
+    machine: str
+    encoding: str
+    pruned: bool
+    latest: Version
+
+
+@dataclass(frozen=True)
+class Counts:
+    units: int
+    members: int
+    versions: int
+    raw_bytes: int  # the sum of every stored chunk, uncompressed
+    stored_bytes: int  # the same, compressed
+    disk_bytes: int  # the archive's files on disk
+
+
+def private_folder(folder: Path) -> Path:
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    folder.chmod(0o700)
+    return folder
+
+
+def _version(key: str, row: tuple[Any, ...]) -> Version:
+    seq, chain, size, digest, source_size, source_mtime, source_hash, members, stored_at = row
+    pairs = tuple((str(k), int(s)) for k, s in json.loads(members))
+    return Version(key, seq, chain, size, digest, SourceState(source_size, source_mtime, source_hash), pairs, stored_at)
+
+
+_VERSION_COLUMNS = "seq, chain, size, hash, source_size, source_mtime_ns, source_hash, members, stored_at"
+_JOINED_COLUMNS = ", ".join("v." + column.strip() for column in _VERSION_COLUMNS.split(","))
+
+
+class Archive:
+    """The archive in one folder. Every method opens its own short connection,
+    so a holder may answer status requests while an index run writes."""
+
+    def __init__(self, folder: Path, max_bytes: int | None = None):
+        self.folder = Path(folder)
+        self.path = self.folder / ARCHIVE_DB
+        self.max_bytes = max_bytes or None
+
+    # -- connections -----------------------------------------------------------
+
+    def _connect(self, *, create: bool = True) -> sqlite3.Connection:
+        try:
+            if not self.path.exists():
+                if not create:
+                    raise ConvoError(f"no archive at {self.folder}")
+                private_folder(self.folder)
+                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))  # SQLite keeps the mode for -wal, -shm
+            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
+            db.execute("PRAGMA journal_mode=WAL")
+            db.execute("PRAGMA synchronous=FULL")
+            db.executescript(_SCHEMA)
+            stored = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
+            if stored is None:
+                db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(FORMAT_VERSION),))
+            elif int(stored[0]) > FORMAT_VERSION:
+                db.close()
+                raise ConvoError(
+                    f"the archive at {self.folder} was written by a newer convo-tui (format {stored[0]}); upgrade convo-tui"
+                )
+        except (OSError, sqlite3.Error, ValueError) as exc:
+            raise ConvoError(f"{self.path}: cannot open the archive ({exc})") from None
+        return db
+
+    @contextmanager
+    def _writing(self) -> Iterator[sqlite3.Connection]:
+        """One transaction: committed whole, or rolled back (also by a kill: the WAL is not replayed)."""
+        with closing(self._connect()) as db:
+            db.execute("BEGIN IMMEDIATE")
+            try:
+                yield db
+            except BaseException:
+                db.execute("ROLLBACK")
+                raise
+            db.execute("COMMIT")
+
+    def exists(self) -> bool:
+        return self.path.exists()
+
+    # -- reading ---------------------------------------------------------------
+
+    def latest(self, key: str) -> Version | None:
+        if not self.exists():
+            return None
+        with closing(self._connect()) as db:
+            return self._latest(db, key)
+
+    def _latest(self, db: sqlite3.Connection, key: str) -> Version | None:
+        """The version `files.latest` names (after an import it need not be the last one stored)."""
+        row = db.execute(
+            f"SELECT {_JOINED_COLUMNS} FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest WHERE f.key = ?",
+            (stored_key(key),),
+        ).fetchone()
+        return _version(key, row) if row else None
+
+    def version(self, key: str, seq: int) -> Version | None:
+        with closing(self._connect()) as db:
+            row = db.execute(
+                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE key = ? AND seq = ?", (stored_key(key), seq)
+            ).fetchone()
+        return _version(key, row) if row else None
+
+    def entries(self, role: str | None = UNIT) -> list[Entry]:
+        """Every archived path (of one role) with its newest version."""
+        if not self.exists():
+            return []
+        query = (
+            f"SELECT f.key, f.role, f.format, f.machine, f.encoding, f.pruned, {_JOINED_COLUMNS} "
+            "FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest"
+        )
+        args: tuple[str, ...] = ()
+        if role is not None:
+            query += " WHERE f.role = ?"
+            args = (role,)
+        with closing(self._connect()) as db:
+            rows = db.execute(query, args).fetchall()
+        return [Entry(path_key(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), _version(path_key(r[0]), r[6:])) for r in rows]
+
+    def entry(self, key: str) -> Entry | None:
+        if not self.exists():
+            return None
+        with closing(self._connect()) as db:
+            row = db.execute(
+                "SELECT role, format, machine, encoding, pruned FROM files WHERE key = ?", (stored_key(key),)
+            ).fetchone()
+            latest = self._latest(db, key) if row else None
+        if row is None or latest is None:
+            return None
+        return Entry(key, row[0], row[1], row[2], row[3], bool(row[4]), latest)
+
+    def read(self, version: Version) -> Iterator[bytes]:
+        """The version's bytes, chunk by chunk."""
+        with closing(self._connect()) as db:
+            rows = db.execute(
+                "SELECT c.start, b.raw_size, b.data FROM chains c JOIN blobs b ON b.id = c.blob "
+                "WHERE c.chain = ? AND c.start < ? ORDER BY c.pos",
+                (version.chain, version.size),
+            )
+            done = 0
+            for start, raw_size, data in rows:
+                if start != done:
+                    raise ConvoError(f"{self.path}: the archived copy of {version.key} is damaged (a gap at byte {done})")
+                piece = decompress(data, raw_size)
+                piece = piece[: version.size - start]
+                done += len(piece)
+                yield piece
+        if done != version.size:
+            raise ConvoError(f"{self.path}: the archived copy of {version.key} is damaged ({done} of {version.size} bytes)")
+
+    def write_to(self, version: Version, target: Path) -> None:
+        """The version's bytes into a new private file (its hash checked)."""
+        digest = hashlib.blake2b(digest_size=16)
+        fd = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL, 0o600)
+        with os.fdopen(fd, "wb") as handle:
+            for piece in self.read(version):
+                digest.update(piece)
+                handle.write(piece)
+        if digest.hexdigest() != version.hash:
+            raise ConvoError(f"{self.path}: the archived copy of {version.key} is damaged (its hash differs)")
+
+    # -- writing ---------------------------------------------------------------
+
+    def unchanged(self, key: str, size: int, mtime_ns: int) -> Version | None:
+        """The newest version when the source is as it was then (same size and mtime)."""
+        latest = self.latest(key)
+        if latest is not None and (latest.source.size, latest.source.mtime_ns) == (size, mtime_ns):
+            return latest
+        return None
+
+    def full(self) -> bool:
+        return self.max_bytes is not None and self.disk_bytes() >= self.max_bytes
+
+    def disk_bytes(self) -> int:
+        total = 0
+        for suffix in ("", "-wal"):
+            with suppress(OSError):
+                total += os.stat(f"{self.path}{suffix}").st_size
+        return total
+
+    def put_file(
+        self,
+        key: str,
+        path: Path,
+        *,
+        role: str = UNIT,
+        fmt: str = "",
+        machine: str = "",
+        encoding: str = RAW,
+        source: SourceState | None = None,
+        members: Iterable[tuple[str, int]] = (),
+    ) -> Version:
+        """Store `path`'s bytes as the newest version of `key` (unless they are the newest
+        already) and return it. `source` describes the file the bytes stand for when they
+        are not that file itself (a SQLite database's dump). Raises ArchiveFull."""
+        pairs = tuple(members)
+        with open(path, "rb") as handle:
+            stat = os.fstat(handle.fileno())
+            try:
+                with self._writing() as db:
+                    prev = self._latest(db, key)
+                    same_state = prev is not None and (prev.source.size, prev.source.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
+                    if prev is not None and same_state and source is None and prev.members == pairs:
+                        return prev
+                    if self.full():
+                        raise ArchiveFull(
+                            f"the archive at {self.folder} is full ({self.disk_bytes() / 2**20:.1f} MB of "
+                            f"{(self.max_bytes or 0) / 2**20:.1f} MB)"
+                        )
+                    version = self._store(db, key, handle, prev, stat.st_mtime_ns, source, pairs)
+                    db.execute(
+                        "INSERT INTO files (key, role, format, machine, encoding, latest) VALUES (?, ?, ?, ?, ?, ?) "
+                        "ON CONFLICT(key) DO UPDATE SET role = excluded.role, format = excluded.format, "
+                        "machine = excluded.machine, encoding = excluded.encoding, latest = excluded.latest, pruned = 0",
+                        (stored_key(key), role, fmt, machine, encoding, version.seq),
+                    )
+                    return version
+            except _Same as same:  # the same bytes (rolled back): only the source's state moved
+                state = source or SourceState(same.version.size, stat.st_mtime_ns, same.version.hash)
+                return self._restate(same.version, state)
+
+    def _store(
+        self,
+        db: sqlite3.Connection,
+        key: str,
+        handle: BinaryIO,
+        prev: Version | None,
+        mtime_ns: int,
+        source: SourceState | None,
+        members: tuple[tuple[str, int], ...],
+    ) -> Version:
+        digest = hashlib.blake2b(digest_size=16)
+        chain, pos, start = None, 0, 0
+        if prev is not None and _starts_with(handle, prev, digest):
+            chain, start = prev.chain, prev.size  # an append: the old bytes are in the chain already
+            pos = db.execute("SELECT coalesce(max(pos), -1) + 1 FROM chains WHERE chain = ?", (chain,)).fetchone()[0]
+        else:
+            handle.seek(0)
+            digest = hashlib.blake2b(digest_size=16)
+        new_rows: list[tuple[int, int, str]] = []
+        chunker = Chunker()
+        offset = start
+        while True:
+            block = handle.read(READ_BLOCK)
+            pieces = chunker.feed(block) if block else chunker.finish()
+            for piece in pieces:
+                digest.update(piece)
+                new_rows.append((pos, offset, self._put_blob(db, piece)))
+                pos += 1
+                offset += len(piece)
+            if not block:
+                break
+        size = offset
+        if prev is not None and size == prev.size and digest.hexdigest() == prev.hash and prev.members == members:
+            raise _Same(prev)
+        if chain is None:
+            chain = db.execute("SELECT coalesce(max(chain), 0) + 1 FROM chains").fetchone()[0]
+        db.executemany(
+            "INSERT INTO chains (chain, pos, start, blob) VALUES (?, ?, ?, ?)", [(chain, p, o, b) for p, o, b in new_rows]
+        )
+        stored = digest.hexdigest()
+        state = source or SourceState(size, mtime_ns, stored)
+        seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM versions WHERE key = ?", (stored_key(key),)).fetchone()[0]
+        now = time.time()
+        db.execute(
+            f"INSERT INTO versions (key, {_VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            (
+                stored_key(key),
+                seq,
+                chain,
+                size,
+                stored,
+                state.size,
+                state.mtime_ns,
+                state.hash,
+                json.dumps([list(m) for m in members]),
+                now,
+            ),
+        )
+        return Version(key, seq, chain, size, stored, state, members, now)
+
+    def _put_blob(self, db: sqlite3.Connection, piece: bytes) -> str:
+        ident = chunk_id(piece)
+        if db.execute("SELECT 1 FROM blobs WHERE id = ?", (ident,)).fetchone() is None:
+            data = compress(piece)
+            db.execute(
+                "INSERT INTO blobs (id, raw_size, stored_size, data) VALUES (?, ?, ?, ?)", (ident, len(piece), len(data), data)
+            )
+        return ident
+
+    def _restate(self, version: Version, state: SourceState) -> Version:
+        """The source changed state (a touched mtime) but not its bytes: note it on the newest version."""
+        if state == version.source:
+            return version
+        with self._writing() as db:
+            db.execute(
+                "UPDATE versions SET source_size = ?, source_mtime_ns = ?, source_hash = ? WHERE key = ? AND seq = ?",
+                (state.size, state.mtime_ns, state.hash, stored_key(version.key), version.seq),
+            )
+        return Version(
+            version.key, version.seq, version.chain, version.size, version.hash, state, version.members, version.stored_at
+        )
+
+    def set_pruned(self, keys: Iterable[str], pruned: bool = True) -> None:
+        """`prune` dropped these files' sessions: the archive keeps them, re-indexing leaves them out."""
+        with self._writing() as db:
+            db.executemany("UPDATE files SET pruned = ? WHERE key = ?", [(int(pruned), stored_key(key)) for key in keys])
+
+    # -- the whole archive ---------------------------------------------------------
+
+    def counts(self) -> Counts:
+        if not self.exists():
+            return Counts(0, 0, 0, 0, 0, 0)
+        with closing(self._connect()) as db:
+            roles = dict(db.execute("SELECT role, count(*) FROM files GROUP BY role").fetchall())
+            versions = db.execute("SELECT count(*) FROM versions").fetchone()[0]
+            raw, stored = db.execute("SELECT coalesce(sum(raw_size), 0), coalesce(sum(stored_size), 0) FROM blobs").fetchone()
+        return Counts(roles.get(UNIT, 0), roles.get(MEMBER, 0), versions, raw, stored, self.disk_bytes())
+
+    def verify(self) -> list[str]:
+        """Every version read back and checked against its hash: the problems found, one line each."""
+        problems: list[str] = []
+        with closing(self._connect()) as db:
+            rows = db.execute(f"SELECT key, {_VERSION_COLUMNS} FROM versions ORDER BY key, seq").fetchall()
+        for row in rows:
+            version = _version(path_key(row[0]), row[1:])
+            digest = hashlib.blake2b(digest_size=16)
+            try:
+                for piece in self.read(version):
+                    digest.update(piece)
+            except ConvoError as exc:
+                problems.append(str(exc))
+                continue
+            if digest.hexdigest() != version.hash:
+                problems.append(f"{version.key} version {version.seq}: its bytes do not match its hash")
+        return problems
+
+    def snapshot(self, target: Path) -> None:
+        """A consistent copy of the whole archive in a new file (SQLite's online backup)."""
+        with closing(self._connect()) as db, closing(sqlite3.connect(target)) as out:
+            db.backup(out)
+            out.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
+
+    def merge_from(self, other: Path) -> MergeCounts:
+        """What another archive file holds and this one lacks, copied in one transaction."""
+        try:
+            source = sqlite3.connect(other)  # a private copy (read only: nothing is written to it)
+        except sqlite3.Error as exc:
+            raise ConvoError(f"{other}: cannot open the archive to import ({exc})") from None
+        try:
+            with closing(source), self._writing() as db:
+                return merge(db, source, FORMAT_VERSION)
+        except sqlite3.DatabaseError as exc:
+            raise ConvoError(f"{other}: not a readable archive ({exc})") from None
+
+    def checkpoint(self) -> None:
+        """Fold the log into the database file (the end of an index run)."""
+        if self.exists():
+            with closing(self._connect()) as db:
+                db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
+
+
+class _Same(Exception):
+    """The bytes are the newest version's: nothing to store."""
+
+    def __init__(self, version: Version):
+        self.version = version
+
+
+def _starts_with(handle: BinaryIO, prev: Version, digest: hashlib.blake2b) -> bool:
+    """Whether the file begins with `prev`'s bytes (read and hashed into `digest`)."""
+    left = prev.size
+    while left > 0:
+        block = handle.read(min(READ_BLOCK, left))
+        if not block:
+            return False
+        digest.update(block)
+        left -= len(block)
+    return digest.copy().hexdigest() == prev.hash
