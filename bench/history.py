@@ -5,7 +5,10 @@ assistant messages; tool calls with large inputs (files written, edits, shell
 commands) and large outputs (test runs, file reads, grep results) in
 tool_result lines, as Claude Code writes them. Four needles are planted, one
 each in a prompt, a thinking block, a tool input and a tool output, so the
-bench can time when each becomes findable.
+bench can time when each becomes findable; and the query needles of
+bench/needles.py (ten exact, ten paraphrase), one per session, placed with a
+random generator of their own so the rest of the history is the same with or
+without them.
 """
 
 from __future__ import annotations
@@ -20,6 +23,7 @@ from pathlib import Path
 
 from bench import vocab
 from bench.corpus import CORPUS_END, CORPUS_SPAN, _Writer
+from bench.needles import all_needles
 
 SEED = 20261123
 NEEDLES = {
@@ -38,6 +42,8 @@ class History:
     messages: int = 0
     bytes: int = 0
     needle_sessions: dict[str, str] = field(default_factory=dict)  # part -> session id
+    # bench/needles.py name ("exact-3", "paraphrase-7") -> session id
+    query_needle_sessions: dict[str, str] = field(default_factory=dict)
 
 
 def _test_output(rng: random.Random, topic: str, fail: bool) -> str:
@@ -79,10 +85,15 @@ class _HistoryWriter(_Writer):
         hits = "\n".join(f"{path}:{rng.randint(1, 900)}: {self.code(1)}" for _ in range(rng.randint(5, 60)))
         return kind, {"pattern": query, "path": f"/home/dev/code/{project}"}, hits
 
-    def lines(self, session_id: str, plant: dict[str, str]) -> tuple[list[dict], int, datetime]:
+    def lines(
+        self, session_id: str, plant: dict[str, str], extra: tuple[str, str, str] | None = None
+    ) -> tuple[list[dict], int, datetime]:
+        """`extra`: a query needle (part, text, topic) for this session (bench/needles.py)."""
         rng = self.rng
         project = rng.choice(vocab.PROJECTS)
         topic = rng.choice(list(vocab.TOPICS))
+        if extra is not None:
+            topic = extra[2]  # same number of draws from rng: the rest of the history is unchanged
         clock = CORPUS_END - CORPUS_SPAN + timedelta(seconds=rng.randrange(int(CORPUS_SPAN.total_seconds())))
         cwd = f"/home/dev/code/{project}"
         out: list[dict] = []
@@ -114,6 +125,8 @@ class _HistoryWriter(_Writer):
             question = self.sentences(topic, False, rng.randint(1, 3), question=True)
             if exchange == 0 and "prompt" in plant:
                 question += f" Also check {plant['prompt']}."
+            if exchange == 0 and extra is not None and extra[0] == "prompt":
+                question = f"{extra[1]} {question}"
             if rng.random() < 0.1:
                 question += "\n\n" + self.code(rng.randint(10, 80))  # a pasted stack trace or file
             emit("user", {"role": "user", "content": question})
@@ -125,9 +138,22 @@ class _HistoryWriter(_Writer):
                     thinking = self._fill(rng.choice(vocab.THINKING), topic, False)
                     if plant_thinking:
                         thinking += f" The {plant['thinking']} path looks suspicious."
+                    if exchange == 0 and step == 0 and extra is not None and extra[0] == "thinking":
+                        thinking += " " + extra[1]
                     content.append({"type": "thinking", "thinking": thinking, "signature": "c2ln"})
-                content.append({"type": "text", "text": self.ai_text(topic, False)})
+                elif exchange == 0 and step == 0 and extra is not None and extra[0] == "thinking":
+                    # no thinking drawn here: the needle gets a block of its own (no draw from rng)
+                    content.append({"type": "thinking", "thinking": extra[1], "signature": "c2ln"})
+                text = self.ai_text(topic, False)
+                if exchange == 0 and step == 0 and extra is not None and extra[0] == "ai":
+                    text = f"{text} {extra[1]}"
+                content.append({"type": "text", "text": text})
                 calls = [self.tool_call(project, topic) for _ in range(rng.choice([0, 1, 1, 2, 3]))]
+                if exchange == 0 and step == 0 and extra is not None and extra[0] in ("tool input", "tool output"):
+                    if extra[0] == "tool input":
+                        calls.append(("Bash", {"command": extra[1], "description": "Run it"}, "(no output)"))
+                    else:
+                        calls.append(("Bash", {"command": f"pytest -x -q tests/ 2>&1 | tail -5 # {topic}"}, extra[1]))
                 if exchange == 0 and step == 0 and ("tool input" in plant or "tool output" in plant):
                     calls.append(
                         (
@@ -138,8 +164,12 @@ class _HistoryWriter(_Writer):
                     )
                 uses = [
                     {"type": "tool_use", "id": f"toolu_{uuid.UUID(int=rng.getrandbits(128)).hex[:24]}", "name": n, "input": a}
-                    for n, a, _ in calls
+                    for n, a, _ in calls[: len(calls) - (1 if self._extra_call(exchange, step, extra) else 0)]
                 ]
+                if self._extra_call(exchange, step, extra):  # its id from the session, not from rng
+                    name, args, _ = calls[-1]
+                    extra_id = uuid.uuid5(uuid.NAMESPACE_URL, f"{session_id}-needle").hex[:24]
+                    uses.append({"type": "tool_use", "id": f"toolu_{extra_id}", "name": name, "input": args})
                 message_id = f"msg_{uuid.UUID(int=rng.getrandbits(128)).hex[:24]}"
                 emit(
                     "assistant",
@@ -160,6 +190,10 @@ class _HistoryWriter(_Writer):
                     emit("user", {"role": "user", "content": results})
         return out, messages, clock
 
+    @staticmethod
+    def _extra_call(exchange: int, step: int, extra: tuple[str, str, str] | None) -> bool:
+        return exchange == 0 and step == 0 and extra is not None and extra[0] in ("tool input", "tool output")
+
 
 def write_history(root: str | Path, sessions: int = 300, seed: int = SEED) -> History:
     """`sessions` Claude Code logs under root/projects/<slug>/<uuid>.jsonl."""
@@ -167,12 +201,20 @@ def write_history(root: str | Path, sessions: int = 300, seed: int = SEED) -> Hi
     writer = _HistoryWriter(rng)
     history = History(Path(root) / "projects")
     planted = {part: rng.randrange(sessions) for part in NEEDLES}
+    # Query needles: their own generator, distinct sessions, none with a word needle.
+    taken = set(planted.values())
+    free = [i for i in range(sessions) if i not in taken]
+    chosen = random.Random(seed + 26).sample(free, min(len(free), len(all_needles())))
+    extras = {index: needle for index, needle in zip(chosen, all_needles(), strict=False)}
     for index in range(sessions):
         session_id = str(uuid.UUID(int=rng.getrandbits(128), version=4))
         plant = {part: needle for part, needle in NEEDLES.items() if planted[part] == index}
         for part in plant:
             history.needle_sessions[part] = session_id
-        lines, messages, last = writer.lines(session_id, plant)
+        extra = extras.get(index)
+        if extra is not None:
+            history.query_needle_sessions[extra[0]] = session_id
+        lines, messages, last = writer.lines(session_id, plant, (extra[1], extra[2], extra[4]) if extra else None)
         project = lines[0]["cwd"].replace("/", "-")
         path = history.root / project / f"{session_id}.jsonl"
         path.parent.mkdir(parents=True, exist_ok=True)

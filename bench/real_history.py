@@ -29,15 +29,20 @@ import time
 from pathlib import Path
 
 from bench.history import NEEDLES, append_exchange, as_dict, write_history
+from bench.needles import all_needles
 
 RAW_SAMPLE = 100
 PEER_QUERIES = 3
+# A query needle counts as found when its session is among this many cards.
+NEEDLE_DEPTH = 5
 
 
 # -- the indexing process ------------------------------------------------------
 
 
-def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], budget: float | None) -> int:
+def worker(
+    index_dir: Path, projects: Path, needle_sessions: dict[str, str], budget: float | None, model: str = "auto", variant: str = ""
+) -> int:
     """Runs in its own process: prints one JSON line per measurement."""
     started = time.perf_counter()
     from convo_tui.core.library import Library
@@ -46,9 +51,9 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     def say(**data: object) -> None:
         print(json.dumps({"t": round(time.perf_counter() - started, 3), **data}), flush=True)
 
-    library = Library.open(Settings(index_dir=index_dir))
+    library = Library.open(Settings(index_dir=index_dir, model=model))
     library.load_model()
-    say(event="model_loaded")
+    say(event="model_loaded", model=library.model_info().model, reason=library.model_info().reason)
     marks: dict[str, float] = {}
 
     def progress(p) -> None:
@@ -93,6 +98,12 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     semantic = not report.cancelled  # with a budget cut, the runs below measure phase 1 only
     found = {part: [h.session_id for h in library.search(needle, mode="hybrid", limit=3)] for part, needle in NEEDLES.items()}
     say(event="hybrid_found", found={part: needle_sessions[part] in ids for part, ids in found.items()})
+    say(event="query_needles", **query_needles(library, needle_sessions))
+    if variant:
+        from bench.relevance import apply_variant
+
+        apply_variant(variant)
+        say(event="query_needles_variant", variant=variant, **query_needles(library, needle_sessions))
 
     t = time.perf_counter()
     noop = library.index([projects], semantic=semantic)
@@ -138,6 +149,25 @@ def worker(index_dir: Path, projects: Path, needle_sessions: dict[str, str], bud
     ours_rate = count / (time.perf_counter() - t)
     say(event="raw", sample=len(sample), raw_texts_per_second=round(raw_rate, 2), ours_texts_per_second=round(ours_rate, 2))
     return 0
+
+
+def query_needles(library, needle_sessions: dict[str, str], depth: int = NEEDLE_DEPTH) -> dict:
+    """bench/needles.py's queries in hybrid and keyword mode: rank of the needle's
+    session among the first `depth` cards (None = not there), and counts found."""
+    ranks: dict[str, dict[str, int | None]] = {}
+    for name, _part, _text, query, _topic in all_needles():
+        session = needle_sessions.get(name)
+        if session is None:
+            continue
+        for mode in ("hybrid", "keyword", "semantic"):
+            ids = [h.session_id for h in library.search(query, mode=mode, limit=depth)]
+            ranks.setdefault(name, {})[mode] = ids.index(session) + 1 if session in ids else None
+    found = {
+        f"{kind} {mode}": sum(1 for name, r in ranks.items() if name.startswith(kind) and r[mode] is not None)
+        for kind in ("exact", "paraphrase")
+        for mode in ("hybrid", "keyword", "semantic")
+    }
+    return {"depth": depth, "found": found, "ranks": ranks}
 
 
 # -- peers -----------------------------------------------------------------------
@@ -241,11 +271,21 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path)
     parser.add_argument("--out", type=Path, default=Path("bench/results-history.json"))
     parser.add_argument("--semantic-budget", type=float, help="stop phase 2 after this many seconds and project the rest")
-    parser.add_argument("--worker", nargs=4, metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON", "BUDGET"), help=argparse.SUPPRESS)
+    parser.add_argument("--model", default="auto", help="the dense model (default: auto, the default settings)")
+    parser.add_argument("--no-peers", action="store_true", help="skip the peers and the CLI append run")
+    parser.add_argument("--variant", default="", help="search knobs of bench.relevance --variant, for the needle queries")
+    parser.add_argument(
+        "--worker",
+        nargs=6,
+        metavar=("INDEX_DIR", "PROJECTS", "NEEDLES_JSON", "BUDGET", "MODEL", "VARIANT"),
+        help=argparse.SUPPRESS,
+    )
     args = parser.parse_args(argv)
     if args.worker:
         budget = float(args.worker[3]) if args.worker[3] != "none" else None
-        return worker(Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]), budget)
+        return worker(
+            Path(args.worker[0]), Path(args.worker[1]), json.loads(args.worker[2]), budget, args.worker[4], args.worker[5]
+        )
     workdir = args.workdir or Path(tempfile.mkdtemp(prefix="convo-history-"))
     try:
         history = write_history(workdir / "history", args.sessions)
@@ -261,8 +301,10 @@ def main(argv: list[str] | None = None) -> int:
                 "--worker",
                 str(index_dir),
                 str(history.root),
-                json.dumps(history.needle_sessions),
+                json.dumps({**history.needle_sessions, **history.query_needle_sessions}),
                 str(args.semantic_budget or "none"),
+                args.model,
+                args.variant,
             ],
             stdout=subprocess.PIPE,
             text=True,
@@ -288,6 +330,9 @@ def main(argv: list[str] | None = None) -> int:
         poller.join(timeout=60)
         results["second_process"] = second
         indexed = next((e for e in results["events"] if e.get("event") == "indexed"), {})
+        if args.no_peers:
+            args.out.write_text(json.dumps(results, indent=1), encoding="utf-8")
+            return proc.returncode or 0
         if indexed and not indexed.get("stopped_by_budget"):
             results["cli_append"] = cli_append(index_dir, history.root)
             print(results["cli_append"], flush=True)

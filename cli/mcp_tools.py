@@ -101,7 +101,8 @@ class RecallTools:
         filters: project, source (claude-code, codex, cursor, gemini-cli, opencode, ...), after/before
         (YYYY-MM-DD, or 7d / 2w / 3m back from today), role (user or ai), tool (a tool name the AI called),
         session_id (an id or a unique prefix). mode: hybrid, semantic, keyword or fuzzy. Each hit is one turn:
-        session id, title, project, turn index, score (relevance 0..1), timestamp, the user's and the AI's text."""
+        session id, title, project, turn index, score (relevance 0..1), stage (what placed it: keyword, meaning,
+        both, exact, fuzzy), timestamp, the user's and the AI's text; coverage: texts searchable by meaning so far."""
         from convo_tui.core.errors import shown
         from convo_tui.core.search.query import session_filter
 
@@ -119,8 +120,13 @@ class RecallTools:
             filters.append(f"role:{role}")
         if session_id:
             filters.append(session_filter(self._session_id(session_id)))
-        hits = self.library().search(" ".join([query, *filters]), limit=limit, mode=mode)
-        return {"hits": [self._hit(hit) for hit in hits]}
+        library = self.library()
+        hits = library.search(" ".join([query, *filters]), limit=limit, mode=mode)
+        answer: dict[str, Any] = {"hits": [self._hit(hit) for hit in hits]}
+        if mode in ("hybrid", "semantic"):  # how much of the history the meaning part searched
+            ready = library.readiness()
+            answer["coverage"] = {"texts_ready": ready.texts_ready, "texts_total": ready.texts_total}
+        return answer
 
     def show_session(
         self, session_id: str, first_turn: int | None = None, last_turn: int | None = None, with_tools: bool = False
@@ -224,6 +230,7 @@ class RecallTools:
             "turn_index": hit.turn_index,
             "score": round(hit.score, 4),
             "similarity": round(hit.similarity, 4),
+            "stage": hit.stage,
             "timestamp": hit.timestamp.isoformat() if hit.timestamp else None,
             "user_text": self._clean(hit.user_text),
             "ai_text": self._clean(hit.ai_text),

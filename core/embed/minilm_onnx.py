@@ -189,6 +189,27 @@ class MiniLmOnnx:
         encoded = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
+        return self._forward(ids, mask)
+
+    def embed_exact(self, texts: Sequence[str], budget: int) -> np.ndarray:
+        """Vectors of `texts` in their order, run in groups of equal real length
+        (core/embed/batching.py) of at most `budget` padded pieces."""
+        from convo_tui.core.embed.batching import exact_batches
+
+        encoded = self.tokenizer.encode_batch(list(texts))  # padded to the longest: sliced per group below
+        lengths = [sum(e.attention_mask) for e in encoded]
+        out: np.ndarray | None = None
+        for batch in exact_batches(lengths, budget):
+            longest = max(lengths[i] for i in batch)
+            ids = np.array([encoded[i].ids[:longest] for i in batch], dtype=np.int64)
+            mask = np.array([encoded[i].attention_mask[:longest] for i in batch], dtype=np.int64)
+            vectors = self._forward(ids, mask)
+            if out is None:
+                out = np.zeros((len(encoded), vectors.shape[1]), dtype=vectors.dtype)
+            out[batch] = vectors
+        return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+
+    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         feed = {"input_ids": ids}
         if "attention_mask" in self._inputs:
             feed["attention_mask"] = mask

@@ -134,7 +134,14 @@ def _same_parser(entry: FileEntry, model: str) -> bool:
 
 
 def part_points(
-    session: Session, part: SessionPart, stream: SessionStream, generation: int, tokenizer: TokenizerLike | None
+    session: Session,
+    part: SessionPart,
+    stream: SessionStream,
+    generation: int,
+    tokenizer: TokenizerLike | None,
+    *,
+    window: int | None = None,
+    questions: bool = False,
 ) -> list[PendingPoint]:
     """The points of one part: its turns and messages, its record (in the session
     point for a session read whole, else a record point), and the session point
@@ -143,7 +150,14 @@ def part_points(
     visible point until the part is flipped)."""
     turns = pair_messages(session.messages)
     points = content_points(
-        session, generation, tokenizer, first_message=part.first_message, first_turn=stream.turns, turns=turns
+        session,
+        generation,
+        tokenizer,
+        first_message=part.first_message,
+        first_turn=stream.turns,
+        turns=turns,
+        window=window,
+        questions=questions,
     )
     stream.turns += len(turns)
     stream.messages += message_count(session.messages)

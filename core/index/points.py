@@ -34,8 +34,10 @@ _SPACE = re.compile(r"\s")
 # Word pieces per chunk (the default model reads 256, minus special tokens and slack).
 CHUNK_TOKENS = 200
 CHUNK_OVERLAP = 32
-# Dense chunks per message (about 3,200 word pieces); the rest is keyword-only.
-MAX_DENSE_CHUNKS = 16
+# Dense chunks per message (about 400 word pieces): past them a pasted log, a
+# file or a long generated answer stops changing what the message is about
+# (issue 25: 16 chunks made 1.8 texts per message to embed); the rest is keyword-only.
+MAX_DENSE_CHUNKS = 2
 # Characters per keyword-only point, and how many characters of each kind are indexed.
 KEYWORD_CHUNK_CHARS = 4000
 PART_THINKING = "thinking"
@@ -51,6 +53,26 @@ KEYWORD_CAPS = {
 # The turn text is embedded (the model reads its first 256 word pieces) and
 # BM25-indexed up to this many characters; its messages' points cover the rest.
 TURN_TEXT_CHARS = 16_000
+# Which message chunks get a dense vector of their own: "uncovered" = only
+# those the turn's own vector does not already read (the part of a long turn
+# past the model's window); "answers" = the same, less the assistant's
+# narration around tool calls (an AI message that made tool calls and is not
+# the turn's last: "Let me look at the config."), which stays keyword-only;
+# "all" = every chunk (before issue 25). A chunk without a vector stays a
+# keyword point and is ranked by meaning through its turn's vector
+# (core/search/meaning.py): the same words are not embedded twice.
+EMBED_SELECTION = "answers"
+# Share of the model's window trusted to cover a turn's text (the chunking
+# tokenizer may count slightly fewer pieces than the model's own).
+WINDOW_MARGIN = 0.9
+# Dense points get `lang` ("cjk" when Chinese, Japanese or Korean carry the text,
+# else "latin"): a multilingual model scores same-language pairs higher than
+# equally relevant cross-language ones, and search aligns the two (pipeline.py).
+LANG_CJK = "cjk"
+LANG_LATIN = "latin"
+CJK_TEXT_SHARE = 0.3
+_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 
 class TokenizerLike(Protocol):
@@ -77,6 +99,33 @@ def turn_text(user_text: str, ai_text: str) -> str:
     if not (user_text or ai_text):
         return ""
     return combined_text(user_text, ai_text)[:TURN_TEXT_CHARS]
+
+
+def text_lang(text: str) -> str:
+    """ "cjk" when CJK characters are at least CJK_TEXT_SHARE of (CJK characters +
+    Latin words): a character of Chinese carries about what a word of English does."""
+    cjk = len(_CJK_CHAR.findall(text))
+    if not cjk:
+        return LANG_LATIN
+    words = len(_LATIN_WORD.findall(text))
+    return LANG_CJK if cjk / (cjk + words) >= CJK_TEXT_SHARE else LANG_LATIN
+
+
+def covered_prefix(text: str, tokenizer: TokenizerLike | None, window: int | None) -> str:
+    """The start of `text` a model with this window reads (all of it when it fits)."""
+    if not window or not text:
+        return text
+    budget = max(1, int(window * WINDOW_MARGIN))
+    if len(text) <= budget:  # a word piece never spans fewer than one character
+        return text
+    if tokenizer is None:
+        words = [m.end() for m in re.finditer(r"\S+", text)]
+        keep = int(budget / 1.3)
+        return text if len(words) <= keep else text[: words[keep - 1]]
+    offsets = [span for span in tokenizer.encode(text[: budget * 12], add_special_tokens=False).offsets if span[1] > span[0]]
+    if len(offsets) <= budget and len(text) <= budget * 12:
+        return text
+    return text[: offsets[min(budget, len(offsets)) - 1][1]]
 
 
 def clean_text(value: str) -> str:
@@ -210,12 +259,24 @@ def _common(session: Session, generation: int) -> dict[str, Any]:
     return common
 
 
-def session_points(session: Session, generation: int, tokenizer: TokenizerLike | None = None) -> list[PendingPoint]:
-    """Every point of one session, the session record first."""
+def session_points(
+    session: Session,
+    generation: int,
+    tokenizer: TokenizerLike | None = None,
+    window: int | None = None,
+    questions: bool = False,
+) -> list[PendingPoint]:
+    """Every point of one session, the session record first. With the dense
+    model's `window` (word pieces), message chunks its turn vector already
+    reads get no vector of their own (EMBED_SELECTION), except, with
+    `questions`, the user's own messages of a turn that has an answer: a
+    question alone is what a short query matches best with a symmetric model
+    (MiniLM: a paraphrase of a question scored under the noise floor against
+    its question-and-answer turn)."""
     session.fill_times()
     turns = session.turns
     head = session_point(session, generation, len(turns), message_count(session.messages), session_to_record(session))
-    return [head, *content_points(session, generation, tokenizer, turns=turns)]
+    return [head, *content_points(session, generation, tokenizer, turns=turns, window=window, questions=questions)]
 
 
 def message_count(messages: list[Message]) -> int:
@@ -230,11 +291,13 @@ def content_points(
     first_message: int = 0,
     first_turn: int = 0,
     turns: list[Turn] | None = None,
+    window: int | None = None,
+    questions: bool = False,
 ) -> list[PendingPoint]:
     """The turn and message points of a session, or of one part of it: its
     messages are the session's from position `first_message`, its turns from
     index `first_turn` (a part starts at a turn boundary, so pairing it alone
-    gives the session's turns)."""
+    gives the session's turns). `window` and `questions`: see session_points."""
     session.fill_times()
     common = _common(session, generation)
     fallback_time = epoch(session.started_at) or epoch(session.updated_at)
@@ -243,11 +306,36 @@ def content_points(
     if first_turn:
         turns = [replace(turn, index=turn.index + first_turn) for turn in turns]
     turn_of_message = {mid: turn.index for turn in turns for mid in turn.message_ids}
-    points = [_turn_point(session.id, turn, common, fallback_time) for turn in turns]
+    turn_points = [_turn_point(session.id, turn, common, fallback_time) for turn in turns]
+    points = list(turn_points)
+    covered: dict[int, str] = {}
+    narration: set[str] = set()
+    if EMBED_SELECTION in ("uncovered", "answers") and window:
+        covered = {
+            turn.index: covered_prefix(point.text, tokenizer, window) for turn, point in zip(turns, turn_points, strict=True)
+        }
+    if EMBED_SELECTION == "answers" and window:
+        by_id = {m.id: m for m in session.messages}
+        for turn in turns:
+            for mid in turn.ai_message_ids[:-1]:  # the last answer of a turn always counts
+                message = by_id.get(mid)
+                if message is not None and message.tools:
+                    narration.add(mid)
+    answered = {mid for turn in turns if turn.ai_text.strip() for mid in turn.user_message_ids}
     for index, message in enumerate(session.messages, start=first_message):
         if message.is_conversation:
+            turn_index = turn_of_message.get(message.id, -1)
+            question = questions and message.id in answered
             points += _message_points(
-                session.id, index, message, turn_of_message.get(message.id, -1), common, fallback_time, tokenizer
+                session.id,
+                index,
+                message,
+                turn_index,
+                common,
+                fallback_time,
+                tokenizer,
+                "" if question else covered.get(turn_index, ""),
+                keyword_only=message.id in narration,
             )
     return points
 
@@ -324,7 +412,10 @@ def _turn_point(session_id: str, turn: Turn, common: dict[str, Any], fallback_ti
         "user_text": turn.user_text,
         "ai_text": turn.ai_text,
     }
-    return PendingPoint(payload["key"], turn_text(turn.user_text, turn.ai_text), payload)
+    text = turn_text(turn.user_text, turn.ai_text)
+    if text:
+        payload["lang"] = text_lang(text)
+    return PendingPoint(payload["key"], text, payload)
 
 
 def _message_points(
@@ -335,7 +426,12 @@ def _message_points(
     common: dict[str, Any],
     fallback_time: float | None,
     tokenizer: TokenizerLike | None,
+    covered: str = "",
+    keyword_only: bool = False,
 ) -> list[PendingPoint]:
+    """The message's chunks (a dense vector each, unless `covered`, the part of
+    the turn text the turn's vector reads, holds the chunk, or the message is
+    `keyword_only`) and its keyword-only parts."""
     names = tool_names(message.tools)
     base = {
         **common,
@@ -355,7 +451,11 @@ def _message_points(
     for chunk, (start, end) in enumerate(spans):
         key = message_key(session_id, index, chunk)
         piece = text[start:end].strip()
-        points.append(PendingPoint(key, piece, {**base, "key": key, "chunk": chunk, "text": piece}))
+        payload = {**base, "key": key, "chunk": chunk, "text": piece, "lang": text_lang(piece)}
+        if keyword_only or (covered and piece in covered):
+            points.append(PendingPoint(key, "", payload, keyword=piece))  # its turn's vector reads it, or narration
+        else:
+            points.append(PendingPoint(key, piece, payload))
     rest = text[_word_end(text, spans[-1][1]) :] if spans else ""
     points += _keyword_points(f"{message_key(session_id, index)}:rest", PART_MESSAGE, rest, base)
     points += _keyword_points(f"{message_key(session_id, index)}:thinking", PART_THINKING, message.thinking, base)

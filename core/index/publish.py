@@ -327,7 +327,15 @@ class Indexer:
         if stream.skip:
             return
         try:
-            points = part_points(session, part, stream, generation, self.dense.tokenizer)
+            points = part_points(
+                session,
+                part,
+                stream,
+                generation,
+                self.dense.tokenizer,
+                window=getattr(self.dense, "window", None),
+                questions=getattr(self.dense, "embed_questions", False),
+            )
         except (IndexUnavailable, KeyboardInterrupt, MemoryError):
             raise
         except Exception as exc:  # a keying bug costs this session, not the file's others

@@ -126,6 +126,7 @@ class IndexRuns:
         from convo_tui.core.index.discover import iter_source_files
         from convo_tui.core.index.vector_cache import VectorCache
 
+        previous = str(self.store.read_meta().get("model") or "") if rebuild and self.meta_error is None else ""
         if rebuild:
             self.store.drop()
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
@@ -136,7 +137,7 @@ class IndexRuns:
             verify_files(self.store, self.settings.index_dir)
             self._verified = True
         roots = list(paths) if paths is not None else self.default_paths()
-        self.models.choose_for(roots)
+        self.models.choose_for(roots, previous=previous)
         switched = self.models.switch(self.manifest_dir, progress, cancel)
         if switched is not None and switched.cancelled:
             return IndexReport(cancelled=True)

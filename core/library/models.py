@@ -79,11 +79,17 @@ class Models:
         assert self.sparse is not None  # both loaders set it
         return Embedders(self.dense, self.sparse)
 
-    def choose_for(self, roots: list[Path]) -> None:
-        """Before a first build (or a rebuild) with "auto": measure the history to index."""
+    def choose_for(self, roots: list[Path], previous: str = "") -> None:
+        """Before a first build (or a rebuild) with "auto": measure the history to
+        index. A rebuild whose sources hold no text to measure (gone: the archive
+        holds them) keeps the `previous` index's model."""
         if self.settings.model != AUTO or self.store.read_meta().get("model"):
             return
-        choice = choose_model(AUTO, texts=sample_texts(roots))
+        texts = list(sample_texts(roots))
+        if previous and not any(t.strip() for t in texts):
+            choice = ModelChoice(previous, f"auto: the index was built with {previous}")
+        else:
+            choice = choose_model(AUTO, texts=texts)
         with self._lock:
             if self.dense is not None and self.dense.name != choice.model:
                 self.dense = None

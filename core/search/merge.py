@@ -53,6 +53,7 @@ def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
         tools=list(p.get("tools", [])),
         part=str(p.get("part", "") or "") if kind == "message" else "",
         part_text=str(p.get("text", "") or "") if kind == "message" and p.get("part") else "",
+        stage=point.stage,
         machine=str(p.get("machine", "") or ""),
     )
 
@@ -62,7 +63,8 @@ def _fold(card: Hit, other: Hit) -> None:
         if mid not in card.matched_message_ids:
             card.matched_message_ids.append(mid)
     card.similarity = max(card.similarity, other.similarity)
-    card.score = max(card.score, other.score)
+    if other.score > card.score:  # the card ranks where its best-placed part does
+        card.score, card.stage = other.score, other.stage
     if other.part and not card.part:  # the best-ranked part a card matched through
         card.part, card.part_text = other.part, other.part_text
 

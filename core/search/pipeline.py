@@ -15,12 +15,13 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
-from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
+from convo_tui.core.index.points import LANG_CJK, LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
 from convo_tui.core.limits import check_count
-from convo_tui.core.search import fusion
+from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
+from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 from rapidfuzz import fuzz, process, utils
@@ -96,6 +97,10 @@ def search(
     window = offset + limit
     if not parsed.text:
         return _latest(store, parsed, window)[offset:] if parsed.has_filters else []
+    kind = classify(parsed.text)
+    if kind.error:
+        # A pasted error's quotes hold today's values ("db-primary.internal"): words, not phrases.
+        parsed.phrases = []
     # Keyword and fuzzy cards are ranked without the model: no query embedding (20-30 ms with e5).
     needs_dense = mode in ("hybrid", "semantic") and embedders.dense is not None
     query_dense = embedders.dense.embed_query(parsed.text) if needs_dense else None  # type: ignore[union-attr]
@@ -113,7 +118,7 @@ def search(
     unknown = dense is not None and not _knows_a_word(store, embedders, parsed, sparse, mode)
     if unknown and not _stands_out(store, parsed, dense, scale):  # type: ignore[arg-type]
         return []  # no word of it in the index and nothing near it by meaning: nonsense
-    turns, messages = _two_levels(store, embedders, parsed, dense, sparse, query_dense, scale, window)
+    turns, messages = _two_levels(store, embedders, parsed, kind, dense, sparse, query_dense, scale, window)
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
     matched_turns = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
@@ -189,8 +194,15 @@ def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]
         return []
     found = store.scroll(Filter(must=(Cond("key", any=tuple(wanted)), Cond("visible", value=True))), fields=_TEXT_FIELDS)
     out = []
+    stages: dict[str, str] = {}
+    for m in messages:
+        p = m.payload
+        if p.get("part"):
+            stages.setdefault(turn_key(p.get("session_id", ""), p.get("turn_index", -1)), m.stage)
     for point in found:
-        point.score = wanted[point.payload.get("key", "")]
+        key = point.payload.get("key", "")
+        point.score = wanted[key]
+        point.stage = stages.get(key, "keyword")
         out.append(point)
     return out
 
@@ -199,46 +211,86 @@ def _two_levels(
     store: Store,
     embedders: Embedders,
     parsed: ParsedQuery,
+    kind: QueryKind,
     dense: Sequence[float] | None,
     sparse: SparseVec | None,
     query_dense: Sequence[float] | None,
     scale: DenseScale,
     window: int,
 ) -> tuple[list[Scored], list[Scored]]:
-    """Per level, a dense and a BM25 search in one batch, fused here (fusion.py)."""
+    """Per level, dense and BM25 searches in one batch, fused here (fusion.py).
+
+    With a multilingual model each language gets its own dense search and the
+    two are aligned (meaning.py); texts the model has not seen rank by their words."""
     # Phrases are checked after retrieval, so fetch deeper when there are some.
     depth = max(fusion.PREFETCH, window * 2) if not parsed.phrases else max(window * 10, 100)
     levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
-    queries = []
+    split = dense is not None and scale.cjk and meaning.ALIGN_LANGUAGES
+    queries: list[Query] = []
+    shape: list[tuple[int, int]] = []  # per level: (dense queries, sparse queries)
     for level in levels:
         flt = level_filter(parsed, level)
-        queries.append(Query(dense=dense, filter=flt, limit=depth, with_dense=True) if dense is not None else None)
-        queries.append(Query(sparse=sparse, filter=flt, limit=depth, with_dense=True) if sparse is not None else None)
-    results = store.query([q if q is not None else Query() for q in queries])
+        dense_part = meaning.dense_queries(dense, flt, depth, split) if dense is not None else []
+        sparse_part = [Query(sparse=sparse, filter=flt, limit=depth, with_dense=True)] if sparse is not None else []
+        queries += dense_part + sparse_part
+        shape.append((len(dense_part), len(sparse_part)))
+    results = store.query(queries)
+    query_lang = text_lang(parsed.text)
     fused = []
-    for i in range(len(levels)):
-        by_dense, by_sparse = results[2 * i], results[2 * i + 1]
-        cosines = {p.id: cosine(query_dense, p.dense) for p in [*by_dense, *by_sparse]}
-        if sparse is None:
-            cosines = {p.id: p.score for p in by_dense}
-        dense_of = {pid: scale(c) for pid, c in cosines.items()}
-        noise = {pid for pid, c in cosines.items() if c < scale.noise}
-        if sparse is None:
+    at = 0
+    for n_dense, n_sparse in shape:
+        partitions = results[at : at + n_dense]
+        by_sparse = results[at + n_dense] if n_sparse else []
+        at += n_dense + n_sparse
+        by_dense = [p for part in partitions for p in part]
+        exact = _exact(kind, [*by_dense, *by_sparse]) if fusion.METHOD == "weighted" else None
+        if sparse is None:  # semantic
+            if parsed.role and query_dense is not None:  # messages its turn's vector reads have none of their own
+                by_dense += meaning.covered_messages(store, query_dense, parsed.store_filter(), depth, by_dense)
+            view = meaning.dense_view(store, query_dense or [], query_lang, partitions, by_dense)
+            dense_of = {pid: scale(c) for pid, c in view.cosines.items()}
+            noise = {pid for pid, c in view.cosines.items() if c < scale.noise}
             fused.append(fuse(by_dense, [], dense_of, noise=noise, weight=1.0, agreement=0.0))
-        elif dense is None:
+        elif dense is None:  # keyword
             cover = _coverage(embedders, sparse, by_sparse)
-            fused.append(fuse([], by_sparse, {}, coverage=cover, weight=0.0, agreement=0.0))
+            fused.append(fuse([], by_sparse, {}, coverage=cover, weight=0.0, agreement=0.0, exact=exact))
         elif fusion.METHOD == "rrf":
             fused.append(rrf([by_dense, by_sparse]))
         elif fusion.METHOD == "dbsf":
             fused.append(dbsf([by_dense, by_sparse]))
         else:
-            weight = fusion.NO_CJK_WEIGHT if (not scale.cjk and _CJK.search(parsed.text)) else scale.weight
+            view = meaning.dense_view(store, query_dense or [], query_lang, partitions, [*by_dense, *by_sparse])
+            dense_of = {pid: scale(c) for pid, c in view.cosines.items()}
+            noise = {pid for pid, c in view.cosines.items() if c < scale.noise}
             cover = _coverage(embedders, sparse, by_sparse)
-            fused.append(fuse(by_dense, by_sparse, dense_of, noise=noise, coverage=cover, weight=weight))
+            weight = _weight(scale, parsed, kind)
+            other = view.other_language if (scale.cjk and query_lang == LANG_CJK) else set()
+            fused.append(
+                fuse(by_dense, by_sparse, dense_of, noise=noise, coverage=cover, weight=weight, exact=exact, other_language=other)
+            )
     if parsed.role:
         return [], fused[0]
     return fused[0], fused[1]
+
+
+def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:
+    """The dense weight for this query: the model's, none for CJK on a model that
+    cannot read it, at most CODE_DENSE_WEIGHT for a query made of identifiers."""
+    if not scale.cjk and _CJK.search(parsed.text):
+        return fusion.NO_CJK_WEIGHT
+    return min(scale.weight, CODE_DENSE_WEIGHT) if kind.code else scale.weight
+
+
+def _text_of(point: Scored) -> str:
+    p = point.payload
+    return str(p.get("text") or f"{p.get('user_text', '')}\n{p.get('ai_text', '')}")
+
+
+def _exact(kind: QueryKind, points: Sequence[Scored]) -> set[str] | None:
+    """Ids of the points holding every identifier of the query verbatim (None: it has none)."""
+    if not kind.identifiers:
+        return None
+    return {p.id for p in points if holds_all(_text_of(p), kind.identifiers)}
 
 
 def _coverage(embedders: Embedders, query: SparseVec, points: Sequence[Scored]) -> dict[str, float]:
@@ -288,6 +340,7 @@ def _fuzzy(store: Store, embedders: Embedders, parsed: ParsedQuery, query_dense:
         score = fuzzy_score(words, text)
         if score >= FUZZY_MIN_SCORE:
             point.score = score / 100.0
+            point.stage = "fuzzy"
             scored.append(point)
     # Ties (common: many texts hold the word) break on position, so pages never overlap.
     scored.sort(key=lambda s: (-s.score, s.payload.get("session_id", ""), s.payload.get("turn_index", -1), s.id))
@@ -318,6 +371,7 @@ def _matched_messages(store: Store, turns: list[Scored], words: list[str], parse
         score = fuzzy_score(words, p.get("text", ""))
         if score >= FUZZY_MIN_SCORE:
             point.score = score / 100.0
+            point.stage = "fuzzy"
             matched.append(point)
     return matched
 

@@ -76,6 +76,7 @@ PAYLOAD_INDEXES: dict[str, str] = {
     # On points that get a dense vector: False until phase 2 of indexing has set it.
     "dense_ready": "bool",
     "timestamp": "float",
+    "lang": "keyword",  # "cjk" | "latin" on text points (core/index/points.py)
 }
 # Boolean payload fields, indexed or not (Edge stores them as 0/1: edge_schema.py).
 BOOL_PAYLOAD = frozenset({*(k for k, kind in PAYLOAD_INDEXES.items() if kind == "bool"), "starred"})
@@ -156,6 +157,8 @@ class Scored:
     score: float
     payload: dict[str, Any]
     dense: list[float] | None = None
+    # Set by search (core/search/fusion.py): which stage placed the point.
+    stage: str = ""
 
 
 # Given a page of payloads, the payload and dense vector (or None) each copy gets.

@@ -343,17 +343,19 @@ def _check_optimized(segment: Path, dense: Path, dim: int) -> list[str]:
 
 
 def _segment_points(segment: Path, dense: Path) -> int | None:
-    """How many points an optimized segment holds, as its indexes recorded it."""
+    """How many points an optimized segment holds at least, as its indexes recorded
+    it: the most any index counts (not every point has a dense vector: phase 2
+    embeds each text once, so the dense count alone can be a fraction)."""
     hnsw = _json(segment / f"vector_index-{DENSE}" / "hnsw_config.json")
-    if hnsw is not None and isinstance(hnsw.get("indexed_vector_count"), int):
-        return int(hnsw["indexed_vector_count"])
     quantized = _json(dense / "quantized.config.json")
-    count = ((quantized or {}).get("vector_parameters") or {}).get("count")
-    if isinstance(count, int):
-        return count
     inverted = _json(segment / "vector_index-bm25" / "inverted_index_config.json")
-    count = (inverted or {}).get("vector_count")
-    return count if isinstance(count, int) else None
+    counts = [
+        (hnsw or {}).get("indexed_vector_count"),
+        ((quantized or {}).get("vector_parameters") or {}).get("count"),
+        (inverted or {}).get("vector_count"),
+    ]
+    found = [int(c) for c in counts if isinstance(c, int)]
+    return max(found) if found else None
 
 
 def _check_inverted(config_path: Path) -> list[str]:

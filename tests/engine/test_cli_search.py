@@ -18,8 +18,14 @@ def test_index_search_sessions_show_prune(tmp_path, capsys):
     assert main(["search", "数据库回滚", "--json", "--limit", "1"]) == 0
     (line,) = capsys.readouterr().out.splitlines()
     hit = json.loads(line)
-    assert list(hit) == list(Hit.__dataclass_fields__)
+    assert list(hit) == [*Hit.__dataclass_fields__, "coverage"]
     assert (hit["session_id"], hit["turn_index"], hit["user_text"]) == ("rag-chunking", 1, "数据库迁移应该怎么回滚？")
+    assert hit["stage"] in ("keyword", "meaning", "both")
+    # How much of the index the meaning part searched: all of it once phase 2 is done.
+    coverage = hit["coverage"]
+    assert coverage["texts_ready"] == coverage["texts_total"] > 0 and coverage["fraction"] == 1.0
+    assert main(["search", "数据库回滚", "--json", "--limit", "1", "--mode", "keyword"]) == 0
+    assert "coverage" not in json.loads(capsys.readouterr().out)  # keyword mode uses no meaning
     assert main(["search", "zzzqqq", "--mode", "keyword"]) == 0
     assert capsys.readouterr().out == ""
     assert main(["search", "role:bot x"]) == 1
@@ -32,3 +38,20 @@ def test_index_search_sessions_show_prune(tmp_path, capsys):
     assert main(["prune"]) == 0
     assert capsys.readouterr().out == "pruned 1 session(s)\n"
     assert main(["show", "rag-chunking"]) == 1
+
+
+def test_search_says_how_much_is_searchable_by_meaning_while_phase_2_has_not_run(tmp_path, capsys):
+    from convo_tui.core.library import Library
+    from convo_tui.core.settings import Settings
+
+    src = tmp_path / "src"
+    shutil.copytree(RELEVANCE / "Users-alice-code-ragdocs", src / "Users-alice-code-ragdocs")
+    with Library.open(Settings(index_dir=tmp_path / "index")) as library:
+        library.index([src], semantic=False)  # keyword-searchable, no vectors yet
+    assert main(["search", "数据库回滚", "--limit", "1", "--index-dir", str(tmp_path / "index")]) == 0
+    captured = capsys.readouterr()
+    assert "rag-chunking" in captured.out
+    assert captured.err.startswith("convo-tui: 0/") and "searchable by meaning so far" in captured.err
+    assert main(["search", "数据库回滚", "--json", "--limit", "1", "--index-dir", str(tmp_path / "index")]) == 0
+    coverage = json.loads(capsys.readouterr().out)["coverage"]
+    assert coverage["texts_ready"] == 0 < coverage["texts_total"] and coverage["fraction"] == 0.0

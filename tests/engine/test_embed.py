@@ -18,7 +18,9 @@ TEXTS = [
 
 @pytest.fixture(scope="module")
 def dense():
-    return DenseEmbedder()
+    """The fp32 path (INT8 off), whose vectors are fastembed's bit for bit; the int8
+    graph the default runs is checked against it in tests/engine/test_e5_onnx.py."""
+    return DenseEmbedder(quantized=False)
 
 
 def _reference(texts):
@@ -133,10 +135,10 @@ def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeyp
     onnx, _ = bundled_model_files()
     cached = embed._optimized_graph_path(onnx, embed.DEFAULT_MODEL)
     cached.unlink(missing_ok=True)
-    first = DenseEmbedder()
+    first = DenseEmbedder(quantized=False)
     assert len(built) == 1 and built[0].endswith("model.onnx")
     assert cached.is_file()
-    second = DenseEmbedder()
+    second = DenseEmbedder(quantized=False)
     assert built[1:] == [str(cached)]
     vectors = [np.array(e.embed_documents(TEXTS)) for e in (first, second)]
     assert np.abs(vectors[0] - vectors[1]).max() < 1e-5
@@ -152,8 +154,8 @@ def test_cached_graph_keeps_its_weights_in_a_mapped_file_and_is_rebuilt_without_
 
     onnx, _ = bundled_model_files()
     cached = embed._optimized_graph_path(onnx, embed.DEFAULT_MODEL)
-    first = DenseEmbedder()  # builds the cache if no earlier test did
-    loaded = DenseEmbedder()  # from the cache
+    first = DenseEmbedder(quantized=False)  # builds the cache if no earlier test did
+    loaded = DenseEmbedder(quantized=False)  # from the cache
     weights = sorted(cached.parent.glob(f"{cached.stem}.*.weights"))
     assert cached.is_file() and len(weights) == 1
     assert cached.stat().st_size < 1_000_000 < weights[0].stat().st_size  # the graph alone is small
@@ -162,7 +164,7 @@ def test_cached_graph_keeps_its_weights_in_a_mapped_file_and_is_rebuilt_without_
     assert mapped, "onnxruntime maps the weights file instead of reading it"
     del loaded
     weights[0].unlink()
-    again = DenseEmbedder()
+    again = DenseEmbedder(quantized=False)
     assert len(list(cached.parent.glob(f"{cached.stem}.*.weights"))) == 1
     vectors = [np.array(e.embed_documents(TEXTS)) for e in (first, again)]
     assert np.abs(vectors[0] - vectors[1]).max() < 1e-5

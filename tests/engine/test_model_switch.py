@@ -137,8 +137,12 @@ def test_after_the_switch_queries_are_embedded_by_the_new_model(built, mode):
         hits = library.search(query, mode=mode)
     assert hits and hits[0].session_id == "cat-food"
     top = hits[0]
-    # A card shows the best similarity of its turn and of the turn's messages.
-    stored = [turn_text(top.user_text, top.ai_text), top.user_text, top.ai_text]
+    # A card shows the best similarity of its turn and of the turn's messages that
+    # have a vector of their own: a short turn's answer has none (its turn's vector
+    # reads it: core/index/points.py, EMBED_SELECTION); its question has one, as
+    # the index was first built with MiniLM (DenseEmbedder.embed_questions) and the
+    # switch re-embeds the same texts.
+    stored = [turn_text(top.user_text, top.ai_text), top.user_text]
     e5, minilm = shared_dense(E5_MODEL), shared_dense(DEFAULT_MODEL)
     e5_query = e5.embed_query(query)
     assert len(e5_query) == library.store.read_meta()["dim"] == 384

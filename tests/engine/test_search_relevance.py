@@ -67,6 +67,16 @@ def test_filters(lib):
     assert lib.search('"kid mismatch" project:webapp') == []
 
 
+@pytest.mark.parametrize("role", ["user", "assistant"])
+def test_role_filter_by_meaning_finds_messages_their_turn_vector_reads(lib, role):
+    """A short turn's messages have no vector of their own (EMBED_SELECTION):
+    a `role:` search by meaning reaches them through their turn's."""
+    hits = lib.search(f"change the redis password role:{role}", limit=5, mode="semantic")
+    assert hits and all(h.kind == "message" for h in hits)
+    assert hits[0].session_id == "redis-password"
+    assert 0.0 < hits[0].similarity < 1.0
+
+
 def test_fuzzy_tolerates_typos(lib):
     assert top(lib, "qdrnat colection", "fuzzy")[0][0] == "qdrant-setup"
     assert lib.search("qdrant collection", mode="keyword")[0].session_id == "qdrant-setup"

@@ -12,6 +12,7 @@ import re
 
 import pytest
 from convo_tui.core.embed import choice
+from convo_tui.core.embed.e5_onnx import E5Onnx
 from convo_tui.core.holder import protocol
 from convo_tui.core.holder.ops import OPERATIONS
 from convo_tui.core.index import dense_phase, points, publish
@@ -55,7 +56,7 @@ def quotes() -> list[tuple[str, str]]:
         (f"{_n(points.KEYWORD_CHUNK_CHARS)}-character pieces", "points.KEYWORD_CHUNK_CHARS"),
         (f"in batches of at most {_n(publish.BATCH_TEXTS)} texts or {_n(publish.PUBLISH_SECONDS)} s", "publish.BATCH_TEXTS"),
         (f"in rounds of about {dense_phase.ROUND_TEXTS} texts", "dense_phase.ROUND_TEXTS"),
-        (f"batches of about {dense_phase.BATCH_TOKENS} word pieces for MiniLM", "dense_phase.BATCH_TOKENS"),
+        (f"calls of about {_n(E5Onnx.batch_tokens)} estimated word pieces", "E5Onnx.batch_tokens"),
         (f"at most {dense_phase.MAX_BATCH} texts", "dense_phase.MAX_BATCH"),
         (f"MiniLM {_n(minilm.floor)}..{_n(minilm.ceiling)}, e5 {_n(e5.floor)}..{_n(e5.ceiling)}", "fusion scales"),
         (f"(MiniLM {_n(minilm.weight)}, e5 {_n(e5.weight)})", "fusion weights"),
@@ -65,9 +66,10 @@ def quotes() -> list[tuple[str, str]]:
         (f"at least {merge.DUPLICATE_RATIO:g}% alike", "merge.DUPLICATE_RATIO"),
         (f"holds at most {_n(pipeline.FUZZY_SCAN_LIMIT)}, else over {pipeline.FUZZY_CANDIDATES} candidates", "pipeline fuzzy"),
         (
-            f"at least {choice.CJK_SHARE:.0%} of the newest {choice.SAMPLE_BYTES // 1_000_000} MB",
-            "choice.CJK_SHARE / SAMPLE_BYTES",
+            f"at least {choice.FAST_CJK_SHARE:.0%} of the newest {choice.SAMPLE_BYTES // 1_000_000} MB",
+            "choice.FAST_CJK_SHARE / SAMPLE_BYTES",
         ),
+        (f"at least {choice.CJK_SHARE:.0%} of the newest {choice.SAMPLE_BYTES // 1_000_000} MB", "choice.CJK_SHARE"),
         (
             f"heartbeats every {'second' if protocol.HEARTBEAT == 1.0 else f'{protocol.HEARTBEAT:g} seconds'}",
             "protocol.HEARTBEAT",

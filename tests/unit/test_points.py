@@ -109,3 +109,77 @@ def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
     last = dense[-1].text.split()[-1]  # may stop inside a word: the tail starts at the next one
     number = int(tail[0].keyword_text.split()[0][1:])
     assert f"w{number - 1}".startswith(last)
+
+
+def _tokenizer():
+    tokenizer = Tokenizer.from_file(str(bundled_model_files()[1]))
+    tokenizer.no_truncation()
+    tokenizer.no_padding()
+    return tokenizer
+
+
+def test_chunks_the_turn_vector_reads_get_no_vector_of_their_own():
+    """Issue 25: a short turn's messages are what its turn vector already reads;
+    only the part of a long turn past the model's window is embedded again."""
+    long_answer = " ".join(f"step{i} of the rollout" for i in range(200))  # ~800 pieces
+    session = Session(
+        id="s",
+        title="",
+        project="",
+        source="",
+        path="",
+        messages=[
+            Message("u0", "user", "why is the deploy slow"),
+            Message("a0", "assistant", "the image is rebuilt every time"),
+            Message("u1", "user", "how do we roll it out"),
+            Message("a1", "assistant", long_answer),
+        ],
+    )
+    points = session_points(session, 1, _tokenizer(), window=256)
+    texts = {p.key: (p.text, p.keyword_text, p.payload.get("part")) for p in points}
+    assert texts["s:turn-0"][0] and texts["s:turn-1"][0]  # turns keep their vectors
+    for key in ("s:msg-0", "s:msg-1", "s:msg-2"):  # wholly read by their turn's vector
+        text, keyword, part = texts[key]
+        assert text == "" and keyword and part is None
+    tail = [key for key in texts if key.startswith("s:msg-3")]
+    embedded = [key for key in tail if texts[key][0]]
+    assert embedded and len(embedded) < len(tail)  # the answer's first chunk is read by the turn, the rest is not
+    assert texts["s:msg-3"][0] == ""
+    everything = session_points(session, 1, _tokenizer())  # no window: every chunk embedded (before issue 25)
+    assert all(p.text for p in everything if p.payload.get("level") == "message" and not p.key.endswith(":rest"))
+
+
+def test_with_questions_an_answered_question_keeps_a_vector_of_its_own():
+    """MiniLM (DenseEmbedder.embed_questions): a short query matches a question
+    better than its question-and-answer turn, so an answered question is
+    embedded apart; its answer and an unanswered question stay read by the turn."""
+    session = Session(
+        id="s",
+        title="",
+        project="",
+        source="",
+        path="",
+        messages=[
+            Message("u0", "user", "why is the deploy slow"),
+            Message("a0", "assistant", "the image is rebuilt every time"),
+            Message("u1", "user", "and the tests?"),
+        ],
+    )
+    plain = {p.key: p.text for p in session_points(session, 1, _tokenizer(), window=256)}
+    asked = {p.key: p.text for p in session_points(session, 1, _tokenizer(), window=256, questions=True)}
+    assert plain["s:msg-0"] == "" and asked["s:msg-0"] == "why is the deploy slow"
+    assert plain["s:msg-1"] == asked["s:msg-1"] == ""  # the answer: read by its turn
+    assert plain["s:msg-2"] == asked["s:msg-2"] == ""  # no answer: the turn's vector is the question's
+    assert {k: v for k, v in asked.items() if k != "s:msg-0"} == {k: v for k, v in plain.items() if k != "s:msg-0"}
+
+
+def test_text_points_carry_their_language():
+    from convo_tui.core.index.points import LANG_CJK, LANG_LATIN, text_lang
+
+    assert text_lang("how do I roll back the migration") == LANG_LATIN
+    assert text_lang("数据库迁移失败了怎么回滚") == LANG_CJK
+    assert text_lang("用 kubectl rollout undo 回滚 deployment/checkout 到上一个版本") == LANG_CJK
+    assert text_lang("fix the flaky test in the checkout service (修复)") == LANG_LATIN  # a word of Chinese in English prose
+    session = Session(id="s", title="", project="", source="", path="", messages=[Message("u", "user", "猫吃什么")])
+    langs = {p.key: p.payload.get("lang") for p in session_points(session, 1)}
+    assert langs == {"s:session": None, "s:turn-0": LANG_CJK, "s:msg-0": LANG_CJK}

