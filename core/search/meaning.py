@@ -79,7 +79,10 @@ def reference(cosines: Sequence[float]) -> float | None:
 
 def language_shift(partitions: Sequence[Sequence[Scored]], query_dense: Sequence[float], query_lang: str) -> float:
     """How much to add to the cosines of texts in the other language than the
-    query's: the gap between the two partitions' reference cosines."""
+    query's: the gap between the two partitions' reference cosines, never below
+    zero (a model scores text in another language lower; when that language's
+    texts already score higher, lowering them would rank the query's own
+    language's chatter, "继续", above the answer in the other one)."""
     if len(partitions) != 2:
         return 0.0
     cjk, latin = ([cosine(query_dense, p.dense) for p in part] for part in partitions)
@@ -87,7 +90,7 @@ def language_shift(partitions: Sequence[Sequence[Scored]], query_dense: Sequence
     ref_same, ref_other = reference(same), reference(other)
     if ref_same is None or ref_other is None:
         return 0.0
-    return (ref_same - ref_other) * ALIGN_SHARE
+    return max(0.0, (ref_same - ref_other) * ALIGN_SHARE)
 
 
 def inherited_cosines(store: Store, query_dense: Sequence[float], points: Sequence[Scored]) -> dict[str, tuple[float, str]]:
