@@ -71,7 +71,7 @@ async def test_moving_through_results_uses_keys_that_never_type(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
-        cards = await search(pilot, "Decimal rounding")
+        cards = await search(pilot, "Postgres index concurrently without locking")
         assert len(cards) >= 3
         await pilot.press("ctrl+n")
         assert app.focused is cards[0]
@@ -81,7 +81,7 @@ async def test_moving_through_results_uses_keys_that_never_type(corpus):
         assert app.focused is cards[0]
         await pilot.press("up")
         assert app.focused is query_box(app)
-        assert query_box(app).value == "Decimal rounding"
+        assert query_box(app).value == "Postgres index concurrently without locking"
 
 
 @run_async
