@@ -308,7 +308,10 @@ class ConvoApp(App):
         self._read_readiness(True)
 
     def _poll_index(self) -> None:
-        if not self.indexing and self.library is not None and not self.cancel_indexing.is_set():
+        # Our own run reports its progress; one waiting for another's run (which changes
+        # the index meanwhile) hears nothing until that ends, so it is polled as when idle.
+        idle = not self.indexing or self.index_state.waiting
+        if idle and self.library is not None and not self.cancel_indexing.is_set():
             self._read_readiness(False)
 
     @work(thread=True, exclusive=True, group="readiness", name="readiness")
