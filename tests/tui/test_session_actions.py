@@ -179,3 +179,24 @@ async def test_reader_n_says_where_it_is_and_what_to_do_without_a_query(corpus):
         head = str(reader.query_one("#reader-head", Static).render())
         position = reader.hit_turns.index(reader.current_turn) + 1
         assert f"hit {position}/{len(reader.hit_turns)}" in head
+
+
+@run_async
+async def test_a_session_action_in_the_browser_before_any_row_is_highlighted_takes_the_first(corpus):
+    """F3 then the palette's "Copy session id" said "No session highlighted": the
+    filter box has the focus and no row is chosen until ↓."""
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        assert app.screen.listing.highlighted is None
+        await pilot.press("ctrl+g")  # copy the id
+        await settle(pilot)
+        assert "No session highlighted" not in notes(app)
+        first = app.screen.listing.highlighted
+        assert first is not None
+        await pilot.press("down", "up")  # ↓ from the filter box lands on the first session too
+        await pilot.pause()
+        assert app.screen.session_target().session_id == app.clipboard
