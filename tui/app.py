@@ -331,6 +331,9 @@ class ConvoApp(App):
     def on_readiness_read(self, event: ReadinessRead) -> None:
         old = self.index_state.readiness
         changed = self.index_state.read(event.readiness)
+        if self.indexing and self.index_state.waiting:  # another run goes on: say how far it is
+            ready = event.readiness
+            self.search_screen.status.progress("wait", ready.texts_ready, ready.texts_total, None, ready.sessions)
         if old is None and not event.follow:  # the first look: the screens have just searched and listed
             self.search_screen.show_coverage()
             return

@@ -184,6 +184,10 @@ async def test_results_follow_another_run_while_the_apps_own_run_waits_for_it(tm
                 await until(pilot, lambda: library.paused.is_set(), "the other run's phase 2")
                 await until(pilot, lambda: bool(app.search_screen.cards()), "the results to refresh")
                 assert app.index_state.waiting and not library.go_on.is_set()
+                # The status says how far the other run is, not only that it waits.
+                label = lambda: str(app.search_screen.query_one("#index-label").render())  # noqa: E731
+                await until(pilot, lambda: "15 sessions searchable" in label(), "the other run's progress")
+                assert label().startswith("Indexing (another run): 15 sessions searchable · semantic 0/")
                 library.go_on.set()
         finally:
             library.release.set()
