@@ -237,3 +237,21 @@ async def test_the_reader_says_it_counts_hits_until_it_knows_them(corpus):
     finally:
         gate.set()
         del library.hits_in_session
+
+
+@run_async
+async def test_the_readers_hit_position_stays_whole_beside_a_long_title_at_80_columns(corpus):
+    """At 80x24 a long title pushed "hit 1/5 · n/N" over two lines ("hit" / "1/5 · n/N")."""
+    app = make_app(corpus)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "coupon registry flaky on CI")
+        cards[0].focus()
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        reader = app.screen
+        assert isinstance(reader, ReaderScreen) and reader.hits_counted
+        box = reader.query_one("#reader-head", Static)
+        first = str(box.render()).split("\n")[0]
+        assert first.endswith("n/N") and "hit " in first, first
+        assert len(first) <= box.content_region.width, (first, box.content_region.width)

@@ -126,8 +126,14 @@ class ReaderScreen(SessionActions, Screen):
 
     def _show_head(self) -> None:
         masked = self.app.redactor.masked_count(self._session_texts())
-        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost, position=self.hit_position())
-        self.query_one("#reader-head", Static).update(head)
+        box = self.query_one("#reader-head", Static)
+        width = box.content_region.width or max(0, self.size.width - 4)  # 0 before the first layout
+        position = self.hit_position()
+        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost, position=position, width=width)
+        box.update(head)
+
+    def on_resize(self) -> None:
+        self._show_head()  # the title is cut to the width
 
     def turn_view(self, index: int) -> TurnView | None:
         found = self.query(f"#turn-{index}")
