@@ -308,7 +308,10 @@ class ConvoApp(App):
         self._read_readiness(True)
 
     def _poll_index(self) -> None:
-        if not self.indexing and self.library is not None and not self.cancel_indexing.is_set():
+        # Our own run reports its progress; one waiting for another's run (which changes
+        # the index meanwhile) hears nothing until that ends, so it is polled as when idle.
+        idle = not self.indexing or self.index_state.waiting
+        if idle and self.library is not None and not self.cancel_indexing.is_set():
             self._read_readiness(False)
 
     @work(thread=True, exclusive=True, group="readiness", name="readiness")
@@ -328,6 +331,9 @@ class ConvoApp(App):
     def on_readiness_read(self, event: ReadinessRead) -> None:
         old = self.index_state.readiness
         changed = self.index_state.read(event.readiness)
+        if self.indexing and self.index_state.waiting:  # another run goes on: say how far it is
+            ready = event.readiness
+            self.search_screen.status.progress("wait", ready.texts_ready, ready.texts_total, None, ready.sessions)
         if old is None and not event.follow:  # the first look: the screens have just searched and listed
             self.search_screen.show_coverage()
             return

@@ -25,6 +25,7 @@ class IndexState:
 
     reading: bool = False  # phase 1 under way: sessions may still appear
     embedding: bool = False  # phase 2 under way: meaning results may still appear
+    waiting: bool = False  # our run waits for another one (an `index` the app is served by): no progress comes
     sessions_published: int = 0  # in this run, as the indexer reported them
     embedded_done: int = 0
     embedded_total: int = 0
@@ -35,6 +36,7 @@ class IndexState:
         before = (self.reading, self.embedding, self.sessions_published, self.embedded_done)
         self.reading = phase in READING_PHASES
         self.embedding = phase == "semantic"
+        self.waiting = phase == "wait"
         self.sessions_published = max(self.sessions_published, sessions) if self.reading or self.embedding else sessions
         if phase == "semantic":
             self.embedded_done, self.embedded_total = done, total
@@ -42,11 +44,11 @@ class IndexState:
         return after != before
 
     def started(self) -> None:
-        self.reading, self.embedding = True, False
+        self.reading, self.embedding, self.waiting = True, False, False
         self.sessions_published = self.embedded_done = self.embedded_total = 0
 
     def finished(self) -> None:
-        self.reading = self.embedding = False
+        self.reading = self.embedding = self.waiting = False
 
     def read(self, readiness: Readiness) -> bool:
         """A fresh count from the engine; True when it differs from the last one."""

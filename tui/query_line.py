@@ -74,7 +74,7 @@ def describe_query(
         shown = f"{count}+" if more else str(count)
         line.append(f"   {shown} result{'s' if count != 1 else ''}")  # the line is already muted: dim fell to 3.3:1
         if more:
-            line.append(" (↓ past the last for more)")
+            line.append(" (↓ for more)")  # short: the line must fit 80 columns with the coverage note
     return line
 
 

@@ -54,7 +54,7 @@ def attach(
             pass  # none, or one that stopped while we asked (its command ended): the lock decides next
         built = (settings.index_dir / _META_NAME).is_file()
         # A reader opens a built index writable, to serve the others' edits, unless it may not write there.
-        writable = os.access(settings.index_dir, os.W_OK)
+        writable = _may_write(settings.index_dir)
         try:
             return open_local(
                 settings,
@@ -74,6 +74,15 @@ def attach(
             if now >= deadline:
                 raise
             time.sleep(_POLL)
+
+
+def _may_write(folder: Path) -> bool:
+    """Whether this process may write the index folder, or create it: a first
+    `index` run (no folder yet) must serve the app opened while it runs."""
+    for place in (folder, *folder.absolute().parents):
+        if place.exists():
+            return os.access(place, os.W_OK)
+    return False
 
 
 def open_local(

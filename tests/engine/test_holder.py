@@ -198,3 +198,14 @@ def test_an_index_run_asking_another_model_of_a_holder_is_refused_in_one_line(in
     # The index's own model, or "auto": the holder runs it.
     for model in (held, "auto"):
         assert main(["index", src, "--index-dir", str(index_dir), "--model", model]) == 0
+
+
+def test_a_first_index_run_serves_the_index_it_creates(tmp_path: Path):
+    """The index folder does not exist yet: the run that creates it must still serve
+    it, or the app opened meanwhile waits, then says the index is in use."""
+    folder = tmp_path / "data" / "index"
+    engine = attach(Settings(index_dir=folder))
+    try:
+        assert client.call(protocol.socket_path(folder), "hello")
+    finally:
+        engine.close()

@@ -139,3 +139,58 @@ async def test_the_coverage_note_and_nothing_found_while_vectors_are_added(corpu
         assert "meaning on" not in filter_line(app)
         await search(pilot, "zzqqxxnonsense")
         assert note_text(app) == "No matching conversations."
+
+
+class HeldLibrary(PausedLibrary):
+    """Also stops the first run (the test's, standing for an `index` the app is served
+    by) before it reads a file, so that the app's own run waits for it."""
+
+    def __init__(self, *args, **kwargs) -> None:
+        super().__init__(*args, **kwargs)
+        self.holding = threading.Event()
+        self.release = threading.Event()
+
+    def index(self, paths=None, *, progress=None, cancel=None, rebuild=False, semantic=True):
+        def told(event) -> None:
+            if progress is not None:
+                progress(event)
+            if event.phase == "scan" and not self.release.is_set():
+                self.holding.set()
+                self.release.wait(120)
+
+        return super().index(paths, progress=told, cancel=cancel, rebuild=rebuild, semantic=semantic)
+
+
+@run_async
+async def test_results_follow_another_run_while_the_apps_own_run_waits_for_it(tmp_path):
+    """The app's run waits ("wait") while another run publishes: no progress event comes,
+    yet the results must refresh (they stayed empty until that run ended)."""
+    with utc_clock():
+        corpus = copy_demo(tmp_path)
+        settings = Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False, debounce_ms=0)
+        library = HeldLibrary.open(settings)
+        library.load_model()
+        other = threading.Thread(target=library.index, daemon=True)
+        try:
+            other.start()
+            assert library.holding.wait(60)
+            app = create_app(settings, library=library)
+            async with app.run_test(size=SIZE) as pilot:
+                await until(pilot, lambda: app.index_state.waiting, "the app's run to wait")
+                app.search_screen.set_query("qdrant")
+                await pilot.pause()
+                assert not app.search_screen.cards()
+                library.release.set()  # the other run publishes every session, then stops at phase 2
+                await until(pilot, lambda: library.paused.is_set(), "the other run's phase 2")
+                await until(pilot, lambda: bool(app.search_screen.cards()), "the results to refresh")
+                assert app.index_state.waiting and not library.go_on.is_set()
+                # The status says how far the other run is, not only that it waits.
+                label = lambda: str(app.search_screen.query_one("#index-label").render())  # noqa: E731
+                await until(pilot, lambda: "15 sessions searchable" in label(), "the other run's progress")
+                assert label().startswith("Indexing (another run): 15 sessions searchable · semantic 0/")
+                library.go_on.set()
+        finally:
+            library.release.set()
+            library.go_on.set()
+            other.join(120)
+            library.close()

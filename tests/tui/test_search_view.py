@@ -143,3 +143,25 @@ async def test_keyword_search_answers_while_the_model_is_still_loading(corpus, m
 
 def test_result_card_keeps_no_printable_keys():
     assert [b.key for b in ResultCard.BINDINGS] == ["enter"]
+
+
+@run_async
+async def test_a_card_opened_then_closed_is_one_line_in_the_compact_list(corpus):
+    """Enter, Enter, F4: the closed card kept its two text rows in the compact list
+    (an inline display set back on collapse outweighed the list's rule)."""
+    app = make_app(corpus)
+    async with app.run_test(size=(120, 36)) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "Decimal rounding")
+        await pilot.press("down", "enter")
+        await settle(pilot)
+        assert cards[0].expanded
+        await pilot.press("enter")
+        await settle(pilot)
+        assert not cards[0].expanded and cards[0].outer_size.height > 1
+        await pilot.press("f4")
+        await settle(pilot)
+        assert all(card.outer_size.height == 1 for card in cards), [c.outer_size.height for c in cards]
+        await pilot.press("f4")
+        await settle(pilot)
+    assert ViewState().compact is False

@@ -15,7 +15,7 @@ from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.screens.sessions import SessionsScreen
 from textual.widgets import Static
 
-from tests.helpers.app import make_app, run_async, search, settle
+from tests.helpers.app import make_app, run_async, search, settle, until
 
 SIZE = (100, 32)
 SESSION_COMMANDS = {
@@ -179,3 +179,79 @@ async def test_reader_n_says_where_it_is_and_what_to_do_without_a_query(corpus):
         head = str(reader.query_one("#reader-head", Static).render())
         position = reader.hit_turns.index(reader.current_turn) + 1
         assert f"hit {position}/{len(reader.hit_turns)}" in head
+
+
+@run_async
+async def test_a_session_action_in_the_browser_before_any_row_is_highlighted_takes_the_first(corpus):
+    """F3 then the palette's "Copy session id" said "No session highlighted": the
+    filter box has the focus and no row is chosen until ↓."""
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press("f3")
+        await settle(pilot)
+        assert isinstance(app.screen, SessionsScreen)
+        assert app.screen.listing.highlighted is None
+        await pilot.press("ctrl+g")  # copy the id
+        await settle(pilot)
+        assert "No session highlighted" not in notes(app)
+        first = app.screen.listing.highlighted
+        assert first is not None
+        await pilot.press("down", "up")  # ↓ from the filter box lands on the first session too
+        await pilot.pause()
+        assert app.screen.session_target().session_id == app.clipboard
+
+
+@run_async
+async def test_the_reader_says_it_counts_hits_until_it_knows_them(corpus):
+    """Opened while the holder was busy, the reader said "hit 1/1" (the opened turn
+    alone), then n went to "hit 27/40"."""
+    import threading
+
+    _, library = corpus
+    gate = threading.Event()
+    real = library.hits_in_session
+
+    def slow_hits(*args, **kwargs):
+        gate.wait(60)
+        return real(*args, **kwargs)
+
+    app = make_app(corpus)
+    library.hits_in_session = slow_hits
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            cards = await search(pilot, "test")
+            cards[0].focus()
+            await pilot.press("ctrl+o")
+            await until(pilot, lambda: isinstance(app.screen, ReaderScreen), "the reader")
+            await pilot.pause()
+            head = str(app.screen.query_one("#reader-head", Static).render())
+            assert "counting hits" in head and "hit 1/1" not in head, head
+            gate.set()
+            reader = app.screen
+            await until(pilot, lambda: reader.hits_counted, "the hits")
+            await pilot.pause()
+            head = str(reader.query_one("#reader-head", Static).render())
+            assert f"hit {reader.hit_turns.index(reader.current_turn) + 1}/{len(reader.hit_turns)}" in head
+    finally:
+        gate.set()
+        del library.hits_in_session
+
+
+@run_async
+async def test_the_readers_hit_position_stays_whole_beside_a_long_title_at_80_columns(corpus):
+    """At 80x24 a long title pushed "hit 1/5 · n/N" over two lines ("hit" / "1/5 · n/N")."""
+    app = make_app(corpus)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "coupon registry flaky on CI")
+        cards[0].focus()
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        reader = app.screen
+        assert isinstance(reader, ReaderScreen) and reader.hits_counted
+        box = reader.query_one("#reader-head", Static)
+        first = str(box.render()).split("\n")[0]
+        assert first.endswith("n/N") and "hit " in first, first
+        assert len(first) <= box.content_region.width, (first, box.content_region.width)

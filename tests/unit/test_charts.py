@@ -59,3 +59,23 @@ def test_heat_map_fits_80_columns():
     drawn = lines(HeatMap("Messages per day", days, date(2026, 3, 10)), 80)
     assert max(len(line) for line in drawn) <= 80
     assert len(drawn[2][4:].split()) == 26  # half a year of weeks
+
+
+def test_month_names_never_run_into_each_other():
+    """A calendar starting on the last week of April read "ApMay" at 80 columns."""
+    days = {date(2026, 4, 27) + __import__("datetime").timedelta(days=n): 1 for n in range(0, 180, 3)}
+    last = max(days)
+    for width in range(40, 90):
+        month_row = lines(HeatMap("Messages per day", days, last), width)[1]
+        names = month_row.split()
+        assert all(len(name) == 3 for name in names), (width, month_row)
+    # The newer month keeps its name: "May" over the lone April week.
+    assert lines(HeatMap("Messages per day", days, last), 60)[1].split()[0] == "May"
+
+
+def test_the_week_axis_never_wraps_a_date_onto_its_own_line():
+    """At 80x24 the stats screen showed "Oct" at the end of the axis and "19" below it."""
+    weeks = continuous_weeks({f"2026-W{n:02d}": n for n in range(1, 41)})
+    for width in range(40, 90):
+        drawn = lines(ColumnChart("Sessions per week", weeks, str, height=5), width)
+        assert len(drawn) == 1 + 5 + 1, (width, drawn)

@@ -134,3 +134,5 @@ def test_the_apps_status_line_names_the_engines_notices():
     assert progress_label("model", 0, 0) == "Indexing: loading the embedding model"
     assert progress_label("wait", 0, 0) == "Indexing: waiting for the index run under way to end"
     assert progress_label("takeover", 0, 0) == "Indexing: the process holding the index stopped; going on here"
+    # Waiting for another run, the app reads how far it is off the index.
+    assert progress_label("wait", 120, 900, 310) == "Indexing (another run): 310 sessions searchable · semantic 120/900 texts"

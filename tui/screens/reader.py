@@ -72,6 +72,7 @@ class ReaderScreen(SessionActions, Screen):
         self.current_turn = turn_index
         self.query_text = query
         self.hit_turns: list[int] = [turn_index] if turn_index is not None else []
+        self.hits_counted = False  # hit_turns is only the opened turn until _find_hits answers
         self.starred = False
         self._cost: str = ""  # the session's tokens and cost, computed once on mount
 
@@ -125,8 +126,14 @@ class ReaderScreen(SessionActions, Screen):
 
     def _show_head(self) -> None:
         masked = self.app.redactor.masked_count(self._session_texts())
-        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost, position=self.hit_position())
-        self.query_one("#reader-head", Static).update(head)
+        box = self.query_one("#reader-head", Static)
+        width = box.content_region.width or max(0, self.size.width - 4)  # 0 before the first layout
+        position = self.hit_position()
+        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost, position=position, width=width)
+        box.update(head)
+
+    def on_resize(self) -> None:
+        self._show_head()  # the title is cut to the width
 
     def turn_view(self, index: int) -> TurnView | None:
         found = self.query(f"#turn-{index}")
@@ -151,6 +158,7 @@ class ReaderScreen(SessionActions, Screen):
             hits = app.library.hits_in_session(query, self.session.id, mode=used)
         except ConvoError as exc:
             app.call_from_thread(app.notify, str(exc), severity="warning")
+            app.call_from_thread(self._set_hits, [])  # the opened turn alone, said as such
             return
         turns = sorted({hit.turn_index for hit in hits})
         app.call_from_thread(self._set_hits, turns)
@@ -159,6 +167,7 @@ class ReaderScreen(SessionActions, Screen):
         if self.current_turn is not None and self.current_turn not in turns:
             turns = sorted({*turns, self.current_turn})
         self.hit_turns = turns
+        self.hits_counted = True
         self._mark_hits()
         self._show_head()
 
@@ -186,6 +195,8 @@ class ReaderScreen(SessionActions, Screen):
         """ "hit 2/5" while walking the query's hits (n/N), "5 hits" before the first step."""
         if not self.query_text.strip() or not self.hit_turns:
             return ""
+        if not self.hits_counted:  # "hit 1/1" here was the opened turn alone, not a count
+            return "counting hits · n/N"
         if self.current_turn in self.hit_turns:
             return f"hit {self.hit_turns.index(self.current_turn) + 1}/{len(self.hit_turns)} · n/N"
         return f"{len(self.hit_turns)} hits · n/N"

@@ -328,6 +328,11 @@ class SessionsScreen(SessionActions, Screen):
 
     def session_target(self) -> SessionTarget | None:
         summary = self._highlighted()
+        if summary is None and self.is_mounted and self.listing.highlighted is None:
+            # Nothing chosen yet (the filter box has the focus): the first session, as the
+            # search screen's keys take the first card; highlighted, so the user sees which.
+            self.listing.action_first()
+            summary = self._highlighted()
         if summary is None:
             return None
         return SessionTarget(summary.id, title=summary.title, path=summary.path, starred=summary.starred)

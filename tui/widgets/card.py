@@ -169,8 +169,7 @@ class ResultCard(Vertical, can_focus=True):
         if self.expanded:
             return None
         self.expanded = True
-        self.add_class("-expanded")
-        self._parts["summary"].display = False
+        self.add_class("-expanded")  # which hides the clipped texts (tui/styles/card.tcss)
         return self.mount(
             TurnDetail(
                 session,
@@ -193,7 +192,6 @@ class ResultCard(Vertical, can_focus=True):
             return
         self.expanded = False
         self.remove_class("-expanded")
-        self._parts["summary"].display = True
         self.query(TurnDetail).remove()
 
     def action_toggle_expanded(self) -> None:

@@ -80,16 +80,17 @@ class ColumnChart:
                 line.append(EIGHTHS[filled] * 2, style=self.style)
                 line.append(" ")
             yield line
-        yield _date_axis([start for start, _ in weeks], 3)
+        yield _date_axis([start for start, _ in weeks], 3, options.max_width - AXIS_WIDTH)
 
 
-def _date_axis(starts: list[date], step: int) -> Text:
-    """ "Mar 02" under the first column and then wherever it fits without touching the last."""
+def _date_axis(starts: list[date], step: int, width: int) -> Text:
+    """ "Mar 02" under the first column and then wherever it fits without touching the
+    last, within `width` (a label past it wrapped onto a line of its own: "19")."""
     axis = [" "] * (len(starts) * step + 7)
     at = 0
     for index, start in enumerate(starts):
         column = index * step
-        if column >= at:
+        if column >= at and column + 6 <= width:
             label = f"{start:%b %d}"
             axis[column : column + len(label)] = label
             at = column + len(label) + 2
@@ -118,12 +119,17 @@ class HeatMap:
         busiest = max((count for day, count in self.days.items() if first <= day <= self.last_day), default=0)
         yield Text(self.title, style="bold")
         months = [" "] * (weeks * 2)
+        starts: list[tuple[int, str]] = []  # (column, name) where each month's first week is
         shown_month = None
         for week in range(weeks):
             start = first + timedelta(weeks=week)
-            if start.month != shown_month and week * 2 + 3 <= len(months):
-                months[week * 2 : week * 2 + 3] = f"{start:%b}"
+            if start.month != shown_month:
+                starts.append((week * 2, f"{start:%b}"))
                 shown_month = start.month
+        for (column, name), following in zip(starts, [*starts[1:], (len(months) + 1, "")], strict=True):
+            # A month whose name would run into the next one's ("ApMay") goes unnamed.
+            if column + len(name) < following[0] and column + len(name) <= len(months):
+                months[column : column + len(name)] = name
         yield Text("    " + "".join(months).rstrip(), style="dim")
         for weekday in range(7):
             line = Text(f"{DAY_NAMES[weekday]:<4}", style="dim")

@@ -39,7 +39,11 @@ def progress_label(phase: str, done: int, total: int, sessions: int = 0, eta: fl
     if phase == "model":
         return "Indexing: loading the embedding model"
     if phase == "wait":
-        return "Indexing: waiting for the index run under way to end"
+        if not sessions and not total:
+            return "Indexing: waiting for the index run under way to end"
+        # What that run has done so far, read off the index (the app hears no progress of it).
+        meaning = f" · semantic {done}/{total} texts" if total else ""
+        return f"Indexing (another run): {sessions} sessions searchable{meaning}"
     if phase == "takeover":
         return "Indexing: the process holding the index stopped; going on here"
     return f"Indexing: {phase} {done}/{total}" if total else f"Indexing: {phase}"

@@ -32,11 +32,20 @@ def short_path(path: str) -> str:
     return str(Path(*parts[-2:])) if len(parts) > 2 else path
 
 
-def session_head(session: Session, *, starred: bool = False, masked: int = 0, cost: str = "", position: str = "") -> Text:
+def session_head(
+    session: Session, *, starred: bool = False, masked: int = 0, cost: str = "", position: str = "", width: int = 0
+) -> Text:
+    """`width` (the head's columns, 0: unknown): the title is cut so that `position`
+    stays whole on its line (at 80 columns "hit 1/5 · n/N" broke after "hit")."""
     head = Text()
     if starred:
         head.append("★ ", style="bold")
-    head.append(display(session.title) or "(untitled)", style="bold")
+    title = Text(display(session.title) or "(untitled)", style="bold")
+    if position and width:
+        room = width - head.cell_len - len(position) - 3
+        if title.cell_len > room > 0:
+            title.truncate(room, overflow="ellipsis")
+    head.append_text(title)
     if position:  # where n/N stands among the query's hits
         head.append(f"   {position}")
     head.append(f"\n{session.project or '—'} · {session.source} · {format_date(session.started_at or session.updated_at)}")

@@ -1,0 +1,15 @@
+"""The search screen's filter line: mode, what results cover and the count, in 80 columns."""
+
+from __future__ import annotations
+
+from convo_tui.tui.index_state import coverage_note
+from convo_tui.tui.query_line import describe_query
+
+
+def test_the_filter_line_with_coverage_and_more_results_fits_80_columns():
+    """At 80x24 it read '10+ results (↓ past the' while meaning was being added."""
+    note = coverage_note("hybrid", True, 0.07)
+    line = describe_query("flaky test", "hybrid", count=10, note=note, more=True)
+    # The screen draws it inside a two-column margin.
+    assert line.cell_len <= 78, line.plain
+    assert line.plain.rstrip().endswith("10+ results (↓ for more)")
