@@ -55,6 +55,17 @@ DENSE_PARAMS = qe.SearchParams(hnsw_ef=HNSW_EF)
 DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quantile=0.99, memory=qe.Memory.Cold)
 
 
+# Segments: Edge's merge optimizer, left to its defaults, folded every rolled
+# segment into one ever larger one, so each roll rewrote and mapped the whole
+# index: at 100k messages phase 1 peaked at 4.5 GB and slowed with the square of
+# the history (one 1.8 GB segment). Sixteen segments keep each merge to a
+# sixteenth of the index: 100k messages indexed (phase 1) in 161 s at 831 MB
+# instead of 1,262 MB with eight, keyword search as fast (bench/scale.py,
+# BENCHMARKS.md "Huge transcripts and scale"). Edge measures max_segment_size
+# by vector storage, not payload, so the count is what bounds a merge here.
+OPTIMIZERS = qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024)
+
+
 def shard_config(dim: int) -> qe.EdgeConfig:
     return qe.EdgeConfig(
         vectors={
@@ -70,6 +81,7 @@ def shard_config(dim: int) -> qe.EdgeConfig:
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=qe.Memory.Cold)},
         hnsw_config=HNSW,
         payload_memory=qe.Memory.Cold,
+        optimizers=OPTIMIZERS,
     )
 
 
