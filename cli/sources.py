@@ -60,7 +60,7 @@ def run(args: argparse.Namespace) -> int:
     if facts is not None:
         print(facts.readiness)
         if facts.readings:
-            print("read at the last indexing (unknown parts: a new version of the tool wrote something not read yet):")
+            print("read at the last indexing (unknown parts: a newer tool version wrote them):")
             for reading in facts.readings:
                 print(f"  {reading.describe()}")
         for line in facts.archive.lines() if facts.archive is not None else []:
