@@ -112,6 +112,21 @@ class Session:
             self._turns = pair_messages(self.messages)
         return self._turns
 
+    def turn_groups(self) -> list[tuple[int | None, list[Message]]]:
+        """Messages in order, cut where a turn starts; asides (sub-agent lines,
+        errors, system notes) stay with the turn before: how the reader and the
+        exports lay a session out."""
+        owner = {mid: turn.index for turn in self.turns for mid in turn.message_ids}
+        groups: list[tuple[int | None, list[Message]]] = []
+        for message in self.messages:
+            index = owner.get(message.id)
+            if index is not None and (not groups or groups[-1][0] != index):
+                groups.append((index, []))
+            elif not groups:
+                groups.append((None, []))
+            groups[-1][1].append(message)
+        return groups
+
     def message(self, message_id: str) -> Message | None:
         for message in self.messages:
             if message.id == message_id:

@@ -96,20 +96,6 @@ def masked_session(session: Session, shown: Callable[[str], str]) -> Session:
     )
 
 
-def turn_groups(session: Session) -> list[tuple[int | None, list[Message]]]:
-    """Messages in order, cut where a turn starts; asides (sub-agent, errors) stay with the turn before."""
-    owner = {mid: turn.index for turn in session.turns for mid in turn.message_ids}
-    groups: list[tuple[int | None, list[Message]]] = []
-    for message in session.messages:
-        index = owner.get(message.id)
-        if index is not None and (not groups or groups[-1][0] != index):
-            groups.append((index, []))
-        elif not groups:
-            groups.append((None, []))
-        groups[-1][1].append(message)
-    return groups
-
-
 def aside(message: Message) -> str:
     """What a message outside the conversation is, or "" for one of the conversation."""
     if message.virtual:
@@ -129,6 +115,28 @@ def tokens_line(usage: Usage) -> str:
         if n
     ]
     return " / ".join(parts) + (f" ({', '.join(cached)})" if cached else "")
+
+
+def header_rows(facts: SessionFacts, code: Callable[[str], str] = str) -> list[tuple[str, str]]:
+    """The page header of an export, (name, value) in order, the same for every
+    format; `code` marks the values that are identifiers (Markdown's backticks)."""
+    rows = [
+        ("Tool", facts.tool),
+        ("Project", facts.project),
+        ("Model", ", ".join(facts.models) or "—"),
+        ("Started", facts.started),
+        ("Updated", facts.updated),
+        ("Turns", f"{facts.turns} turns · {facts.messages} messages"),
+        ("Tokens", tokens_line(facts.usage) if facts.usage else "not recorded by this tool"),
+    ]
+    if facts.cost is not None:
+        rows.append(("Cost", cost_line(facts.cost) or "—"))
+    rows += [
+        ("Session id", code(facts.session_id)),
+        ("Folder", code(facts.cwd) if facts.cwd else "—"),
+        ("Source file", code(facts.path)),
+    ]
+    return rows
 
 
 def cost_line(cost: Cost) -> str:

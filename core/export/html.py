@@ -14,7 +14,7 @@ import re
 from functools import cache
 from html import escape
 
-from convo_tui.core.export.facts import SessionFacts, args_hint, aside, cost_line, tokens_line, turn_groups, when
+from convo_tui.core.export.facts import SessionFacts, args_hint, aside, header_rows, when
 from convo_tui.core.model import Message, Session, ToolCall
 from pygments import highlight
 from pygments.formatters import HtmlFormatter
@@ -165,18 +165,7 @@ def message_html(message: Message) -> str:
 
 
 def facts_html(facts: SessionFacts) -> str:
-    rows = [
-        ("Tool", facts.tool),
-        ("Project", facts.project),
-        ("Model", ", ".join(facts.models) or "—"),
-        ("Started", facts.started),
-        ("Updated", facts.updated),
-        ("Turns", f"{facts.turns} turns · {facts.messages} messages"),
-        ("Tokens", tokens_line(facts.usage) if facts.usage else "not recorded by this tool"),
-    ]
-    if facts.cost is not None:
-        rows.append(("Cost", cost_line(facts.cost) or "—"))
-    rows += [("Session id", facts.session_id), ("Folder", facts.cwd or "—"), ("Source file", facts.path)]
+    rows = header_rows(facts)
     cells = "\n".join(f"<dt>{escape(name)}</dt><dd>{escape(value)}</dd>" for name, value in rows)
     return f'<dl class="facts">\n{cells}\n</dl>'
 
@@ -185,7 +174,7 @@ def render_html(session: Session, facts: SessionFacts) -> str:
     """The page; `session` is already masked (core/export/facts.py)."""
     turns = {turn.index: turn for turn in session.turns}
     sections = []
-    for index, messages in turn_groups(session):
+    for index, messages in session.turn_groups():
         if index is None:
             sections.append('<section class="turn lead">')
         else:

@@ -9,7 +9,7 @@ import json
 import re
 from html import escape
 
-from convo_tui.core.export.facts import SessionFacts, args_hint, aside, cost_line, tokens_line, turn_groups, when
+from convo_tui.core.export.facts import SessionFacts, args_hint, aside, header_rows, when
 from convo_tui.core.model import Message, Session, ToolCall
 
 ROLE_HEADING = {"user": "👤 User", "assistant": "🤖 AI", "system": "⚙ System"}
@@ -27,22 +27,7 @@ def _cell(text: str) -> str:
 
 
 def facts_table(facts: SessionFacts) -> str:
-    rows = [
-        ("Tool", facts.tool),
-        ("Project", facts.project),
-        ("Model", ", ".join(facts.models) or "—"),
-        ("Started", facts.started),
-        ("Updated", facts.updated),
-        ("Turns", f"{facts.turns} turns · {facts.messages} messages"),
-        ("Tokens", tokens_line(facts.usage) if facts.usage else "not recorded by this tool"),
-    ]
-    if facts.cost is not None:
-        rows.append(("Cost", cost_line(facts.cost) or "—"))
-    rows += [
-        ("Session id", f"`{facts.session_id}`"),
-        ("Folder", f"`{facts.cwd}`" if facts.cwd else "—"),
-        ("Source file", f"`{facts.path}`"),
-    ]
+    rows = header_rows(facts, code=lambda value: f"`{value}`")
     return "\n".join(["| | |", "|---|---|", *(f"| {name} | {_cell(value)} |" for name, value in rows)])
 
 
@@ -84,7 +69,7 @@ def render_markdown(session: Session, facts: SessionFacts) -> str:
     """The document; `session` is already masked (core/export/facts.py)."""
     turns = {turn.index: turn for turn in session.turns}
     parts = [f"# {facts.title}", facts_table(facts)]
-    for index, messages in turn_groups(session):
+    for index, messages in session.turn_groups():
         if index is not None:
             stamp = turns[index].timestamp
             parts.append(f"## Turn {index}" + (f" · {when(stamp)}" if stamp else ""))

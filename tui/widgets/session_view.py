@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable
 from pathlib import Path
 
-from convo_tui.core.model import Message, Session
+from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.tui.render import format_date, plural
 from convo_tui.tui.turns import turn_of_message
@@ -63,25 +63,11 @@ def session_head(
     return head
 
 
-def group_by_turn(session: Session) -> list[tuple[int | None, list[Message]]]:
-    """Messages in order, cut where a new turn starts; asides stay with the turn before."""
-    owner = turn_of_message(session)
-    groups: list[tuple[int | None, list[Message]]] = []
-    for message in session.messages:
-        index = owner.get(message.id)
-        if index is not None and (not groups or groups[-1][0] != index):
-            groups.append((index, []))
-        elif not groups:
-            groups.append((None, []))
-        groups[-1][1].append(message)
-    return groups
-
-
 def build_turn_views(session: Session, terms: list[str], shown: Callable[[str], str]) -> list[TurnView]:
     owner = turn_of_message(session)
     turns = {t.index: t for t in session.turns}
     views = []
-    for index, messages in group_by_turn(session):
+    for index, messages in session.turn_groups():
         children: list[Widget] = []
         if index is not None:
             title = Text(f"Turn {index}", style="bold")
