@@ -11,7 +11,7 @@ Every action reports problems with notify(), never raises.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Awaitable, Callable
 from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
@@ -82,19 +82,7 @@ class SessionActions:
             self.app.notify(self.NO_TARGET, severity="warning", timeout=3)
         return target
 
-    def load_session(self, session_id: str) -> Session | None:
-        """The whole session, read here (the card that opens in place needs it now)."""
-        library = self.app.library
-        if library is None:
-            self.app.notify("The index is still opening", severity="warning")
-            return None
-        try:
-            return library.session(session_id)
-        except ConvoError as exc:
-            self.app.notify(str(exc), severity="error")
-            return None
-
-    def with_session(self, target: SessionTarget, then: Callable[[Session], None]) -> None:
+    def with_session(self, target: SessionTarget, then: Callable[[Session], Awaitable[None] | None]) -> None:
         """`then(session)` on the UI thread, the session read in a worker if the screen does not hold it."""
         if target.session is not None:
             then(target.session)
@@ -104,7 +92,7 @@ class SessionActions:
             self._read_then(target.session_id, then)
 
     @work(thread=True, group="session-read")
-    def _read_then(self, session_id: str, then: Callable[[Session], None]) -> None:
+    def _read_then(self, session_id: str, then: Callable[[Session], Awaitable[None] | None]) -> None:
         app = self.app
         with app.background.running():  # the index stays open until this returns
             library = app.library

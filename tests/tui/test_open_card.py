@@ -105,3 +105,21 @@ async def test_down_then_escape_leaves_no_card_open_and_ctrl_o_opens_the_marked_
         await pilot.press("ctrl+o")
         await settle(pilot)
         assert isinstance(app.screen, ReaderScreen) and app.screen.session.id == second.hit.session_id
+
+
+@run_async
+async def test_a_card_replaced_while_its_session_is_read_does_not_open_or_crash(corpus):
+    """The results change under an opening card when an index run publishes (found by
+    tests/e2e/test_app.py): the session arrives for a card no longer on screen."""
+    from convo_tui.tui.card_messages import CardExpand
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, TERM)
+        card = long_card(app)
+        app.search_screen.post_message(CardExpand(card))  # as Enter on it does
+        await card.remove()  # gone before the session is read
+        await settle(pilot)
+        assert app.is_running and not card.expanded
+        assert all(not c.expanded for c in app.search_screen.cards())

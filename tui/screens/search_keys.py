@@ -20,6 +20,7 @@ from textual.containers import VerticalScroll
 from textual.widget import Widget
 
 if TYPE_CHECKING:
+    from convo_tui.core.model import Session
     from textual.widgets import Input
 
 SEARCH_BINDINGS: list[BindingType] = [
@@ -283,14 +284,21 @@ class ResultKeys:
 
     # -- what the cards ask (tui/card_messages.py) -------------------------------------------
 
-    async def on_card_expand(self, event: CardExpand) -> None:
+    def on_card_expand(self, event: CardExpand) -> None:
         event.stop()
-        session = self.load_session(event.hit.session_id)  # type: ignore[attr-defined]
-        if session is not None:
-            mounting = event.card.expand_with(session, session_cost(session, price_table(self.app.settings)))  # type: ignore[attr-defined]
+        card = event.card
+        target = SessionTarget(event.hit.session_id, title=event.hit.session_title, path=event.hit.path)
+
+        async def expand(session: Session) -> None:
+            # The results may have been replaced while the session was read (an index run publishing).
+            if not card.is_attached:
+                return
+            mounting = card.expand_with(session, session_cost(session, price_table(self.app.settings)))  # type: ignore[attr-defined]
             if mounting is not None:
                 await mounting  # its messages composed: their rows can be found
-                self.card_expanded(event.card)
+                self.card_expanded(card)
+
+        self.with_session(target, expand)  # type: ignore[attr-defined]  # read in a worker (tui/session_actions.py)
 
     def on_card_closed(self, event: CardClosed) -> None:
         event.stop()
