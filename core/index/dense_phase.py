@@ -18,6 +18,7 @@ from __future__ import annotations
 import time
 from collections.abc import Callable, Sequence
 from dataclasses import dataclass
+from itertools import islice
 from typing import Any, Protocol
 
 from convo_tui.core.heap import return_freed_memory
@@ -171,10 +172,27 @@ class DensePhase:
         return [(sid, counts[sid]) for sid in order], sum(counts.values())
 
     def _round(self, sessions: list[str], told: _Told, cancel: CancelFlag | None) -> bool:
-        """Give the sessions' waiting points their vectors; True if cancelled."""
+        """Give the sessions' waiting points their vectors; True if cancelled.
+
+        The points are read and embedded ROUND_TEXTS at a time, not a session at a
+        time: one session can be a 200 MB transcript of 20,000 texts (issue 24.5).
+        A text met again in a later slice comes from the cache, not the model."""
         flt = _visible(Cond("dense_ready", value=False), Cond("session_id", any=tuple(sessions)))
         fields = ["key", "level", "text", "user_text", "ai_text"]
-        points = [(p.id, p.payload.get("key", ""), point_text(p.payload)) for p in self.store.scroll(flt, fields=fields)]
+        # Paged by point id: marking a slice ready does not move the pages still to come.
+        found = iter(self.store.scroll(flt, fields=fields, batch=ROUND_TEXTS))
+        while points := [(p.id, p.payload.get("key", ""), point_text(p.payload)) for p in islice(found, ROUND_TEXTS)]:
+            cancelled = self._embed(points, told, cancel)
+            # onnxruntime's threads allocate each batch's buffers from their own malloc
+            # arenas; without a trim the freed memory stays mapped and the process
+            # grows round after round (measured: 840 MB -> 1.3 GB over a long phase 2).
+            return_freed_memory()
+            if cancelled:
+                return True
+        return False
+
+    def _embed(self, points: list[tuple[str, str, str]], told: _Told, cancel: CancelFlag | None) -> bool:
+        """Vectors for these (id, key, text) points, written as they come; True if cancelled."""
         # Points whose text is empty (nothing to embed) are done at once.
         empty = tuple(key for _, key, text in points if not text)
         if empty:
@@ -204,10 +222,6 @@ class DensePhase:
                 self.cache.put_many(pairs)  # committed before the store sees them: a kill costs no embedding
             ready += pairs
         self._write(ready, waiting, told)
-        # onnxruntime's threads allocate each batch's buffers from their own malloc
-        # arenas; without a trim the freed memory stays mapped and the process
-        # grows round after round (measured: 840 MB -> 1.3 GB over a long phase 2).
-        return_freed_memory()
         return cancelled
 
     def _write(self, ready: list[tuple[str, Any]], waiting: dict[str, list[tuple[str, str]]], told: _Told) -> None:

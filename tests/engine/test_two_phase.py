@@ -16,6 +16,7 @@ from convo_tui.cli.main import main
 from convo_tui.core.embed.dense import shared_dense
 from convo_tui.core.embed.sparse import SparseEmbedder
 from convo_tui.core.holder.access import readiness as index_readiness
+from convo_tui.core.index import dense_phase
 from convo_tui.core.index.dense_phase import DensePhase, point_text, token_batches
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.points import session_points
@@ -192,6 +193,45 @@ def test_cancel_stops_phase_two_between_batches_and_the_next_run_finishes(tmp_pa
         dense.on_embed = None
         report = run(store, src, dense)
         assert report.semantic_ready == report.semantic_total and not report.cancelled
+    finally:
+        store.close()
+
+
+def test_phase_two_reads_a_huge_session_a_slice_at_a_time(tmp_path):
+    """One session of many texts (a 200 MB transcript has 20,000) is not read whole
+    before the model starts: memory holds a slice of ROUND_TEXTS texts (issue 24.5)."""
+    src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
+    try:
+        turns = [
+            (f"Step {j}: what does {TOPICS[j % 6]} mean here?", f"Reply {j}: look at {TOPICS[(j + 1) % 6]}.") for j in range(200)
+        ]
+        write_cursor(src, "huge", turns)
+        dense = CountingEmbedder()
+        first = run(store, src, dense, semantic=False)
+        assert first.semantic_total > 2 * dense_phase.ROUND_TEXTS  # one session, several slices
+
+        read = 0
+        scroll = store.scroll
+
+        def counted(*args, **kwargs):
+            nonlocal read
+            for point in scroll(*args, **kwargs):
+                read += 1
+                yield point
+
+        store.scroll = counted  # type: ignore[method-assign]
+        read_at_first_embed: list[int] = []
+        cancel = threading.Event()
+
+        def first_batch() -> None:
+            read_at_first_embed.append(read)
+            cancel.set()
+
+        dense.on_embed = first_batch
+        _added, cancelled = DensePhase(store, dense, None).run(None, cancel)
+        assert cancelled
+        # _pending_sessions reads every waiting point's id once; the texts come a slice at a time.
+        assert read_at_first_embed[0] - first.semantic_total <= dense_phase.ROUND_TEXTS
     finally:
         store.close()
 
