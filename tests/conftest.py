@@ -5,6 +5,7 @@ from __future__ import annotations
 import fcntl
 import os
 import shutil
+import signal
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -64,6 +65,29 @@ def _point_home_at(patch: pytest.MonkeyPatch, home: Path) -> None:
     ):
         patch.delenv(name, raising=False)
     home.mkdir(exist_ok=True)
+
+
+WATCHED_SIGNALS = (signal.SIGINT, signal.SIGTERM, signal.SIGHUP)
+
+
+@pytest.fixture(autouse=True)
+def signal_handlers_restored() -> Iterator[None]:
+    """A test that leaves a signal's handler changed fails, and the handler is put back.
+    A SIGINT left ignored in a worker is inherited by every process it starts after:
+    a `serve` that ignores Ctrl+C; the same for a signal left blocked (a random-order
+    run had three tests fail on Ctrl+C, far from whatever changed it)."""
+    before = {signum: signal.getsignal(signum) for signum in WATCHED_SIGNALS}
+    blocked = signal.pthread_sigmask(signal.SIG_BLOCK, [])
+    yield
+    changed = [signal.Signals(signum).name for signum, handler in before.items() if signal.getsignal(signum) is not handler]
+    for signum, handler in before.items():
+        if handler is not None:
+            signal.signal(signum, handler)
+    now_blocked = signal.pthread_sigmask(signal.SIG_SETMASK, blocked)
+    if changed:
+        pytest.fail(f"the test left the handler of {', '.join(changed)} changed", pytrace=False)
+    if now_blocked != blocked:
+        pytest.fail(f"the test left signals blocked: {sorted(s.name for s in now_blocked - blocked)}", pytrace=False)
 
 
 @pytest.fixture(scope="session", autouse=True)
