@@ -63,7 +63,16 @@ DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quanti
 # instead of 1,262 MB with eight, keyword search as fast (bench/scale.py,
 # BENCHMARKS.md "Huge transcripts and scale"). Edge measures max_segment_size
 # by vector storage, not payload, so the count is what bounds a merge here.
-OPTIMIZERS = qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024)
+#
+# Vacuum at half the points deleted, not Edge's fifth: phase 2 gives every text
+# point its vector once, and Edge moves an updated point out of its optimized
+# segment, leaving a deleted copy behind. Where texts are over a fifth of a
+# segment's points, the default rewrote every segment in the run's last
+# optimize, all mapped at once: a 200 MB transcript's run peaked at 1,067 MB
+# there, 477 MB at 0.5 (phase 2 from the vector cache, /tmp/exp in the notes of
+# BENCHMARKS.md), for 16% more on disk (413 against 355 MB) until a segment is
+# half dead and vacuumed on its own.
+OPTIMIZERS = qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024, deleted_threshold=0.5)
 
 
 def shard_config(dim: int) -> qe.EdgeConfig:
