@@ -31,6 +31,13 @@ os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 os.environ["NO_COLOR"] = os.environ.get("NO_COLOR", "")
 
+# A suite started in the background (`nohup pytest &`, some CI runners) starts
+# with SIGINT ignored, and every process it spawns inherits that: a `serve` then
+# rightly ignores Ctrl+C (cli/interrupts.py) and the tests of Ctrl+C fail. The
+# tests run as a foreground program does.
+if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
+    signal.signal(signal.SIGINT, signal.default_int_handler)
+
 
 TIERS = ("unit", "engine", "tui", "e2e")
 

@@ -156,9 +156,10 @@ def test_dangling_links_and_unreadable_folders_are_told_once(tmp_path: Path, mon
             raise PermissionError(13, "Permission denied", str(path))
         return real_scandir(path)
 
-    monkeypatch.setattr(os, "scandir", scandir)
     told: list[tuple[Path, str]] = []
-    files = list(iter_source_files([root, root, root / "sub"], lambda path, reason: told.append((path, reason))))
+    with monkeypatch.context() as patch:  # undone before tmp_path is removed (rmtree scans by fd)
+        patch.setattr(os, "scandir", scandir)
+        files = list(iter_source_files([root, root, root / "sub"], lambda path, reason: told.append((path, reason))))
     assert files == [root / "sub/a.jsonl"]
     assert told == [
         (root / "gone.jsonl", "dangling link (its target does not exist)"),
