@@ -68,10 +68,9 @@ DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quanti
 # point its vector once, and Edge moves an updated point out of its optimized
 # segment, leaving a deleted copy behind. Where texts are over a fifth of a
 # segment's points, the default rewrote every segment in the run's last
-# optimize, all mapped at once: a 200 MB transcript's run peaked at 1,067 MB
-# there, 477 MB at 0.5 (phase 2 from the vector cache, /tmp/exp in the notes of
-# BENCHMARKS.md), for 16% more on disk (413 against 355 MB) until a segment is
-# half dead and vacuumed on its own.
+# optimize, all mapped at once: a 200 MB transcript's phase 2 peaked at 1,066
+# MB there, 476 MB at 0.5 (bench/measure_vacuum.py), for 16% more on disk (413
+# against 355 MB) until a segment is half dead and vacuumed on its own.
 OPTIMIZERS = qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024, deleted_threshold=0.5)
 
 
