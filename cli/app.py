@@ -31,16 +31,16 @@ def run_app(args: argparse.Namespace) -> int:
     if not demo:
         app.run()
         return int(app.return_code or 0)
-    from convo_tui.tui.demo import keep_temporary_files_in, remove_demo_folder
+    from convo_tui.tui.demo import remove_demo_folder, temporary_files_in
 
-    keep_temporary_files_in(app.settings)
     # The demo lives in a fresh temporary folder: leave nothing behind, however the app ends.
     atexit.register(remove_demo_folder, app.settings)
-    try:
-        with quit_on_signals(app, lambda: remove_demo_folder(app.settings)):
-            app.run()
-    finally:
-        remove_demo_folder(app.settings)
+    with temporary_files_in(app.settings):
+        try:
+            with quit_on_signals(app, lambda: remove_demo_folder(app.settings)):
+                app.run()
+        finally:
+            remove_demo_folder(app.settings)
     return int(app.return_code or 0)
 
 

@@ -68,6 +68,7 @@ def test_the_app_and_the_demo_leave_nothing_outside_our_folders(tmp_path, monkey
     tmp = tmp_path / "tmp"
     tmp.mkdir()
     monkeypatch.setattr(tempfile, "tempdir", str(tmp))
+    monkeypatch.setenv("TMPDIR", str(tmp))
     home = Path(os.environ["HOME"])
     for name in ("XDG_CACHE_HOME", "XDG_CONFIG_HOME", "XDG_DATA_HOME", "XDG_STATE_HOME"):
         monkeypatch.delenv(name, raising=False)
@@ -116,6 +117,9 @@ def test_the_app_and_the_demo_leave_nothing_outside_our_folders(tmp_path, monkey
     assert made and not made[0].exists()
     assert _strays(home, before) == []
     assert _files(tmp) == set(), "left in the temp dir"
+    # The demo's TMPDIR named its folder, now gone: a process started after (Chromium,
+    # in a later test of this worker) could not make a temporary file.
+    assert (os.environ["TMPDIR"], tempfile.tempdir) == (str(tmp), str(tmp))
 
 
 def test_onnxruntime_telemetry_is_switched_off_by_the_engine(tmp_path):

@@ -12,6 +12,8 @@ import dataclasses
 import os
 import shutil
 import tempfile
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 
 from convo_tui.core.settings import Settings
@@ -39,13 +41,25 @@ def remove_demo_folder(settings: Settings) -> None:
         shutil.rmtree(folder, ignore_errors=True)
 
 
-def keep_temporary_files_in(settings: Settings) -> None:
-    """Send this process's temporary files into the demo folder, so they go with it.
+@contextmanager
+def temporary_files_in(settings: Settings) -> Iterator[None]:
+    """Send this process's temporary files into the demo folder while the demo runs,
+    so they go with it; the temp dir before is back when the block ends (the folder
+    is gone by then: a TMPDIR naming it breaks whatever starts a process after).
 
     The model libraries write to the temp dir on their own (onnxruntime a `.ses`
-    file on import, fastembed an empty `fastembed_cache`): call this before they
+    file on import, fastembed an empty `fastembed_cache`): enter this before they
     are imported.
     """
     folder = str(demo_folder(settings))
+    before_env, before_module = os.environ.get("TMPDIR"), tempfile.tempdir
     os.environ["TMPDIR"] = folder
     tempfile.tempdir = folder
+    try:
+        yield
+    finally:
+        if before_env is None:
+            os.environ.pop("TMPDIR", None)
+        else:
+            os.environ["TMPDIR"] = before_env
+        tempfile.tempdir = before_module
