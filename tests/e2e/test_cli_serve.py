@@ -4,6 +4,7 @@ holder hung, then aborted with `terminate called without an active exception`)."
 
 from __future__ import annotations
 
+import random
 import re
 import shutil
 import signal
@@ -16,18 +17,77 @@ from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from tests.e2e.terminal import convo_tui
 from tests.helpers.demo_corpus import copy_demo
 
+DEMO_SESSIONS = 15
+EXTRA_SESSIONS = 80
+WORDS = [
+    "cache",
+    "retry",
+    "queue",
+    "worker",
+    "schema",
+    "migration",
+    "index",
+    "shard",
+    "token",
+    "budget",
+    "deploy",
+    "rollback",
+    "socket",
+    "lock",
+    "timeout",
+    "parser",
+    "config",
+    "export",
+    "import",
+    "archive",
+    "search",
+    "ranking",
+    "vector",
+    "keyword",
+    "session",
+    "project",
+    "folder",
+    "branch",
+    "commit",
+    "review",
+    "latency",
+    "memory",
+    "thread",
+    "signal",
+    "process",
+    "terminal",
+]
 
-def _intact(index_dir: Path) -> None:
+
+def _intact(index_dir: Path, sessions: int = DEMO_SESSIONS) -> None:
     with Library.open(Settings(index_dir=index_dir)) as library:  # the lock is free
-        assert len(library.sessions()) == 15
+        assert len(library.sessions()) == sessions
         status = library.semantic_status()
         assert status.ready == status.total > 0
 
 
+def _more_sessions(corpus: Path, count: int) -> None:
+    """Cursor sessions of distinct English sentences: phase 2 gets hundreds of texts to
+    embed, so the client's run is still going through the holder when Ctrl+C lands
+    (with the demo's 55 texts the holder could finish them first: 1 run in 12)."""
+    words = random.Random(23)
+    folder = corpus / ".cursor" / "projects" / "Users-dana-code-extra" / "agent-transcripts"
+    folder.mkdir(parents=True)
+    for n in range(count):
+        turns = []
+        for t in range(3):
+            question = " ".join(words.choice(WORDS) for _ in range(12))
+            answer = " ".join(words.choice(WORDS) for _ in range(30))
+            turns.append(f"user:\nSession {n} turn {t}: {question}?\n\nassistant:\n{answer}.\n\n")
+        (folder / f"extra-{n}.txt").write_text("".join(turns), encoding="utf-8")
+
+
 def test_serve_answers_a_search_and_stops_on_ctrl_c_while_a_client_indexes_through_it(terminal, tmp_path: Path):
     corpus, index_dir = copy_demo(tmp_path), tmp_path / "index"
+    _more_sessions(corpus, EXTRA_SESSIONS)
     with Library.open(Settings(index_dir=index_dir, model=DEFAULT_MODEL)) as library:
-        assert library.index([corpus], semantic=False).sessions == 15  # phase 2 is left for the client's run
+        report = library.index([corpus], semantic=False)  # phase 2 is left for the client's run
+        assert report.sessions == DEMO_SESSIONS + EXTRA_SESSIONS
     serve = terminal([*convo_tui(), "serve", "--no-watch", "--index-dir", str(index_dir)], cols=80, rows=24)
     serve.wait_for("convo-tui: ready")
 
@@ -49,7 +109,7 @@ def test_serve_answers_a_search_and_stops_on_ctrl_c_while_a_client_indexes_throu
     shown = client.scrollback()
     assert "(convo-tui serve) stopped; the run goes on here" in shown
     assert re.search(r"^semantic: (\d+)/\1 texts with vectors \(100%\)", shown, re.M), shown
-    _intact(index_dir)
+    _intact(index_dir, DEMO_SESSIONS + EXTRA_SESSIONS)
 
 
 def test_serve_stops_on_sigterm_after_answering(terminal, tmp_path: Path, demo_built: Path):
