@@ -9,6 +9,7 @@ from __future__ import annotations
 
 from dataclasses import dataclass, field
 
+from convo_tui.core.export.facts import aside
 from convo_tui.core.model import Message, Session, Turn
 
 
@@ -56,10 +57,5 @@ def turn_parts(session: Session, turn_index: int, message_ids: list[str] | None 
 
 
 def aside_label(message: Message) -> str:
-    if message.virtual:
-        return "shown to the user, not sent to the AI"
-    if message.sidechain:
-        return "sub-agent"
-    if message.error:
-        return "error"
-    return message.role
+    """What a message outside the conversation is, in the exports' words; else its role."""
+    return aside(message) or message.role
