@@ -15,7 +15,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
-from convo_tui.core.index.points import LANG_CJK, LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
+from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
 from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
@@ -264,7 +264,7 @@ def _two_levels(
             noise = {pid for pid, c in view.cosines.items() if c < scale.noise}
             cover = _coverage(embedders, sparse, by_sparse)
             weight = _weight(scale, parsed, kind)
-            other = view.other_language if (scale.cjk and query_lang == LANG_CJK) else set()
+            other = view.other_language if scale.cjk else set()
             fused.append(
                 fuse(by_dense, by_sparse, dense_of, noise=noise, coverage=cover, weight=weight, exact=exact, other_language=other)
             )

@@ -67,6 +67,21 @@ def test_text_bm25_could_not_match_is_ranked_by_meaning_for_a_cjk_query():
     assert with_rule[0].id == "en" and abs(with_rule[0].score - expected) < 1e-9 and with_rule[0].stage == "meaning"
 
 
+def test_a_stray_shared_word_does_not_hold_down_text_in_the_other_language():
+    """An English query's Chinese answer often shares one identifier with it: a
+    sliver of BM25 must not cap it under an English near miss that shares the
+    query's words but not its meaning (issue 26, cross_en_zh)."""
+    en_near_miss, zh_answer = point("en", 4.0), point("zh", 0.2)
+    dense_of = {"en": 0.5, "zh": 0.85}
+    without = fuse([en_near_miss, zh_answer], [en_near_miss, zh_answer], dense_of, weight=0.7)
+    assert [p.id for p in without] == ["en", "zh"]  # 0.35 + 0.3 = 0.65 against 0.595 + 0.015
+    en_near_miss, zh_answer = point("en", 4.0), point("zh", 0.2)  # fuse sets each point's score
+    with_rule = fuse([en_near_miss, zh_answer], [en_near_miss, zh_answer], dense_of, weight=0.7, other_language={"zh"})
+    expected = 0.7 * 0.85 + 0.3 * fusion.OTHER_LANGUAGE_SHARE * 0.85
+    assert with_rule[0].id == "zh" and abs(with_rule[0].score - expected) < 1e-9
+    assert with_rule[0].stage == "both"  # BM25 did match a word: the stage says so, not the stand-in
+
+
 def test_language_partitions_filter_on_lang_and_keep_points_without_it_in_the_latin_one():
     base = Filter(must=(Cond("visible", value=True),))
     cjk, other = meaning.partition_filters(base)
