@@ -79,6 +79,7 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "align": ("convo_tui.core.search.meaning", "ALIGN_LANGUAGES", int),
     "align_share": ("convo_tui.core.search.meaning", "ALIGN_SHARE", float),
     "unseen": ("convo_tui.core.search.fusion", "UNSEEN_BY_KEYWORD", int),
+    "unseen_power": ("convo_tui.core.search.fusion", "UNSEEN_POWER", float),
     "exact": ("convo_tui.core.search.fusion", "EXACT_TIER", int),
     "other": ("convo_tui.core.search.fusion", "OTHER_LANGUAGE_SHARE", float),
 }

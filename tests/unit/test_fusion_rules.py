@@ -25,6 +25,17 @@ def test_a_point_the_model_never_saw_scores_its_keyword_relevance_not_a_fraction
     assert ranked(out) == [("tool-output", 1.0, "keyword"), ("prose", 0.8, "both")]
 
 
+def test_an_unseen_point_sharing_one_word_of_six_does_not_bury_a_match_by_meaning():
+    """Its words stand in for its meaning at `s ** UNSEEN_POWER`: a weak keyword
+    match (the agent's narration "The user wants the X fixed" for "users lose their
+    login when the phone changes network") must not outrank the prompt the model
+    found, while a full match (above) still scores 1.0 (issue 26, paraphrase-1)."""
+    prompt, narration = point("prompt", 0.0), point("narration", 3.0)
+    out = fuse([prompt], [narration], {"prompt": 0.2}, weight=0.6, coverage={"narration": 1 / 6})
+    assert [p.id for p in out] == ["prompt", "narration"]
+    assert abs(out[1].score - (0.6 * (1 / 6) ** fusion.UNSEEN_POWER + 0.4 / 6)) < 1e-9
+
+
 def test_unseen_rule_off_gives_the_old_capped_score():
     fusion.UNSEEN_BY_KEYWORD = False
     try:
