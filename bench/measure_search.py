@@ -13,8 +13,9 @@ from collections.abc import Sequence
 
 from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN
 from convo_tui.core.search.merge import merge
-from convo_tui.core.search.pipeline import Embedders, level_filter, search
+from convo_tui.core.search.pipeline import search
 from convo_tui.core.search.query import parse_query
+from convo_tui.core.search.request import Embedders, level_filter
 from convo_tui.core.store.base import Query, Store
 
 from bench.stats import percentile

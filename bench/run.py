@@ -65,7 +65,7 @@ def run(
     try:
         from convo_tui.core.embed.dense import DenseEmbedder
         from convo_tui.core.embed.sparse import SparseEmbedder
-        from convo_tui.core.search.pipeline import Embedders
+        from convo_tui.core.search.request import Embedders
 
         with Stopwatch() as loading:
             dense = DenseEmbedder()

@@ -13,7 +13,7 @@ from convo_tui.core.engine import ModelInfo
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.model_switch import SwitchResult, switch_dense_model
 from convo_tui.core.index.publish import CancelLike, IndexProgress, ProgressFn, is_cancelled
-from convo_tui.core.search.pipeline import Embedders
+from convo_tui.core.search.request import Embedders
 from convo_tui.core.settings import Settings
 from convo_tui.core.store.base import Store
 

@@ -7,11 +7,8 @@ merge.py folds message hits into their turn's card and collapses duplicates.
 
 from __future__ import annotations
 
-import re
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from functools import partial
-from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
@@ -19,56 +16,18 @@ from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, text_lang, tu
 from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
+from convo_tui.core.search.fuzzy import search_fuzzy
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
+from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
-from rapidfuzz import fuzz, process, utils
-
-if TYPE_CHECKING:
-    from convo_tui.core.embed.dense import DenseModel
-    from convo_tui.core.embed.sparse import SparseEmbedder
 
 MODES = SEARCH_MODES
-# Fuzzy mode scans every turn text when the filtered scope is this small,
-# otherwise it rescores hybrid candidates.
-FUZZY_SCAN_LIMIT = 4000
-FUZZY_CANDIDATES = 200
-FUZZY_MIN_SCORE = 70.0
 # In one session, a semantic-only hit counts for the reader's n/N above this
 # relevance (the model-calibrated score: cosine 0.45 for MiniLM, 0.86 for e5).
 IN_SESSION_RELEVANCE = 0.4
-_TEXT_FIELDS = [
-    "key",
-    "session_id",
-    "session_title",
-    "project",
-    "source",
-    "path",
-    "turn_index",
-    "message_ids",
-    "timestamp",
-    "user_text",
-    "ai_text",
-    "tools",
-    "role",
-    "text",
-    "part",
-    "machine",
-]
-
-
-@dataclass
-class Embedders:
-    """What a search needs from the models; `dense` may be None (keyword/fuzzy)."""
-
-    dense: DenseModel | None
-    sparse: SparseEmbedder
-
-
-def level_filter(parsed: ParsedQuery, level: str) -> Filter:
-    return parsed.store_filter().and_(Cond("level", value=level))
 
 
 def search(
@@ -105,7 +64,7 @@ def search(
     needs_dense = mode in ("hybrid", "semantic") and embedders.dense is not None
     query_dense = embedders.dense.embed_query(parsed.text) if needs_dense else None  # type: ignore[union-attr]
     if mode == "fuzzy":
-        return _fuzzy(store, embedders, parsed, query_dense, window)[offset:]
+        return search_fuzzy(store, embedders, parsed, query_dense, window)[offset:]
     if mode == "semantic" and query_dense is None:
         raise QueryError("semantic search needs the embedding model, which is not loaded")
     sparse = embedders.sparse.embed_query(parsed.text) if mode != "semantic" else None
@@ -151,7 +110,7 @@ def _stands_out(store: Store, parsed: ParsedQuery, dense: Sequence[float], scale
     near enough, and ahead of the next one, to be an answer rather than the noise
     every query has (`DenseScale.unknown_words`: best cosine plus its lead over the
     second). Never for Chinese, Japanese or Korean on a model that cannot read them."""
-    if not scale.cjk and _CJK.search(parsed.text):
+    if not scale.cjk and CJK.search(parsed.text):
         return False
     best = store.query([Query(dense=dense, filter=level_filter(parsed, LEVEL_TURN), limit=2)])[0]
     if not best:
@@ -192,7 +151,7 @@ def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]
             wanted[key] = max(wanted.get(key, 0.0), m.score)
     if not wanted:
         return []
-    found = store.scroll(Filter(must=(Cond("key", any=tuple(wanted)), Cond("visible", value=True))), fields=_TEXT_FIELDS)
+    found = store.scroll(Filter(must=(Cond("key", any=tuple(wanted)), Cond("visible", value=True))), fields=TEXT_FIELDS)
     out = []
     stages: dict[str, str] = {}
     for m in messages:
@@ -276,7 +235,7 @@ def _two_levels(
 def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:
     """The dense weight for this query: the model's, none for CJK on a model that
     cannot read it, at most CODE_DENSE_WEIGHT for a query made of identifiers."""
-    if not scale.cjk and _CJK.search(parsed.text):
+    if not scale.cjk and CJK.search(parsed.text):
         return fusion.NO_CJK_WEIGHT
     return min(scale.weight, CODE_DENSE_WEIGHT) if kind.code else scale.weight
 
@@ -312,116 +271,12 @@ def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:
     level = LEVEL_MESSAGE if parsed.role else LEVEL_TURN
     # Read through the timestamp index: `limit * 2` points, never every match
     # (sorting every turn in Python took seconds at 100k turns: cass issue #395).
-    chosen = store.newest(level_filter(parsed, level), limit=limit * 2, fields=_TEXT_FIELDS)
+    chosen = store.newest(level_filter(parsed, level), limit=limit * 2, fields=TEXT_FIELDS)
     for rank, point in enumerate(chosen):
         point.score = 1.0 / (1 + rank)
     if level == LEVEL_TURN:
         return merge(chosen, [], None, limit, turn_bonus=1.0)
     return merge([], chosen, None, limit)
-
-
-def _fuzzy(store: Store, embedders: Embedders, parsed: ParsedQuery, query_dense: Sequence[float] | None, limit: int) -> list[Hit]:
-    """Typo-tolerant: each query word against the text's closest word (rapidfuzz)."""
-    level = LEVEL_MESSAGE if parsed.role else LEVEL_TURN
-    flt = level_filter(parsed, level)
-    if store.count(flt) <= FUZZY_SCAN_LIMIT:
-        candidates = list(store.scroll(flt, fields=_TEXT_FIELDS))
-    else:
-        sparse = embedders.sparse.embed_query(parsed.text)
-        query = Query(dense=query_dense, sparse=sparse if sparse.indices else None, filter=flt, limit=FUZZY_CANDIDATES)
-        candidates = store.query([query])[0]
-    words = [w for w in utils.default_process(parsed.text).split() if w]
-    scored: list[Scored] = []
-    for point in candidates:
-        p = point.payload
-        text = f"{p.get('user_text', '')}\n{p.get('ai_text', '')}\n{p.get('text', '')}"
-        if not parsed.matches_phrases(text):
-            continue
-        score = fuzzy_score(words, text)
-        if score >= FUZZY_MIN_SCORE:
-            point.score = score / 100.0
-            point.stage = "fuzzy"
-            scored.append(point)
-    # Ties (common: many texts hold the word) break on position, so pages never overlap.
-    scored.sort(key=lambda s: (-s.score, s.payload.get("session_id", ""), s.payload.get("turn_index", -1), s.id))
-    top = scored[: limit * 2]
-    _fill_dense(store, top, query_dense)
-    if level == LEVEL_TURN:
-        return merge(top, _matched_messages(store, top, words, parsed), query_dense, limit, turn_bonus=1.0)
-    return merge([], top, query_dense, limit)
-
-
-def _matched_messages(store: Store, turns: list[Scored], words: list[str], parsed: ParsedQuery) -> list[Scored]:
-    """The messages of these turns that match on their own, so that merge folds
-    them into their turn's card as matched messages (what hybrid does)."""
-    wanted = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
-    if not wanted:
-        return []
-    sessions = tuple(sorted({sid for sid, _ in wanted if sid}))
-    indexes = tuple(sorted({index for _, index in wanted if isinstance(index, int)}))
-    if not sessions or not indexes:
-        return []
-    flt = level_filter(parsed, LEVEL_MESSAGE).and_(Cond("session_id", any=sessions), Cond("turn_index", any=indexes))
-    matched = []
-    for point in store.scroll(flt, fields=_TEXT_FIELDS):
-        p = point.payload
-        if (p.get("session_id"), p.get("turn_index")) not in wanted:
-            continue
-        # A message's words are a subset of its turn's, so this score never exceeds the turn's.
-        score = fuzzy_score(words, p.get("text", ""))
-        if score >= FUZZY_MIN_SCORE:
-            point.score = score / 100.0
-            point.stage = "fuzzy"
-            matched.append(point)
-    return matched
-
-
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-
-
-def fuzzy_score(words: list[str], text: str) -> float:
-    """Mean over query words of the best similarity to the text (0..100).
-
-    A word of Latin script is compared with the text's closest word; a word with
-    Chinese, Japanese or Korean characters (written without spaces, so the text
-    has no words to compare with) with the text's best-aligned run of characters."""
-    if not words:
-        return 0.0
-    processed = utils.default_process(text)
-    vocabulary = list(dict.fromkeys(processed.split()))
-    if not vocabulary:
-        return 0.0
-    total = 0.0
-    for word in words:
-        if _CJK.search(word):
-            total += fuzz.partial_ratio(word, processed)
-            continue
-        best = process.extractOne(word, vocabulary, scorer=fuzz.ratio, processor=None)
-        total += best[1] if best else 0.0
-    return total / len(words)
-
-
-def _fill_dense(store: Store, points: list[Scored], query_dense: Sequence[float] | None) -> None:
-    """Similarity for scanned points (scroll returns no vectors): one exact query."""
-    if query_dense is None or not points:
-        return
-    ids = {p.id for p in points}
-    keys = tuple(key for p in points if (key := p.payload.get("key")))
-    if not keys:
-        return
-    found = store.query(
-        [
-            Query(
-                dense=query_dense,
-                filter=Filter(must=(Cond("key", any=keys), Cond("visible", value=True))),
-                limit=len(keys) * 2,
-                with_dense=True,
-            )
-        ]
-    )[0]
-    vectors = {f.id: f.dense for f in found if f.id in ids}
-    for point in points:
-        point.dense = vectors.get(point.id)
 
 
 def hits_in_session(
@@ -452,4 +307,4 @@ def hits_in_session(
     return sorted(hits, key=lambda h: (h.turn_index, h.kind != "turn"))
 
 
-__all__ = ["MODES", "Embedders", "cosine", "hits_in_session", "search"]
+__all__ = ["MODES", "cosine", "hits_in_session", "search"]

@@ -24,7 +24,8 @@ from convo_tui.core.index.publish import Indexer, visible_filter
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.library import Library
 from convo_tui.core.model import Message, Session, ToolCall
-from convo_tui.core.search.pipeline import Embedders, search
+from convo_tui.core.search.pipeline import search
+from convo_tui.core.search.request import Embedders
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.store.base import Cond, Point, SparseVec
 from convo_tui.core.store.edge import EdgeStore

@@ -16,7 +16,7 @@ from convo_tui.core.embed.e5_onnx import E5Onnx
 from convo_tui.core.holder import protocol
 from convo_tui.core.holder.ops import OPERATIONS
 from convo_tui.core.index import dense_phase, points, publish
-from convo_tui.core.search import fusion, merge, pipeline
+from convo_tui.core.search import fusion, fuzzy, merge
 from convo_tui.core.sources import reader_modules
 from convo_tui.core.store import space
 
@@ -64,7 +64,7 @@ def quotes() -> list[tuple[str, str]]:
         (f"cards under {_n(fusion.RELEVANCE_FLOOR)} are dropped", "fusion.RELEVANCE_FLOOR"),
         (f"`TURN_BONUS` is {_n(merge.TURN_BONUS)}", "merge.TURN_BONUS"),
         (f"at least {merge.DUPLICATE_RATIO:g}% alike", "merge.DUPLICATE_RATIO"),
-        (f"holds at most {_n(pipeline.FUZZY_SCAN_LIMIT)}, else over {pipeline.FUZZY_CANDIDATES} candidates", "pipeline fuzzy"),
+        (f"holds at most {_n(fuzzy.FUZZY_SCAN_LIMIT)}, else over {fuzzy.FUZZY_CANDIDATES} candidates", "fuzzy mode"),
         (
             f"at least {choice.FAST_CJK_SHARE:.0%} of the newest {choice.SAMPLE_BYTES // 1_000_000} MB",
             "choice.FAST_CJK_SHARE / SAMPLE_BYTES",

@@ -1,0 +1,49 @@
+"""What every search mode shares: the models it may use, the payload fields a
+card reads and the filter of one level (turns or messages)."""
+
+from __future__ import annotations
+
+import re
+from dataclasses import dataclass
+from typing import TYPE_CHECKING
+
+from convo_tui.core.search.query import ParsedQuery
+from convo_tui.core.store.base import Cond, Filter
+
+if TYPE_CHECKING:
+    from convo_tui.core.embed.dense import DenseModel
+    from convo_tui.core.embed.sparse import SparseEmbedder
+
+# Chinese, Japanese and Korean characters (kana, CJK ideographs, hangul).
+CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
+
+TEXT_FIELDS = [
+    "key",
+    "session_id",
+    "session_title",
+    "project",
+    "source",
+    "path",
+    "turn_index",
+    "message_ids",
+    "timestamp",
+    "user_text",
+    "ai_text",
+    "tools",
+    "role",
+    "text",
+    "part",
+    "machine",
+]
+
+
+@dataclass
+class Embedders:
+    """What a search needs from the models; `dense` may be None (keyword/fuzzy)."""
+
+    dense: DenseModel | None
+    sparse: SparseEmbedder
+
+
+def level_filter(parsed: ParsedQuery, level: str) -> Filter:
+    return parsed.store_filter().and_(Cond("level", value=level))
