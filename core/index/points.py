@@ -8,8 +8,9 @@ indexing flips `visible` once the whole session is written.
 Keyword-only points (BM25, no dense vector) make the rest of a session
 searchable by words: a message's thinking, each tool call's input and output
 (message-level points with a `part` label), and the tail of a message longer
-than the dense chunks cover. Caps (characters): see KEYWORD_CAPS; what lies
-beyond them stays in the session record (shown by `show`), not in the index.
+than the dense chunks cover. Caps (characters): see KEYWORD_CAPS; a text
+longer than its cap keeps its start and its end (`capped_pieces`), and what
+lies between stays in the session record (shown by `show`), not in the index.
 """
 
 from __future__ import annotations
@@ -472,12 +473,23 @@ def _word_end(text: str, cut: int) -> int:
     return space.start() if space else cut
 
 
+def capped_pieces(text: str, cap: int) -> list[str]:
+    """`text` in KEYWORD_CHUNK_CHARS pieces, at most `cap` characters in all. Past
+    the cap it keeps its start and its last KEYWORD_CHUNK_CHARS: a test run's or a
+    build's output ends with what went wrong, a long file read with its last lines."""
+    if len(text) <= cap:
+        kept = [text]
+    else:
+        tail = min(KEYWORD_CHUNK_CHARS, cap // 2)
+        kept = [text[: cap - tail], text[len(text) - tail :]]
+    return [part[start : start + KEYWORD_CHUNK_CHARS] for part in kept for start in range(0, len(part), KEYWORD_CHUNK_CHARS)]
+
+
 def _keyword_points(key: str, part: str, text: str, base: dict[str, Any]) -> list[PendingPoint]:
-    """BM25-only points for one part of a message, cut at KEYWORD_CAPS[part]."""
-    text = (text or "").strip()[: KEYWORD_CAPS[part]]
+    """BM25-only points for one part of a message, its start and end within KEYWORD_CAPS[part]."""
     points = []
-    for chunk, start in enumerate(range(0, len(text), KEYWORD_CHUNK_CHARS)):
-        piece = text[start : start + KEYWORD_CHUNK_CHARS].strip()
+    for chunk, raw in enumerate(capped_pieces((text or "").strip(), KEYWORD_CAPS[part])):
+        piece = raw.strip()
         if piece:
             point_key = f"{key}#{chunk}" if chunk else key
             payload = {**base, "key": point_key, "chunk": chunk, "text": piece, "part": part}

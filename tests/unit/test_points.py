@@ -75,6 +75,34 @@ def test_short_text_needs_no_tokenizer():
     assert chunk_text("", None) == []
 
 
+def test_a_tool_output_over_its_cap_keeps_its_end_searchable():
+    """A 60 KB test run ends with the failure: the cap keeps its start and its last
+    KEYWORD_CHUNK_CHARS, not only its first 16,000 characters (the scale bench's
+    needle at the end of a long tool output was never found)."""
+    from convo_tui.core.index.points import KEYWORD_CAPS, PART_TOOL_OUTPUT
+
+    log = "".join(f"test_case_{i} PASSED\n" for i in range(3000)) + "FAILED test_ledger_rollover - KeyError: 'eur'\n"
+    assert len(log) > 3 * KEYWORD_CAPS[PART_TOOL_OUTPUT]
+    message = Message("m", "assistant", "running the suite", tools=[ToolCall("Bash", {"command": "pytest"}, result=log)])
+    session = Session(id="s", title="", project="", source="", path="", messages=[Message("u", "user", "go"), message])
+    outputs = [p for p in session_points(session, 1, None) if p.payload.get("part") == PART_TOOL_OUTPUT]
+    texts = [p.keyword_text for p in outputs]
+    assert sum(map(len, texts)) <= KEYWORD_CAPS[PART_TOOL_OUTPUT]
+    assert texts[0].startswith("test_case_0 PASSED")
+    assert "FAILED test_ledger_rollover - KeyError: 'eur'" in texts[-1]
+    assert len({p.key for p in outputs}) == len(outputs)  # the end has a point of its own
+
+
+def test_capped_pieces_keep_short_texts_whole_and_long_ones_head_and_tail():
+    from convo_tui.core.index.points import KEYWORD_CHUNK_CHARS, capped_pieces
+
+    assert capped_pieces("short", 8000) == ["short"]
+    text = "".join(chr(ord("a") + i % 26) for i in range(50_000))
+    pieces = capped_pieces(text, 8000)
+    assert all(len(p) <= KEYWORD_CHUNK_CHARS for p in pieces)
+    assert "".join(pieces) == text[: 8000 - KEYWORD_CHUNK_CHARS] + text[-KEYWORD_CHUNK_CHARS:]
+
+
 def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
     from convo_tui.core.index.points import KEYWORD_CAPS, KEYWORD_CHUNK_CHARS, MAX_DENSE_CHUNKS
 
