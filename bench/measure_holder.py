@@ -13,6 +13,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import statistics
 import subprocess
 import sys
@@ -67,7 +68,7 @@ def measure(index_dir: Path, rounds: int) -> dict[str, float]:
         figures["served hybrid search"] = wall([*CLI, "search", QUERY, *index], rounds)
         figures["served keyword search"] = wall([*CLI, "search", QUERY, "--mode", "keyword", *index], rounds)
     finally:
-        serve.send_signal(2)
+        serve.send_signal(signal.SIGTERM)  # SIGINT is ignored when the bench was started in the background
         serve.wait(timeout=60)
     return figures
 

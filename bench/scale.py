@@ -32,6 +32,7 @@ import argparse
 import json
 import os
 import shutil
+import signal
 import subprocess
 import sys
 import threading
@@ -250,7 +251,7 @@ def measure_cli(index_dir: Path) -> dict:
         for word in (NEWEST, OLD, "stripe webhook retry"):
             cli_times([*CLI, "search", word, *index], 1)
     finally:
-        serve.send_signal(2)
+        serve.send_signal(signal.SIGTERM)  # SIGINT is ignored when the bench was started in the background
         _, _, usage = os.wait4(serve.pid, 0)
         serve.returncode = 0
     figures["holder peak_mb"] = {"peak_mb": round(usage.ru_maxrss / 1024)}
