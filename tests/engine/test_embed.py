@@ -3,7 +3,7 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
-from convo_tui.core.embed.dense import DenseEmbedder, bundled_model_files
+from convo_tui.core.embed.dense import EMBED_WINDOW, DenseEmbedder, bundled_model_files
 from convo_tui.core.embed.sparse import SparseEmbedder
 from tokenizers import Tokenizer
 
@@ -27,7 +27,7 @@ def _reference(texts):
     """all-MiniLM-L6-v2 as sentence-transformers computes it: mean pooling, L2 norm."""
     onnx, tok = bundled_model_files()
     tokenizer = Tokenizer.from_file(str(tok))
-    tokenizer.enable_truncation(256)
+    tokenizer.enable_truncation(EMBED_WINDOW)
     tokenizer.no_padding()
     session = ort.InferenceSession(str(onnx))
     out = []
@@ -41,7 +41,8 @@ def _reference(texts):
 
 
 def test_bundled_model_matches_reference_pooling(dense):
-    assert (dense.name, dense.dim, dense.window) == ("all-MiniLM-L6-v2-int8", 384, 256)
+    assert (dense.name, dense.dim, dense.window) == ("all-MiniLM-L6-v2-int8", 384, EMBED_WINDOW)
+    assert EMBED_WINDOW == 128  # what the model was trained on (core/embed/dense.py)
     got = np.array(dense.embed_documents(TEXTS))
     assert np.abs(got - _reference(TEXTS)).max() < 1e-5
     assert np.allclose(np.linalg.norm(got, axis=1), 1.0, atol=1e-5)
@@ -64,6 +65,7 @@ def test_direct_onnx_path_gives_fastembeds_vectors(dense):
     from convo_tui.core.embed.dense import fastembed_bundled
 
     reference = fastembed_bundled()
+    reference.model.tokenizer.enable_truncation(max_length=EMBED_WINDOW)  # the window we give the model
     want = np.array(list(reference.embed(TEXTS, batch_size=2)))
     got = np.array(dense.embed_documents(TEXTS))
     assert np.abs(got - want).max() < 1e-5
