@@ -51,7 +51,7 @@ KEYWORD_CAPS = {
     PART_TOOL_OUTPUT: 16_000,  # per tool call
     PART_MESSAGE: 200_000,
 }
-# The turn text is embedded (the model reads its first 256 word pieces) and
+# The turn text is embedded (MiniLM reads its first 128 word pieces, e5 512) and
 # BM25-indexed up to this many characters; its messages' points cover the rest.
 TURN_TEXT_CHARS = 16_000
 # Which message chunks get a dense vector of their own: "uncovered" = only
