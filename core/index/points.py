@@ -177,7 +177,7 @@ def message_key(session_id: str, message_index: int, chunk: int = 0) -> str:
 
 
 def chunk_text(
-    text: str, tokenizer: TokenizerLike | None, max_tokens: int = CHUNK_TOKENS, overlap: int = CHUNK_OVERLAP
+    text: str, tokenizer: TokenizerLike | None, max_tokens: int | None = None, overlap: int | None = None
 ) -> list[str]:
     """Split text into pieces of at most `max_tokens` word pieces, overlapping a little."""
     text = text.strip()
@@ -187,8 +187,8 @@ def chunk_text(
 def chunk_spans(
     text: str,
     tokenizer: TokenizerLike | None,
-    max_tokens: int = CHUNK_TOKENS,
-    overlap: int = CHUNK_OVERLAP,
+    max_tokens: int | None = None,
+    overlap: int | None = None,
     max_chunks: int | None = None,
 ) -> list[tuple[int, int]]:
     """(start, end) of each chunk of an already stripped text, at most `max_chunks`.
@@ -198,6 +198,8 @@ def chunk_spans(
     `max_chunks`, only a prefix long enough for them is tokenized, so a huge
     message costs no more than its first chunks.
     """
+    max_tokens = CHUNK_TOKENS if max_tokens is None else max_tokens  # read at call time: the bench varies it
+    overlap = CHUNK_OVERLAP if overlap is None else overlap
     if not text:
         return []
     if len(text) <= max_tokens:
