@@ -77,7 +77,7 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "chunks": ("convo_tui.core.index.points", "MAX_DENSE_CHUNKS", int_value),  # index: dense chunks per message
     "questions": ("convo_tui.core.embed.dense", "EMBED_QUESTIONS", int),  # index: MiniLM embeds answered questions apart
     "window": ("convo_tui.core.embed.dense", "EMBED_WINDOW", int_value),  # index: word pieces MiniLM is given
-    "chunk_tokens": ("convo_tui.core.index.points", "CHUNK_TOKENS", int_value),  # index: word pieces per message chunk
+    "chunk_tokens": ("convo_tui.core.index.chunks", "CHUNK_TOKENS", int_value),  # index: word pieces per message chunk
     "align": ("convo_tui.core.search.meaning", "ALIGN_LANGUAGES", int),
     "align_share": ("convo_tui.core.search.meaning", "ALIGN_SHARE", float),
     "unseen": ("convo_tui.core.search.fusion", "UNSEEN_BY_KEYWORD", int),
@@ -119,11 +119,10 @@ def apply_variant(text: str) -> dict[str, str]:
 
 def index_key() -> str:
     """The index settings that change what gets a vector (a cached index built otherwise is stale)."""
-    from convo_tui.core.index import points
+    from convo_tui.core.index import chunks, points
 
-    knobs: dict[str, Any] = {
-        name: getattr(points, name) for name in ("CHUNK_TOKENS", "CHUNK_OVERLAP", "MAX_DENSE_CHUNKS", "TURN_TEXT_CHARS")
-    }
+    knobs: dict[str, Any] = {name: getattr(chunks, name) for name in ("CHUNK_TOKENS", "CHUNK_OVERLAP")}
+    knobs.update({name: getattr(points, name) for name in ("MAX_DENSE_CHUNKS", "TURN_TEXT_CHARS")})
     for name in INDEX_KNOBS:
         module, attribute, _ = KNOBS[name]
         knobs[name] = getattr(importlib.import_module(module), attribute)

@@ -18,10 +18,10 @@ from functools import partial
 from pathlib import Path
 from typing import Any
 
+from convo_tui.core.index.chunks import TokenizerLike
 from convo_tui.core.index.manifest import FileEntry, Manifest
 from convo_tui.core.index.points import (
     PendingPoint,
-    TokenizerLike,
     content_points,
     message_count,
     record_point,

@@ -8,20 +8,29 @@ indexing flips `visible` once the whole session is written.
 Keyword-only points (BM25, no dense vector) make the rest of a session
 searchable by words: a message's thinking, each tool call's input and output
 (message-level points with a `part` label), and the tail of a message longer
-than the dense chunks cover. Caps (characters): see KEYWORD_CAPS; a text
-longer than its cap keeps its start and its end (`capped_pieces`), and what
-lies between stays in the session record (shown by `show`), not in the index.
+than the dense chunks cover (core/index/keyword_parts.py: how much of each is
+indexed; what lies past that stays in the session record, shown by `show`).
+Message chunks and what a turn's vector reads: core/index/chunks.py.
 """
 
 from __future__ import annotations
 
-import json
 import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
-from typing import Any, Protocol
+from typing import Any
 
-from convo_tui.core.model import USER, Message, Session, ToolCall, Turn, combined_text, pair_messages
+from convo_tui.core.index.chunks import TokenizerLike, chunk_spans, covered_prefix, word_end
+from convo_tui.core.index.keyword_parts import (
+    KEYWORD_CAPS,
+    PART_MESSAGE,
+    PART_THINKING,
+    PART_TOOL_INPUT,
+    PART_TOOL_OUTPUT,
+    capped_pieces,
+    tool_input_text,
+)
+from convo_tui.core.model import USER, Message, Session, Turn, combined_text, pair_messages
 from convo_tui.core.serialize import message_records, pack, session_to_record, unpack
 
 LEVEL_SESSION = "session"
@@ -31,26 +40,10 @@ LEVEL_MESSAGE = "message"
 # then holds the record without messages, and `record_parts`).
 LEVEL_RECORD = "record"
 
-_SPACE = re.compile(r"\s")
-# Word pieces per chunk (the default model reads 256, minus special tokens and slack).
-CHUNK_TOKENS = 200
-CHUNK_OVERLAP = 32
 # Dense chunks per message (about 400 word pieces): past them a pasted log, a
 # file or a long generated answer stops changing what the message is about
 # (issue 25: 16 chunks made 1.8 texts per message to embed); the rest is keyword-only.
 MAX_DENSE_CHUNKS = 2
-# Characters per keyword-only point, and how many characters of each kind are indexed.
-KEYWORD_CHUNK_CHARS = 4000
-PART_THINKING = "thinking"
-PART_TOOL_INPUT = "tool input"
-PART_TOOL_OUTPUT = "tool output"
-PART_MESSAGE = ""  # the tail of a long message, past its dense chunks
-KEYWORD_CAPS = {
-    PART_THINKING: 32_000,
-    PART_TOOL_INPUT: 8_000,  # per tool call
-    PART_TOOL_OUTPUT: 16_000,  # per tool call
-    PART_MESSAGE: 200_000,
-}
 # The turn text is embedded (MiniLM reads its first 128 word pieces, e5 512) and
 # BM25-indexed up to this many characters; its messages' points cover the rest.
 TURN_TEXT_CHARS = 16_000
@@ -63,9 +56,6 @@ TURN_TEXT_CHARS = 16_000
 # keyword point and is ranked by meaning through its turn's vector
 # (core/search/meaning.py): the same words are not embedded twice.
 EMBED_SELECTION = "answers"
-# Share of the model's window trusted to cover a turn's text (the chunking
-# tokenizer may count slightly fewer pieces than the model's own).
-WINDOW_MARGIN = 0.9
 # Dense points get `lang` ("cjk" when Chinese, Japanese or Korean carry the text,
 # else "latin"): a multilingual model scores same-language pairs higher than
 # equally relevant cross-language ones, and search aligns the two (pipeline.py).
@@ -74,10 +64,6 @@ LANG_LATIN = "latin"
 CJK_TEXT_SHARE = 0.3
 _CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
-
-
-class TokenizerLike(Protocol):
-    def encode(self, text: str, add_special_tokens: bool = ...) -> Any: ...
 
 
 @dataclass
@@ -110,23 +96,6 @@ def text_lang(text: str) -> str:
         return LANG_LATIN
     words = len(_LATIN_WORD.findall(text))
     return LANG_CJK if cjk / (cjk + words) >= CJK_TEXT_SHARE else LANG_LATIN
-
-
-def covered_prefix(text: str, tokenizer: TokenizerLike | None, window: int | None) -> str:
-    """The start of `text` a model with this window reads (all of it when it fits)."""
-    if not window or not text:
-        return text
-    budget = max(1, int(window * WINDOW_MARGIN))
-    if len(text) <= budget:  # a word piece never spans fewer than one character
-        return text
-    if tokenizer is None:
-        words = [m.end() for m in re.finditer(r"\S+", text)]
-        keep = int(budget / 1.3)
-        return text if len(words) <= keep else text[: words[keep - 1]]
-    offsets = [span for span in tokenizer.encode(text[: budget * 12], add_special_tokens=False).offsets if span[1] > span[0]]
-    if len(offsets) <= budget and len(text) <= budget * 12:
-        return text
-    return text[: offsets[min(budget, len(offsets)) - 1][1]]
 
 
 def clean_text(value: str) -> str:
@@ -174,69 +143,6 @@ def turn_key(session_id: str, index: int) -> str:
 def message_key(session_id: str, message_index: int, chunk: int = 0) -> str:
     base = f"{session_id}:msg-{message_index}"
     return base if chunk == 0 else f"{base}#{chunk}"
-
-
-def chunk_text(
-    text: str, tokenizer: TokenizerLike | None, max_tokens: int | None = None, overlap: int | None = None
-) -> list[str]:
-    """Split text into pieces of at most `max_tokens` word pieces, overlapping a little."""
-    text = text.strip()
-    return [text[a:b].strip() for a, b in chunk_spans(text, tokenizer, max_tokens, overlap)]
-
-
-def chunk_spans(
-    text: str,
-    tokenizer: TokenizerLike | None,
-    max_tokens: int | None = None,
-    overlap: int | None = None,
-    max_chunks: int | None = None,
-) -> list[tuple[int, int]]:
-    """(start, end) of each chunk of an already stripped text, at most `max_chunks`.
-
-    A word piece never spans fewer than one character, so text no longer than
-    `max_tokens` characters needs no tokenizer at all (the common case). With
-    `max_chunks`, only a prefix long enough for them is tokenized, so a huge
-    message costs no more than its first chunks.
-    """
-    max_tokens = CHUNK_TOKENS if max_tokens is None else max_tokens  # read at call time: the bench varies it
-    overlap = CHUNK_OVERLAP if overlap is None else overlap
-    if not text:
-        return []
-    if len(text) <= max_tokens:
-        return [(0, len(text))]
-    if tokenizer is None:
-        return _chunk_words(text, max_tokens, overlap, max_chunks)
-    head = text if max_chunks is None else text[: max_chunks * max_tokens * 12]
-    offsets = [span for span in tokenizer.encode(head, add_special_tokens=False).offsets if span[1] > span[0]]
-    if len(offsets) <= max_tokens and len(head) == len(text):
-        return [(0, len(text))]
-    spans: list[tuple[int, int]] = []
-    step = max(1, max_tokens - overlap)
-    start = 0
-    while start < len(offsets) and (max_chunks is None or len(spans) < max_chunks):
-        end = min(start + max_tokens, len(offsets))
-        if text[offsets[start][0] : offsets[end - 1][1]].strip():
-            spans.append((offsets[start][0], offsets[end - 1][1]))
-        if end == len(offsets):
-            break
-        start += step
-    return spans
-
-
-def _chunk_words(text: str, max_tokens: int, overlap: int, max_chunks: int | None) -> list[tuple[int, int]]:
-    """Fallback without a tokenizer: about 1.3 word pieces per word."""
-    words = [(m.start(), m.end()) for m in re.finditer(r"\S+", text)]
-    size = max(1, int(max_tokens / 1.3))
-    step = max(1, size - int(overlap / 1.3))
-    spans: list[tuple[int, int]] = []
-    for i in range(0, len(words), step):
-        if max_chunks is not None and len(spans) >= max_chunks:
-            break
-        piece = words[i : i + size]
-        spans.append((piece[0][0], piece[-1][1]))
-        if i + size >= len(words):
-            break
-    return spans
 
 
 def tool_names(tools: list[Any]) -> list[str]:
@@ -459,7 +365,7 @@ def _message_points(
             points.append(PendingPoint(key, "", payload, keyword=piece))  # its turn's vector reads it, or narration
         else:
             points.append(PendingPoint(key, piece, payload))
-    rest = text[_word_end(text, spans[-1][1]) :] if spans else ""
+    rest = text[word_end(text, spans[-1][1]) :] if spans else ""
     points += _keyword_points(f"{message_key(session_id, index)}:rest", PART_MESSAGE, rest, base)
     points += _keyword_points(f"{message_key(session_id, index)}:thinking", PART_THINKING, message.thinking, base)
     for number, tool in enumerate(message.tools):
@@ -467,24 +373,6 @@ def _message_points(
         points += _keyword_points(f"{prefix}-in", PART_TOOL_INPUT, tool_input_text(tool), base)
         points += _keyword_points(f"{prefix}-out", PART_TOOL_OUTPUT, tool.result, base)
     return points
-
-
-def _word_end(text: str, cut: int) -> int:
-    """Move a cut made between word pieces to the end of that word (a few characters at most)."""
-    space = _SPACE.search(text, cut, cut + 100)
-    return space.start() if space else cut
-
-
-def capped_pieces(text: str, cap: int) -> list[str]:
-    """`text` in KEYWORD_CHUNK_CHARS pieces, at most `cap` characters in all. Past
-    the cap it keeps its start and its last KEYWORD_CHUNK_CHARS: a test run's or a
-    build's output ends with what went wrong, a long file read with its last lines."""
-    if len(text) <= cap:
-        kept = [text]
-    else:
-        tail = min(KEYWORD_CHUNK_CHARS, cap // 2)
-        kept = [text[: cap - tail], text[len(text) - tail :]]
-    return [part[start : start + KEYWORD_CHUNK_CHARS] for part in kept for start in range(0, len(part), KEYWORD_CHUNK_CHARS)]
 
 
 def _keyword_points(key: str, part: str, text: str, base: dict[str, Any]) -> list[PendingPoint]:
@@ -497,23 +385,3 @@ def _keyword_points(key: str, part: str, text: str, base: dict[str, Any]) -> lis
             payload = {**base, "key": point_key, "chunk": chunk, "text": piece, "part": part}
             points.append(PendingPoint(point_key, "", payload, keyword=piece))
     return points
-
-
-def tool_input_text(tool: ToolCall) -> str:
-    """A tool call's input as words: its name and argument values (commands, paths, patterns)."""
-    values: list[str] = [tool.name]
-
-    def walk(value: Any) -> None:
-        if isinstance(value, str):
-            values.append(value)
-        elif isinstance(value, dict):
-            for item in value.values():
-                walk(item)
-        elif isinstance(value, (list, tuple)):
-            for item in value:
-                walk(item)
-        elif value is not None:
-            values.append(json.dumps(value))
-
-    walk(tool.args)
-    return "\n".join(values)

@@ -15,7 +15,7 @@ from convo_tui.core.embed import choice
 from convo_tui.core.embed.e5_onnx import E5Onnx
 from convo_tui.core.holder import protocol
 from convo_tui.core.holder.ops import OPERATIONS
-from convo_tui.core.index import dense_phase, points, publish
+from convo_tui.core.index import chunks, dense_phase, keyword_parts, points, publish
 from convo_tui.core.search import fusion, fuzzy, merge
 from convo_tui.core.sources import reader_modules
 from convo_tui.core.store import space
@@ -42,18 +42,21 @@ def quotes() -> list[tuple[str, str]]:
     return [
         (f"up to {_n(points.TURN_TEXT_CHARS)} characters", "points.TURN_TEXT_CHARS"),
         (
-            f"{points.CHUNK_TOKENS} word pieces, {points.CHUNK_OVERLAP} overlapping, at most "
+            f"{chunks.CHUNK_TOKENS} word pieces, {chunks.CHUNK_OVERLAP} overlapping, at most "
             f"{points.MAX_DENSE_CHUNKS} dense chunks",
-            "points.CHUNK_TOKENS / CHUNK_OVERLAP / MAX_DENSE_CHUNKS",
+            "chunks.CHUNK_TOKENS / CHUNK_OVERLAP, points.MAX_DENSE_CHUNKS",
         ),
-        (f"thinking (capped at {_n(points.KEYWORD_CAPS[points.PART_THINKING])} characters)", "points.KEYWORD_CAPS"),
         (
-            f"input ({_n(points.KEYWORD_CAPS[points.PART_TOOL_INPUT])}) and output "
-            f"({_n(points.KEYWORD_CAPS[points.PART_TOOL_OUTPUT])})",
-            "points.KEYWORD_CAPS",
+            f"thinking (capped at {_n(keyword_parts.KEYWORD_CAPS[keyword_parts.PART_THINKING])} characters)",
+            "keyword_parts.KEYWORD_CAPS",
         ),
-        (f"({_n(points.KEYWORD_CAPS[points.PART_MESSAGE])})", "points.KEYWORD_CAPS (message tail)"),
-        (f"{_n(points.KEYWORD_CHUNK_CHARS)}-character pieces", "points.KEYWORD_CHUNK_CHARS"),
+        (
+            f"input ({_n(keyword_parts.KEYWORD_CAPS[keyword_parts.PART_TOOL_INPUT])}) and output "
+            f"({_n(keyword_parts.KEYWORD_CAPS[keyword_parts.PART_TOOL_OUTPUT])})",
+            "keyword_parts.KEYWORD_CAPS",
+        ),
+        (f"({_n(keyword_parts.KEYWORD_CAPS[keyword_parts.PART_MESSAGE])})", "keyword_parts.KEYWORD_CAPS (message tail)"),
+        (f"{_n(keyword_parts.KEYWORD_CHUNK_CHARS)}-character pieces", "keyword_parts.KEYWORD_CHUNK_CHARS"),
         (f"in batches of at most {_n(publish.BATCH_TEXTS)} texts or {_n(publish.PUBLISH_SECONDS)} s", "publish.BATCH_TEXTS"),
         (f"in rounds of about {dense_phase.ROUND_TEXTS} texts", "dense_phase.ROUND_TEXTS"),
         (f"calls of about {_n(E5Onnx.batch_tokens)} estimated word pieces", "E5Onnx.batch_tokens"),

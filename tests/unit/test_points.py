@@ -1,7 +1,8 @@
 from datetime import UTC, datetime
 
 from convo_tui.core.embed.dense import bundled_model_files
-from convo_tui.core.index.points import chunk_text, session_points, stored_record
+from convo_tui.core.index.chunks import chunk_text
+from convo_tui.core.index.points import session_points, stored_record
 from convo_tui.core.model import Message, Session, ToolCall
 from tokenizers import Tokenizer
 
@@ -79,7 +80,7 @@ def test_a_tool_output_over_its_cap_keeps_its_end_searchable():
     """A 60 KB test run ends with the failure: the cap keeps its start and its last
     KEYWORD_CHUNK_CHARS, not only its first 16,000 characters (the scale bench's
     needle at the end of a long tool output was never found)."""
-    from convo_tui.core.index.points import KEYWORD_CAPS, PART_TOOL_OUTPUT
+    from convo_tui.core.index.keyword_parts import KEYWORD_CAPS, PART_TOOL_OUTPUT
 
     log = "".join(f"test_case_{i} PASSED\n" for i in range(3000)) + "FAILED test_ledger_rollover - KeyError: 'eur'\n"
     assert len(log) > 3 * KEYWORD_CAPS[PART_TOOL_OUTPUT]
@@ -94,7 +95,7 @@ def test_a_tool_output_over_its_cap_keeps_its_end_searchable():
 
 
 def test_capped_pieces_keep_short_texts_whole_and_long_ones_head_and_tail():
-    from convo_tui.core.index.points import KEYWORD_CHUNK_CHARS, capped_pieces
+    from convo_tui.core.index.keyword_parts import KEYWORD_CHUNK_CHARS, capped_pieces
 
     assert capped_pieces("short", 8000) == ["short"]
     text = "".join(chr(ord("a") + i % 26) for i in range(50_000))
@@ -104,7 +105,8 @@ def test_capped_pieces_keep_short_texts_whole_and_long_ones_head_and_tail():
 
 
 def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
-    from convo_tui.core.index.points import KEYWORD_CAPS, KEYWORD_CHUNK_CHARS, MAX_DENSE_CHUNKS
+    from convo_tui.core.index.keyword_parts import KEYWORD_CAPS, KEYWORD_CHUNK_CHARS
+    from convo_tui.core.index.points import MAX_DENSE_CHUNKS
 
     tokenizer = Tokenizer.from_file(str(bundled_model_files()[1]))
     tokenizer.no_truncation()
