@@ -27,8 +27,9 @@ from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
 from convo_tui.core.archive.members import Part, members, unit_part
+from convo_tui.core.archive.records import MEMBER, RAW, SQLITE_DUMP, UNIT, ArchiveFull, Entry, SourceState, Version
 from convo_tui.core.archive.sqlite_dump import dump, restore
-from convo_tui.core.archive.store import MEMBER, RAW, SQLITE_DUMP, UNIT, Archive, ArchiveFull, Entry, SourceState, Version
+from convo_tui.core.archive.store import Archive
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.index.manifest import file_hash
 from convo_tui.core.index.source_files import FileStat, source_key

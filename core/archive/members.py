@@ -23,8 +23,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
+from convo_tui.core.archive.records import RAW, SQLITE_DUMP
 from convo_tui.core.archive.sqlite_dump import Tables
-from convo_tui.core.archive.store import RAW, SQLITE_DUMP
 
 # The rows each database reader reads.
 CURSOR_CHATS: Tables = {"cursorDiskKV": "key LIKE 'composerData:%' OR key LIKE 'bubbleId:%'", "composerHeaders": None}

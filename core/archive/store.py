@@ -33,124 +33,36 @@ import sqlite3
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager, suppress
-from dataclasses import dataclass
 from pathlib import Path
-from typing import Any, BinaryIO
+from typing import BinaryIO
 
 from convo_tui.core.archive.chunks import READ_BLOCK, Chunker, chunk_id, compress, decompress
 from convo_tui.core.archive.keys import path_key, stored_key
 from convo_tui.core.archive.merging import MergeCounts, merge
+from convo_tui.core.archive.records import (
+    JOINED_COLUMNS,
+    MEMBER,
+    RAW,
+    SCHEMA,
+    UNIT,
+    VERSION_COLUMNS,
+    ArchiveFull,
+    Counts,
+    Entry,
+    SourceState,
+    Version,
+    version_from_row,
+)
 from convo_tui.core.errors import ConvoError
 
 ARCHIVE_DB = "archive.sqlite3"
 FORMAT_VERSION = 1
-RAW = "raw"
-SQLITE_DUMP = "sqlite-dump"
-UNIT = "unit"
-MEMBER = "member"
-
-_SCHEMA = """
-CREATE TABLE IF NOT EXISTS meta (key TEXT PRIMARY KEY, value TEXT NOT NULL);
-CREATE TABLE IF NOT EXISTS blobs (
-    id TEXT PRIMARY KEY,
-    raw_size INTEGER NOT NULL,
-    stored_size INTEGER NOT NULL,
-    data BLOB NOT NULL
-);
-CREATE TABLE IF NOT EXISTS chains (
-    chain INTEGER NOT NULL,
-    pos INTEGER NOT NULL,
-    start INTEGER NOT NULL,
-    blob TEXT NOT NULL,
-    PRIMARY KEY (chain, pos)
-);
-CREATE TABLE IF NOT EXISTS files (
-    key TEXT PRIMARY KEY,
-    role TEXT NOT NULL,
-    format TEXT NOT NULL DEFAULT '',
-    machine TEXT NOT NULL DEFAULT '',
-    encoding TEXT NOT NULL DEFAULT 'raw',
-    latest INTEGER NOT NULL,
-    pruned INTEGER NOT NULL DEFAULT 0
-);
-CREATE TABLE IF NOT EXISTS versions (
-    key TEXT NOT NULL,
-    seq INTEGER NOT NULL,
-    chain INTEGER NOT NULL,
-    size INTEGER NOT NULL,
-    hash TEXT NOT NULL,
-    source_size INTEGER NOT NULL,
-    source_mtime_ns INTEGER NOT NULL,
-    source_hash TEXT NOT NULL,
-    members TEXT NOT NULL DEFAULT '[]',
-    stored_at REAL NOT NULL,
-    PRIMARY KEY (key, seq)
-);
-"""
-
-
-class ArchiveFull(Exception):
-    """The archive reached its size cap: this version was not stored (nothing was deleted)."""
-
-
-@dataclass(frozen=True)
-class SourceState:
-    """The source file a version was read from, as the index manifest records it."""
-
-    size: int
-    mtime_ns: int
-    hash: str
-
-
-@dataclass(frozen=True)
-class Version:
-    key: str
-    seq: int
-    chain: int
-    size: int  # bytes stored (for a SQLite source: its dump)
-    hash: str  # blake2b-128 of the stored bytes
-    source: SourceState
-    members: tuple[tuple[str, int], ...]
-    stored_at: float
-
-
-@dataclass(frozen=True)
-class Entry:
-    """One archived path with its newest version."""
-
-    key: str
-    role: str
-    format: str
-    machine: str
-    encoding: str
-    pruned: bool
-    latest: Version
-
-
-@dataclass(frozen=True)
-class Counts:
-    units: int
-    members: int
-    versions: int
-    raw_bytes: int  # the sum of every stored chunk, uncompressed
-    stored_bytes: int  # the same, compressed
-    disk_bytes: int  # the archive's files on disk
 
 
 def private_folder(folder: Path) -> Path:
     folder.mkdir(parents=True, exist_ok=True, mode=0o700)
     folder.chmod(0o700)
     return folder
-
-
-def _version(key: str, row: tuple[Any, ...]) -> Version:
-    seq, chain, size, digest, source_size, source_mtime, source_hash, members, stored_at = row
-    pairs = tuple((str(k), int(s)) for k, s in json.loads(members))
-    return Version(key, seq, chain, size, digest, SourceState(source_size, source_mtime, source_hash), pairs, stored_at)
-
-
-_VERSION_COLUMNS = "seq, chain, size, hash, source_size, source_mtime_ns, source_hash, members, stored_at"
-_JOINED_COLUMNS = ", ".join("v." + column.strip() for column in _VERSION_COLUMNS.split(","))
 
 
 class Archive:
@@ -174,7 +86,7 @@ class Archive:
             db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=FULL")
-            db.executescript(_SCHEMA)
+            db.executescript(SCHEMA)
             stored = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
             if stored is None:
                 db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(FORMAT_VERSION),))
@@ -213,24 +125,24 @@ class Archive:
     def _latest(self, db: sqlite3.Connection, key: str) -> Version | None:
         """The version `files.latest` names (after an import it need not be the last one stored)."""
         row = db.execute(
-            f"SELECT {_JOINED_COLUMNS} FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest WHERE f.key = ?",
+            f"SELECT {JOINED_COLUMNS} FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest WHERE f.key = ?",
             (stored_key(key),),
         ).fetchone()
-        return _version(key, row) if row else None
+        return version_from_row(key, row) if row else None
 
     def version(self, key: str, seq: int) -> Version | None:
         with closing(self._connect()) as db:
             row = db.execute(
-                f"SELECT {_VERSION_COLUMNS} FROM versions WHERE key = ? AND seq = ?", (stored_key(key), seq)
+                f"SELECT {VERSION_COLUMNS} FROM versions WHERE key = ? AND seq = ?", (stored_key(key), seq)
             ).fetchone()
-        return _version(key, row) if row else None
+        return version_from_row(key, row) if row else None
 
     def entries(self, role: str | None = UNIT) -> list[Entry]:
         """Every archived path (of one role) with its newest version."""
         if not self.exists():
             return []
         query = (
-            f"SELECT f.key, f.role, f.format, f.machine, f.encoding, f.pruned, {_JOINED_COLUMNS} "
+            f"SELECT f.key, f.role, f.format, f.machine, f.encoding, f.pruned, {JOINED_COLUMNS} "
             "FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest"
         )
         args: tuple[str, ...] = ()
@@ -239,7 +151,7 @@ class Archive:
             args = (role,)
         with closing(self._connect()) as db:
             rows = db.execute(query, args).fetchall()
-        return [Entry(path_key(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), _version(path_key(r[0]), r[6:])) for r in rows]
+        return [Entry(path_key(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), version_from_row(path_key(r[0]), r[6:])) for r in rows]
 
     def entry(self, key: str) -> Entry | None:
         if not self.exists():
@@ -387,7 +299,7 @@ class Archive:
         seq = db.execute("SELECT coalesce(max(seq), 0) + 1 FROM versions WHERE key = ?", (stored_key(key),)).fetchone()[0]
         now = time.time()
         db.execute(
-            f"INSERT INTO versions (key, {_VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+            f"INSERT INTO versions (key, {VERSION_COLUMNS}) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
             (
                 stored_key(key),
                 seq,
@@ -445,9 +357,9 @@ class Archive:
         """Every version read back and checked against its hash: the problems found, one line each."""
         problems: list[str] = []
         with closing(self._connect()) as db:
-            rows = db.execute(f"SELECT key, {_VERSION_COLUMNS} FROM versions ORDER BY key, seq").fetchall()
+            rows = db.execute(f"SELECT key, {VERSION_COLUMNS} FROM versions ORDER BY key, seq").fetchall()
         for row in rows:
-            version = _version(path_key(row[0]), row[1:])
+            version = version_from_row(path_key(row[0]), row[1:])
             digest = hashlib.blake2b(digest_size=16)
             try:
                 for piece in self.read(version):

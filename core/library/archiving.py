@@ -14,9 +14,10 @@ from pathlib import Path
 
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.archive.files import ArchivedFiles, Machines
+from convo_tui.core.archive.records import UNIT
 from convo_tui.core.archive.retention import retentions
 from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport, SourceFile, gone_counts, retention_warning
-from convo_tui.core.archive.store import UNIT, Archive
+from convo_tui.core.archive.store import Archive
 from convo_tui.core.archive.transfer import export, import_file
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.publish import CancelLike, is_cancelled

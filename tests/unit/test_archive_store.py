@@ -12,8 +12,9 @@ from pathlib import Path
 import pytest
 from convo_tui.core.archive.chunks import MIN_CHUNK, Chunker, chunk_id
 from convo_tui.core.archive.files import Machines, excluded, staged_path
+from convo_tui.core.archive.records import ArchiveFull
 from convo_tui.core.archive.sqlite_dump import dump, restore
-from convo_tui.core.archive.store import Archive, ArchiveFull
+from convo_tui.core.archive.store import Archive
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.index.manifest import file_hash
 from hypothesis import given, settings
