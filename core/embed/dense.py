@@ -297,6 +297,9 @@ class DenseEmbedder:
         self._tokenizer_lock = threading.Lock()
         truncation = tokenizer.truncation if tokenizer is not None else None
         self.window = int(truncation["max_length"]) if truncation else DEFAULT_WINDOW
+        # The bundled model reads fewer word pieces than it accepts (EMBED_WINDOW):
+        # its vectors of a long text differ from those it made when it read 256.
+        self.vector_id = f"{model}@{self.window}" if model == DEFAULT_MODEL and self.window < DEFAULT_WINDOW else model
 
     @property
     def tokenizer(self) -> object | None:
@@ -363,6 +366,13 @@ class DenseModel(Protocol):
 
 _shared: dict[str, DenseModel] = {}
 _shared_lock = threading.Lock()
+
+
+def vector_id(model: DenseModel) -> str:
+    """What made a cached vector (core/index/vector_cache.py): the model, and the
+    word pieces it reads when cut below what it accepts (a text read to another
+    length is another vector; vectors cached before the cut are not reused)."""
+    return str(getattr(model, "vector_id", model.name))
 
 
 def shared_dense(model: str) -> DenseModel:

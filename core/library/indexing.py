@@ -123,6 +123,7 @@ class IndexRuns:
         rebuild: bool,
         semantic: bool,
     ) -> IndexReport:
+        from convo_tui.core.embed.dense import vector_id
         from convo_tui.core.index.discover import iter_source_files
         from convo_tui.core.index.vector_cache import VectorCache
 
@@ -161,7 +162,7 @@ class IndexRuns:
                 }
             )
         adopt_model(manifest, dense.name)
-        cache = VectorCache(self.manifest_dir, dense.name, dense.dim)
+        cache = VectorCache(self.manifest_dir, vector_id(dense), dense.dim)
         unreadable: list[tuple[str, str]] = []  # folders we may not open, links to nothing: told once each
 
         def tell(path: Path, reason: str) -> None:

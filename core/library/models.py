@@ -105,12 +105,12 @@ class Models:
         target = choose_model(self.settings.model, index_model=current)
         if not current or target.model == current:
             return None
-        from convo_tui.core.embed.dense import shared_dense
+        from convo_tui.core.embed.dense import shared_dense, vector_id
         from convo_tui.core.index.vector_cache import VectorCache
 
         dense = shared_dense(target.model)
         notify = progress or (lambda _p: None)
-        cache = VectorCache(manifest_dir, dense.name, dense.dim)
+        cache = VectorCache(manifest_dir, vector_id(dense), dense.dim)
         try:
             result = switch_dense_model(
                 self.store,

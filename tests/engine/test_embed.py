@@ -170,3 +170,21 @@ def test_cached_graph_keeps_its_weights_in_a_mapped_file_and_is_rebuilt_without_
     assert len(list(cached.parent.glob(f"{cached.stem}.*.weights"))) == 1
     vectors = [np.array(e.embed_documents(TEXTS)) for e in (first, again)]
     assert np.abs(vectors[0] - vectors[1]).max() < 1e-5
+
+
+def test_cached_vectors_of_the_cut_window_are_not_those_of_the_full_one(dense, tmp_path):
+    """A text read to 128 word pieces is another vector than the same text read to 256:
+    a vector cached before the cut (keyed by the model's name) is not reused."""
+    from convo_tui.core.embed.dense import vector_id
+    from convo_tui.core.index.vector_cache import VectorCache
+
+    assert vector_id(dense) == f"{dense.name}@{EMBED_WINDOW}"
+    long_text = " ".join(f"word{i}" for i in range(400))
+    old = VectorCache(tmp_path, dense.name, dense.dim)
+    old.put_many([(long_text, [0.5] * dense.dim)])
+    old.close()
+    cache = VectorCache(tmp_path, vector_id(dense), dense.dim)
+    try:
+        assert cache.get_many([long_text]) == {}
+    finally:
+        cache.close()

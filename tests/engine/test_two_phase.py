@@ -13,7 +13,7 @@ from pathlib import Path
 
 import pytest
 from convo_tui.cli.main import main
-from convo_tui.core.embed.dense import shared_dense
+from convo_tui.core.embed.dense import shared_dense, vector_id
 from convo_tui.core.embed.sparse import SparseEmbedder
 from convo_tui.core.holder.access import readiness as index_readiness
 from convo_tui.core.index import dense_phase
@@ -85,7 +85,7 @@ def corpus(folder: Path) -> list[Path]:
 
 def run(store, folder: Path, dense, *, semantic: bool = True, cancel=None):
     manifest = Manifest.load(store.path)
-    cache = VectorCache(store.path, dense.name, dense.dim)
+    cache = VectorCache(store.path, vector_id(dense), dense.dim)
     try:
         indexer = Indexer(store, manifest, dense, SparseEmbedder(), cache=cache)
         return indexer.run(sorted(folder.rglob("*.txt")), semantic=semantic, cancel=cancel)
