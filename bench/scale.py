@@ -293,7 +293,8 @@ def run_size(label: str, history: ScaleHistory, workdir: Path, args: argparse.Na
         if not args.skip_app:
             log(f"{label}: the app")
             result["app"] = worker_json("app", index_dir, json.dumps([q for q in QUERIES if q.isascii()][:8]))
-    if args.peers_max is None or history.messages <= SIZES.get(args.peers_max, 0):
+    # By the sizes' names: a "10k" history holds a few more than 10,000 messages.
+    if args.peers_max is None or SIZES.get(label, history.messages) <= SIZES.get(args.peers_max, 0):
         log(f"{label}: peers")
         needles = {w: where["session"] for w, where in history.needles.items() if where["source"] == "claude"}
         result["peers"] = run_peers(workdir / f"peers-{label}", history.home / ".claude" / "projects", needles)
