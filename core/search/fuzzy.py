@@ -11,8 +11,8 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN
 from convo_tui.core.search.merge import merge
 from convo_tui.core.search.query import ParsedQuery
-from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter
-from convo_tui.core.store.base import Cond, Filter, Query, Scored, Store
+from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter, with_vectors
+from convo_tui.core.store.base import Cond, Query, Scored, Store
 from rapidfuzz import fuzz, process, utils
 
 # Fuzzy mode scans every turn text when the filtered scope is this small,
@@ -110,16 +110,6 @@ def _fill_dense(store: Store, points: list[Scored], query_dense: Sequence[float]
     keys = tuple(key for p in points if (key := p.payload.get("key")))
     if not keys:
         return
-    found = store.query(
-        [
-            Query(
-                dense=query_dense,
-                filter=Filter(must=(Cond("key", any=keys), Cond("visible", value=True))),
-                limit=len(keys) * 2,
-                with_dense=True,
-            )
-        ]
-    )[0]
-    vectors = {f.id: f.dense for f in found if f.id in ids}
+    vectors = {f.id: f.dense for f in with_vectors(store, query_dense, keys) if f.id in ids}
     for point in points:
         point.dense = vectors.get(point.id)

@@ -32,6 +32,7 @@ from dataclasses import dataclass, field
 
 from convo_tui.core.index.points import LANG_CJK, turn_key
 from convo_tui.core.search.merge import cosine
+from convo_tui.core.search.request import with_vectors
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, Store
 
 # Candidates per language whose cosines make the partition's reference (their median).
@@ -103,17 +104,7 @@ def inherited_cosines(store: Store, query_dense: Sequence[float], points: Sequen
     }
     if not wanted:
         return {}
-    keys = tuple(sorted(wanted))
-    found = store.query(
-        [
-            Query(
-                dense=query_dense,
-                filter=Filter(must=(Cond("key", any=keys), Cond("visible", value=True))),
-                limit=len(keys) * 2,
-                with_dense=True,
-            )
-        ]
-    )[0]
+    found = with_vectors(store, query_dense, sorted(wanted))
     return {str(t.payload.get("key")): (cosine(query_dense, t.dense), point_lang(t)) for t in found if t.dense is not None}
 
 

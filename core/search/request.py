@@ -4,11 +4,12 @@ card reads and the filter of one level (turns or messages)."""
 from __future__ import annotations
 
 import re
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
 
 from convo_tui.core.search.query import ParsedQuery
-from convo_tui.core.store.base import Cond, Filter
+from convo_tui.core.store.base import Cond, Filter, Query, Scored, Store
 
 if TYPE_CHECKING:
     from convo_tui.core.embed.dense import DenseModel
@@ -47,3 +48,17 @@ class Embedders:
 
 def level_filter(parsed: ParsedQuery, level: str) -> Filter:
     return parsed.store_filter().and_(Cond("level", value=level))
+
+
+def with_vectors(store: Store, query_dense: Sequence[float], keys: Sequence[str]) -> list[Scored]:
+    """The visible points with these keys, with their vectors (scroll returns none): one store query."""
+    return store.query(
+        [
+            Query(
+                dense=query_dense,
+                filter=Filter(must=(Cond("key", any=tuple(keys)), Cond("visible", value=True))),
+                limit=len(keys) * 2,
+                with_dense=True,
+            )
+        ]
+    )[0]
