@@ -18,8 +18,11 @@ from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role
 
 TITLE_LIMIT = 80
 # A tool's answer is kept for reading and keyword search, not as a full copy of
-# every file it read: longer answers keep their start and say how much was cut.
+# every file it read: longer answers keep their start and their last
+# RESULT_TAIL characters (where a test run or a build says what failed), and
+# say how much was cut between.
 RESULT_LIMIT = 8000
+RESULT_TAIL = 2000
 # Epoch values above this are milliseconds (1e11 s is the year 5138).
 _MS_THRESHOLD = 1e11
 
@@ -110,7 +113,9 @@ def clip_result(text: str, limit: int = RESULT_LIMIT) -> str:
     text = text.strip()
     if len(text) <= limit:
         return text
-    return f"{text[:limit].rstrip()}\n… [{len(text) - limit} more characters]"
+    tail = min(RESULT_TAIL, limit // 4)
+    head = limit - tail
+    return f"{text[:head].rstrip()}\n… [{len(text) - limit} characters cut] …\n{text[len(text) - tail :].lstrip()}"
 
 
 def title_from_messages(messages: list[Message], fallback: str) -> str:

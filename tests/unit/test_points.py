@@ -213,3 +213,16 @@ def test_text_points_carry_their_language():
     session = Session(id="s", title="", project="", source="", path="", messages=[Message("u", "user", "猫吃什么")])
     langs = {p.key: p.payload.get("lang") for p in session_points(session, 1)}
     assert langs == {"s:session": None, "s:turn-0": LANG_CJK, "s:msg-0": LANG_CJK}
+
+
+def test_a_long_tool_answer_keeps_its_end_when_a_source_is_read():
+    """Sources keep RESULT_LIMIT characters of a tool's answer: its start and its last
+    RESULT_TAIL, so the failure a long test run ends with is read and indexed."""
+    from convo_tui.core.sources._common import RESULT_LIMIT, RESULT_TAIL, clip_result
+
+    log = "".join(f"test_case_{i} PASSED\n" for i in range(2000)) + "FAILED test_ledger_rollover - KeyError: 'eur'"
+    kept = clip_result(log)
+    assert kept.startswith("test_case_0 PASSED") and kept.endswith("FAILED test_ledger_rollover - KeyError: 'eur'")
+    assert f"[{len(log) - RESULT_LIMIT} characters cut]" in kept
+    assert len(kept) <= RESULT_LIMIT + 40 and RESULT_TAIL < RESULT_LIMIT
+    assert clip_result("  short  ") == "short"
