@@ -23,15 +23,29 @@ KEYWORD_CAPS = {
 
 
 def capped_pieces(text: str, cap: int) -> list[str]:
-    """`text` in KEYWORD_CHUNK_CHARS pieces, at most `cap` characters in all. Past
-    the cap it keeps its start and its last KEYWORD_CHUNK_CHARS: a test run's or a
-    build's output ends with what went wrong, a long file read with its last lines."""
+    """`text` in pieces of at most KEYWORD_CHUNK_CHARS, cut between words, at most
+    `cap` characters in all. Past the cap it keeps its start and its last
+    KEYWORD_CHUNK_CHARS: a test run's or a build's output ends with what went
+    wrong, a long file read with its last lines."""
     if len(text) <= cap:
-        kept = [text]
-    else:
-        tail = min(KEYWORD_CHUNK_CHARS, cap // 2)
-        kept = [text[: cap - tail], text[len(text) - tail :]]
-    return [part[start : start + KEYWORD_CHUNK_CHARS] for part in kept for start in range(0, len(part), KEYWORD_CHUNK_CHARS)]
+        return _between_words(text)
+    tail = min(KEYWORD_CHUNK_CHARS, cap // 2)
+    return _between_words(text[: cap - tail]) + _between_words(text[len(text) - tail :])
+
+
+def _between_words(text: str) -> list[str]:
+    """Pieces of at most KEYWORD_CHUNK_CHARS, each ending at a space where one is
+    in its second half: a word cut in two is found by neither half."""
+    pieces = []
+    start = 0
+    while start < len(text):
+        end = min(start + KEYWORD_CHUNK_CHARS, len(text))
+        if end < len(text):
+            space = max(text.rfind(c, start + KEYWORD_CHUNK_CHARS // 2, end) for c in " \n\t")
+            end = space + 1 if space > 0 else end
+        pieces.append(text[start:end])
+        start = end
+    return pieces
 
 
 def tool_input_text(tool: ToolCall) -> str:

@@ -104,6 +104,16 @@ def test_capped_pieces_keep_short_texts_whole_and_long_ones_head_and_tail():
     assert "".join(pieces) == text[: 8000 - KEYWORD_CHUNK_CHARS] + text[-KEYWORD_CHUNK_CHARS:]
 
 
+def test_keyword_pieces_are_cut_between_words():
+    """A needle word at a piece boundary was split in two and found by neither half."""
+    from convo_tui.core.index.keyword_parts import KEYWORD_CHUNK_CHARS, capped_pieces
+
+    text = "x" * (KEYWORD_CHUNK_CHARS - 10) + " obsidianhummingbird marks the end"
+    pieces = capped_pieces(text, 16_000)
+    assert "".join(pieces) == text and all(len(p) <= KEYWORD_CHUNK_CHARS for p in pieces)
+    assert any("obsidianhummingbird" in p for p in pieces)
+
+
 def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
     from convo_tui.core.index.keyword_parts import KEYWORD_CAPS, KEYWORD_CHUNK_CHARS
     from convo_tui.core.index.points import MAX_DENSE_CHUNKS
@@ -135,7 +145,8 @@ def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
     assert by_part["tool input"][0].keyword_text == "Bash\npytest -x\n/repo"
     # The tail past the dense chunks starts where they stop and is capped.
     tail = by_part[""]
-    assert tail[0].key == "s:msg-1:rest" and len(tail) == KEYWORD_CAPS[""] // KEYWORD_CHUNK_CHARS
+    assert tail[0].key == "s:msg-1:rest" and len(tail) >= KEYWORD_CAPS[""] // KEYWORD_CHUNK_CHARS
+    assert sum(len(p.keyword_text) for p in tail) <= KEYWORD_CAPS[""]
     last = dense[-1].text.split()[-1]  # may stop inside a word: the tail starts at the next one
     number = int(tail[0].keyword_text.split()[0][1:])
     assert f"w{number - 1}".startswith(last)
