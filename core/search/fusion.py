@@ -12,9 +12,9 @@ shows. Chosen by bench/relevance.py (BENCHMARKS.md, "Relevance", has the table):
 - fused: `w * dense + (1 - w) * bm25`, w per model (DenseScale.weight; 0 for a
   CJK query on a model that cannot read CJK; at most CODE_DENSE_WEIGHT for a
   query made mostly of identifiers; for text in the other language than the
-  query's, bm25 is at least OTHER_LANGUAGE_SHARE * dense), plus an `AGREEMENT` bonus (0 now) when
-  both retrievers found the point; dense-only points under the model's
-  `noise` cosine are dropped (the relevance floor);
+  query's, bm25 is at least OTHER_LANGUAGE_SHARE * dense), plus an
+  `AGREEMENT` bonus (0 now) when both retrievers found the point; dense-only
+  points under the model's `noise` cosine are dropped (the relevance floor);
 - a point the model has not seen (no cosine: a keyword-only part, or a text
   phase 2 has not reached) has its meaning guessed from its words,
   `bm25 ** UNSEEN_POWER`, not taken as 0: "unseen" is not "unrelated" (issue
@@ -50,7 +50,7 @@ RELEVANCE_FLOOR = 0.05
 # verbatim keeps its order among such cards and ranks above all others.
 EXACT_FLOOR = 0.9
 # Fusion rules the relevance bench can turn off to measure them (bench/relevance.py --variant).
-UNSEEN_BY_KEYWORD = True  # a point the model has not seen scores its keyword relevance
+UNSEEN_BY_KEYWORD = True  # a point the model has not seen has its meaning guessed from its words
 # 1 = an unseen point scores its keyword relevance as is (before). 1.5, 2 and 3
 # each found one more paraphrase needle at 900 sessions; 1.5 and 3 left the
 # relevance set's R@3 as it was, 2 lost one cross_en_zh query (BENCHMARKS.md).
@@ -149,7 +149,7 @@ def fuse(
 
     `dense_of` maps point id -> calibrated dense relevance (0..1) for every
     point the model has judged; a point missing from it was never seen by the
-    model and scores its keyword relevance. `exact`: ids in the exact tier (None:
+    model, and its words stand in for its meaning (UNSEEN_POWER). `exact`: ids in the exact tier (None:
     the query has no identifiers, no tier).
     `other_language`: ids of texts in the other language than the query's
     (their keyword part is at least OTHER_LANGUAGE_SHARE of their meaning's).
