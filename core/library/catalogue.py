@@ -3,28 +3,39 @@
 A list of 45,000 sessions cannot be read whole for every look: each summary
 would cross the holder's socket and the app would build a row for each. The
 catalogue keeps, in the process that holds the index, one small row per session
-(no transcript record, no file check), read once with a single scroll and read
-again only after the index changed (`invalidate`: the facade calls it when an
-index run publishes or a session is deleted). From it a page of any ordering
-(newest first, by title, grouped by project), filter (starred, fuzzy title or
-project) and offset is cut in milliseconds; the user's titles and stars
-(annotations) are laid over at that moment, and only the rows of the page get
-their summary (and the check that their source file still exists).
+(no transcript record, no file check). From it a page of any ordering (newest
+first, by title, grouped by project), filter (starred, fuzzy title or project)
+and offset is cut in milliseconds; the user's titles and stars (annotations)
+are laid over at that moment, and only the rows of the page get their summary
+(and the check that their source file still exists).
+
+The rows come from the index once, and after that only what changed: when the
+index changed (`invalidate`: the facade calls it when an index run publishes),
+the next page reads the session points of newer generations than the rows hold
+(every run publishes under a new generation, time.time_ns() at its start) and
+checks the sum against the index's count of sessions. Anything else (a session
+deleted, a file that lost sessions, `prune`, a rebuild) changes that count
+without a newer generation, and the rows are then read whole. A writable
+process keeps the rows in a file (core/library/session_rows.py), which the next
+start checks the same way instead of reading 42,000 session points cold.
 """
 
 from __future__ import annotations
 
 import threading
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any
+from pathlib import Path
+from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import overlay_summary
 from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
 from convo_tui.core.index.points import LEVEL_SESSION
 from convo_tui.core.index.publish import visible_filter
+from convo_tui.core.library import session_rows
 from convo_tui.core.library.reading import summary_of
+from convo_tui.core.library.session_rows import ROW_FIELDS, Row, keep_newest, row_of
 from convo_tui.core.redact import display
-from convo_tui.core.store.base import Cond
+from convo_tui.core.store.base import Cond, Filter
 from rapidfuzz import fuzz, process, utils
 
 if TYPE_CHECKING:
@@ -32,80 +43,86 @@ if TYPE_CHECKING:
     from convo_tui.core.store.base import Store
 
 SORTS = ("date", "title", "project")
-# What a row keeps: what a summary needs, less the description and tags (annotations) and the record.
-ROW_FIELDS = [
-    "session_id",
-    "session_title",
-    "project",
-    "source",
-    "path",
-    "message_count",
-    "turn_count",
-    "started_at",
-    "updated_at",
-    "generation",
-]
 FUZZY_CUTOFF = 60  # as tui/session_filter.py did over the whole list
 FUZZY_LIMIT = 500
+# Generations are time.time_ns() of runs seconds apart, but a range in the store
+# is a float (steps of 256 at today's values): past this margin the rows' own
+# newest generation is never read again as "newer".
+GENERATION_MARGIN = 1_000_000
+SESSIONS = visible_filter(Cond("level", value=LEVEL_SESSION))
 
 
 @dataclass(frozen=True)
-class Row:
-    id: str
-    title: str
-    project: str
-    source: str
-    path: str
-    messages: int
-    turns: int
-    started: float | None
-    updated: float | None
+class Refresh:
+    """How the last check brought the rows up to date (for tests and the bench)."""
 
-    @property
-    def newest(self) -> float:
-        return self.updated or self.started or 0.0
+    whole: bool  # read every session point (else only newer generations)
+    read: int  # session points read
+    saved: bool  # the rows' file was written
 
 
 class Catalogue:
-    def __init__(self, store: Store, annotations: Annotations):
+    def __init__(self, store: Store, annotations: Annotations, folder: Path | None = None, *, writable: bool = False):
         self.store = store
         self.annotations = annotations
+        self.folder = folder  # where the rows' file is read (and written when `writable`)
+        self.writable = writable and folder is not None
         self._lock = threading.Lock()
-        self._rows: list[Row] | None = None
+        self._known: dict[str, Row] | None = None
+        self._rows: list[Row] = []
+        self._current = False
+        self.last_refresh: Refresh | None = None
 
     def invalidate(self) -> None:
-        """The index changed: the next page reads the rows again."""
+        """The index changed: the next page checks the rows against it."""
         with self._lock:
-            self._rows = None
+            self._current = False
+
+    def forget(self, session_id: str) -> None:
+        """A session was deleted here: drop its row (the count check would find it,
+        at the cost of reading every row again)."""
+        with self._lock:
+            if self._known is not None and self._known.pop(session_id, None) is not None:
+                self._rows = list(self._known.values())
+                self._save(self._known)
+            self._current = False
 
     def rows(self) -> list[Row]:
         with self._lock:
-            if self._rows is None:
-                self._rows = self._read()
+            if not self._current:
+                self._bring_up_to_date()
             return self._rows
 
-    def _read(self) -> list[Row]:
-        newest: dict[str, tuple[int, dict[str, Any]]] = {}
-        for point in self.store.scroll(visible_filter(Cond("level", value=LEVEL_SESSION)), fields=ROW_FIELDS, batch=2048):
-            p = point.payload
-            sid = p.get("session_id", "")
-            generation = int(p.get("generation", 0) or 0)
-            if sid not in newest or generation > newest[sid][0]:  # a session mid-publish has two generations
-                newest[sid] = (generation, p)
-        return [
-            Row(
-                id=sid,
-                title=p.get("session_title", "") or "",
-                project=p.get("project", "") or "",
-                source=p.get("source", "") or "",
-                path=p.get("path", "") or "",
-                messages=int(p.get("message_count", 0) or 0),
-                turns=int(p.get("turn_count", 0) or 0),
-                started=_epoch(p.get("started_at")),
-                updated=_epoch(p.get("updated_at")),
-            )
-            for sid, (_, p) in newest.items()
-        ]
+    def _bring_up_to_date(self) -> None:
+        known = self._known
+        if known is None and self.folder is not None:
+            known = session_rows.load(self.folder)
+        whole, read, changed = known is None, 0, False
+        if known is not None:
+            known = dict(known)
+            newest = max((row.generation for row in known.values()), default=0)
+            read = self._read_into(known, SESSIONS.and_(Cond("generation", gte=newest + GENERATION_MARGIN)))
+            changed = read > 0
+            if len(known) != self.store.count(SESSIONS):
+                whole = True
+        if whole:
+            known = {}
+            read = self._read_into(known, SESSIONS)
+            changed = True
+        assert known is not None
+        saved = self._save(known) if changed else False
+        self._known, self._rows, self._current = known, list(known.values()), True
+        self.last_refresh = Refresh(whole=whole, read=read, saved=saved)
+
+    def _read_into(self, known: dict[str, Row], where: Filter) -> int:
+        read = 0
+        for point in self.store.scroll(where, fields=ROW_FIELDS, batch=2048):
+            keep_newest(known, row_of(point.payload))
+            read += 1
+        return read
+
+    def _save(self, known: dict[str, Row]) -> bool:
+        return self.writable and self.folder is not None and session_rows.save(self.folder, known)
 
     # -- pages ---------------------------------------------------------------------
 
@@ -139,10 +156,6 @@ class Catalogue:
         for row in self.rows():
             counts[row.project] = counts.get(row.project, 0) + 1
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-
-
-def _epoch(value: object) -> float | None:
-    return float(value) if isinstance(value, int | float) and value else None
 
 
 def _starred(note: Annotation | None) -> bool:

@@ -15,6 +15,7 @@ before the library lets go of the index).
 from __future__ import annotations
 
 from collections.abc import Callable
+from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -69,7 +70,8 @@ class Library(Engine):
         self.annotations = Annotations(folder)
         self.models = Models(settings, self.store)
         self.reader = Reader(self.store, self.annotations)
-        self.catalogue = Catalogue(self.store, self.annotations)  # the sessions list's rows, read once per change
+        # The sessions list's rows: read once, then only what changed; kept beside the manifest.
+        self.catalogue = Catalogue(self.store, self.annotations, folder, writable=not read_only)
         self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
         self.archiving = Archiving(settings, folder, self.annotations)
         self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder, self.archiving)
@@ -211,10 +213,13 @@ class Library(Engine):
         return self.editor.set_settings(self.ids.resolve(session_id), values)
 
     def delete_session(self, session_id: str) -> None:
+        resolved = self.ids.resolve(session_id)
         try:
-            self.editor.delete(self.ids.resolve(session_id))
-        finally:
-            self.catalogue.invalidate()
+            self.editor.delete(resolved)
+        except BaseException:
+            self.catalogue.invalidate()  # perhaps half done: the count check finds out
+            raise
+        self.catalogue.forget(resolved)
 
     def restore_session(self, session_id: str) -> bool:
         return self.editor.restore(self.ids.resolve_deleted(session_id))  # back at the next index run, which invalidates
@@ -250,9 +255,15 @@ class Library(Engine):
                 progress(event)
 
         try:
-            return self.runs.run(paths, progress=told, cancel=cancel, rebuild=rebuild, semantic=semantic)
+            report = self.runs.run(paths, progress=told, cancel=cancel, rebuild=rebuild, semantic=semantic)
         finally:
             self.catalogue.invalidate()
+        # Leave the rows' file current, so the next start's sessions list reads it and
+        # not every session point (here only the run's own: its newest generation).
+        # The run's work is done and kept: a store that fails now fails the next look.
+        with suppress(IndexUnavailable):
+            self.catalogue.rows()
+        return report
 
     def prune(self) -> int:
         try:

@@ -101,7 +101,12 @@ def test_server_backend_keeps_its_local_manifest_private(tmp_path: Path, open_um
         library.close()
     folder = tmp_path / "local" / "index" / "server"
     assert (mode(folder.parent), mode(folder)) == (0o700, 0o700)
-    assert own_files(folder) == {"manifest.sqlite3": 0o600, "annotations.sqlite3": 0o600, "vectors.sqlite": 0o600}
+    assert own_files(folder) == {
+        "manifest.sqlite3": 0o600,
+        "annotations.sqlite3": 0o600,
+        "vectors.sqlite": 0o600,
+        "catalogue.json.z": 0o600,
+    }
 
 
 _network: list[str] = []

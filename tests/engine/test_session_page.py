@@ -5,9 +5,12 @@ order as the whole list, counts from the index, and a page that follows the inde
 from __future__ import annotations
 
 import shutil
+from pathlib import Path
 
 import pytest
-from convo_tui.core.library import Library
+from convo_tui.core.library import Library, session_rows
+from convo_tui.core.library.catalogue import Refresh
+from convo_tui.core.library.session_rows import Row
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 from tests.conftest import build_relevance, built_once
@@ -67,3 +70,63 @@ def test_titles_stars_filters_and_deletes_show_in_the_next_page(library):
     library.delete_session(first.id)
     after = library.session_page(limit=1000)
     assert first.id not in ids(after) and after.everything == len(library.sessions())
+
+
+# -- the rows' file (core/library/session_rows.py) -----------------------------------
+
+
+def reopen(library, *, read_only=False):
+    return Library.open(library.settings, read_only=read_only)
+
+
+def test_a_new_start_reads_the_rows_file_not_every_session_point(library):
+    whole = ids(library.session_page(limit=1000))
+    library.close()
+    with reopen(library) as again:
+        assert ids(again.session_page(limit=1000)) == whole
+        assert again.catalogue.last_refresh == Refresh(whole=False, read=0, saved=False)
+
+
+def test_an_index_run_reads_only_the_sessions_it_published(library, tmp_path):
+    library.session_page()
+    source = next(Path(library.settings.sources[0]).rglob("*.txt"))
+    copy = tmp_path / "more" / f"copy-of-{source.name}"
+    copy.parent.mkdir()
+    shutil.copy(source, copy)
+    library.index([copy])
+    assert library.catalogue.last_refresh == Refresh(whole=False, read=1, saved=True)
+    listed = ids(library.session_page(limit=1000))
+    assert len(listed) == len(library.sessions()) and set(listed) == {s.id for s in library.sessions()}
+
+
+def test_rows_the_index_no_longer_holds_are_read_again_whole(library):
+    expected = sorted(ids(library.session_page(limit=1000)))
+    folder = library.settings.index_dir
+    rows = session_rows.load(folder)
+    assert rows is not None and sorted(rows) == expected
+    library.close()
+    stale = Row("gone-session", "a deleted session", "p", "claude", "/x.jsonl", 1, 1, 1.0, 1.0, generation=1)
+    session_rows.save(folder, {**rows, stale.id: stale})  # as a delete in a process that kept no file would leave it
+    with reopen(library) as again:
+        assert sorted(ids(again.session_page(limit=1000))) == expected
+        assert again.catalogue.last_refresh.whole and again.catalogue.last_refresh.saved
+    assert sorted(session_rows.load(folder) or {}) == expected
+
+
+def test_a_delete_drops_its_row_from_the_file_too(library):
+    first = library.session_page().entries[0].summary.id
+    library.delete_session(first)
+    assert first not in (session_rows.load(library.settings.index_dir) or {"": None})
+    assert first not in ids(library.session_page(limit=1000))
+    assert library.catalogue.last_refresh.whole is False
+
+
+def test_a_damaged_rows_file_is_read_as_none_and_a_read_only_open_writes_none(library):
+    expected = sorted(ids(library.session_page(limit=1000)))
+    library.close()
+    path = library.settings.index_dir / session_rows.FILE_NAME
+    path.write_bytes(b"\x78\x9cnot zlib at all")
+    with reopen(library, read_only=True) as reader:
+        assert sorted(ids(reader.session_page(limit=1000))) == expected
+        assert reader.catalogue.last_refresh == Refresh(whole=True, read=len(expected), saved=False)
+    assert path.read_bytes() == b"\x78\x9cnot zlib at all"
