@@ -20,8 +20,8 @@ from convo_tui.core.search.fuzzy import search_fuzzy
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
-from convo_tui.core.search.translate import TranslatedQuery
 from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter
+from convo_tui.core.search.translate import TranslatedQuery
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 

