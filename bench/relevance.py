@@ -84,6 +84,7 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "unseen_power": ("convo_tui.core.search.fusion", "UNSEEN_POWER", float),
     "exact": ("convo_tui.core.search.fusion", "EXACT_TIER", int),
     "other": ("convo_tui.core.search.fusion", "OTHER_LANGUAGE_SHARE", float),
+    "translated": ("convo_tui.core.search.fusion", "TRANSLATED_WEIGHT", float),
 }
 INDEX_KNOBS = ("selection", "int8", "chunks", "questions", "window")
 

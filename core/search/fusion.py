@@ -65,6 +65,12 @@ EXACT_TIER = True  # a point holding every identifier of the query ranks above t
 # to 0.4 give the same R@3; 0.5 on unmatched CJK-query texts only (before)
 # left cross_zh_en at 0.86 and cross_en_zh at 0.81, under semantic's 0.85.
 OTHER_LANGUAGE_SHARE = 0.35
+# For a Latin-script query, a Chinese text's keyword part is at least this
+# times its keyword relevance for the query's dictionary translation
+# (core/search/translate.py); 0 turns translation off. Measured on the
+# relevance set (BENCHMARKS.md, issue 26): 0.6 to 1.5 all lift cross_en_zh R@3
+# 0.85 -> 0.88; 1.0 also lifts its R@1 (0.62 -> 0.65); 0.3 changes nothing.
+TRANSLATED_WEIGHT = 1.0
 STAGE_KEYWORD = "keyword"
 STAGE_MEANING = "meaning"
 STAGE_BOTH = "both"
@@ -144,6 +150,7 @@ def fuse(
     agreement: float | None = None,
     exact: set[str] | None = None,
     other_language: set[str] | None = None,
+    translated: dict[str, float] | None = None,
 ) -> list[Scored]:
     """One list, best first, `score` = relevance in 0..1, `stage` = what placed it.
 
@@ -153,6 +160,8 @@ def fuse(
     the query has no identifiers, no tier).
     `other_language`: ids of texts in the other language than the query's
     (their keyword part is at least OTHER_LANGUAGE_SHARE of their meaning's).
+    `translated`: keyword relevance of such texts for the query's translation
+    (their keyword part is at least TRANSLATED_WEIGHT of it).
     """
     weight = DENSE_WEIGHT if weight is None else weight
     agreement = AGREEMENT if agreement is None else agreement
@@ -172,11 +181,19 @@ def fuse(
             d = dense_of[pid]
             if s == 0 and noise and pid in noise:
                 continue  # only the dense model found it, and weakly: noise
-            words = max(s, OTHER_LANGUAGE_SHARE * d) if (other_language and pid in other_language) else s
+            foreign = other_language is not None and pid in other_language
+            t = translated.get(pid, 0.0) if (translated and foreign) else 0.0
+            words = max(s, OTHER_LANGUAGE_SHARE * d, TRANSLATED_WEIGHT * t) if foreign else s
             score = weight * d + (1 - weight) * words
             if d > 0 and s > 0:
                 score += agreement * min(d, s)
-            stage = STAGE_BOTH if (d > 0 and s > 0 and weight > 0) else STAGE_MEANING if (d > 0 and weight > 0) else STAGE_KEYWORD
+            stage = (
+                STAGE_BOTH
+                if (d > 0 and (s > 0 or t > 0) and weight > 0)
+                else STAGE_MEANING
+                if (d > 0 and weight > 0)
+                else STAGE_KEYWORD
+            )
         if exact is not None and EXACT_TIER:
             if pid in exact:
                 score, stage = EXACT_FLOOR + (1 - EXACT_FLOOR) * min(1.0, score), STAGE_EXACT

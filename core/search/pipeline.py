@@ -12,15 +12,16 @@ from functools import partial
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
-from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
+from convo_tui.core.index.points import LANG_CJK, LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
 from convo_tui.core.limits import check_count
-from convo_tui.core.search import fusion, meaning
+from convo_tui.core.search import fusion, meaning, translate
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.search.fuzzy import search_fuzzy
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
 from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter
+from convo_tui.core.search.translate import TranslatedQuery
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 
@@ -185,21 +186,26 @@ def _two_levels(
     depth = max(fusion.PREFETCH, window * 2) if not parsed.phrases else max(window * 10, 100)
     levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
     split = dense is not None and scale.cjk and meaning.ALIGN_LANGUAGES
+    query_lang = text_lang(parsed.text)
+    translated = _translation(embedders, parsed, query_lang, scale) if dense is not None and sparse is not None else None
     queries: list[Query] = []
     shape: list[tuple[int, int]] = []  # per level: (dense queries, sparse queries)
     for level in levels:
         flt = level_filter(parsed, level)
         dense_part = meaning.dense_queries(dense, flt, depth, split) if dense is not None else []
         sparse_part = [Query(sparse=sparse, filter=flt, limit=depth, with_dense=True)] if sparse is not None else []
+        if translated is not None:
+            cjk = meaning.partition_filters(flt)[0]
+            sparse_part.append(Query(sparse=translated.vector, filter=cjk, limit=depth, with_dense=True))
         queries += dense_part + sparse_part
         shape.append((len(dense_part), len(sparse_part)))
     results = store.query(queries)
-    query_lang = text_lang(parsed.text)
     fused = []
     at = 0
     for n_dense, n_sparse in shape:
         partitions = results[at : at + n_dense]
         by_sparse = results[at + n_dense] if n_sparse else []
+        by_translated = results[at + n_dense + 1] if n_sparse > 1 else []
         at += n_dense + n_sparse
         by_dense = [p for part in partitions for p in part]
         exact = _exact(kind, [*by_dense, *by_sparse]) if fusion.METHOD == "weighted" else None
@@ -218,18 +224,43 @@ def _two_levels(
         elif fusion.METHOD == "dbsf":
             fused.append(dbsf([by_dense, by_sparse]))
         else:
-            view = meaning.dense_view(store, query_dense or [], query_lang, partitions, [*by_dense, *by_sparse])
+            view = meaning.dense_view(store, query_dense or [], query_lang, partitions, [*by_dense, *by_sparse, *by_translated])
             dense_of = {pid: scale(c) for pid, c in view.cosines.items()}
             noise = {pid for pid, c in view.cosines.items() if c < scale.noise}
             cover = _coverage(embedders, sparse, by_sparse)
             weight = _weight(scale, parsed, kind)
             other = view.other_language if scale.cjk else set()
+            words_of = _translated_relevance(embedders, translated, by_translated) if translated is not None else None
             fused.append(
-                fuse(by_dense, by_sparse, dense_of, noise=noise, coverage=cover, weight=weight, exact=exact, other_language=other)
+                fuse(
+                    [*by_dense, *(p for p in by_translated if p.id in dense_of)],
+                    by_sparse,
+                    dense_of,
+                    noise=noise,
+                    coverage=cover,
+                    weight=weight,
+                    exact=exact,
+                    other_language=other,
+                    translated=words_of,
+                )
             )
     if parsed.role:
         return [], fused[0]
     return fused[0], fused[1]
+
+
+def _translation(embedders: Embedders, parsed: ParsedQuery, query_lang: str, scale: DenseScale) -> TranslatedQuery | None:
+    """For a Latin-script query in weighted hybrid on a model that reads Chinese:
+    its words in Chinese, to give Chinese texts a keyword part (translate.py)."""
+    if fusion.TRANSLATED_WEIGHT <= 0 or not scale.cjk or query_lang == LANG_CJK or fusion.METHOD != "weighted":
+        return None
+    return translate.translated_query(translate.translate(parsed.text), embedders.sparse.embed_query)
+
+
+def _translated_relevance(embedders: Embedders, query: TranslatedQuery, points: Sequence[Scored]) -> dict[str, float]:
+    """Keyword relevance of the Chinese texts the translated query found (translate.relevance)."""
+    found = [(p.id, p.score, embedders.sparse.embed_document(_text_of(p))) for p in points]
+    return translate.relevance(query, found)
 
 
 def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:

