@@ -32,7 +32,7 @@ from dataclasses import dataclass, field
 
 from convo_tui.core.index.points import LANG_CJK, turn_key
 from convo_tui.core.search.merge import cosine
-from convo_tui.core.search.request import with_vectors
+from convo_tui.core.search.request import embedded, with_vectors
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, Store
 
 # Candidates per language whose cosines make the partition's reference (their median).
@@ -64,8 +64,8 @@ def partition_filters(flt: Filter) -> tuple[Filter, Filter]:
 
 def dense_queries(dense: Sequence[float], flt: Filter, depth: int, split: bool) -> list[Query]:
     if not split:
-        return [Query(dense=dense, filter=flt, limit=depth, with_dense=True)]
-    return [Query(dense=dense, filter=part, limit=depth, with_dense=True) for part in partition_filters(flt)]
+        return [Query(dense=dense, filter=embedded(flt), limit=depth, with_dense=True)]
+    return [Query(dense=dense, filter=embedded(part), limit=depth, with_dense=True) for part in partition_filters(flt)]
 
 
 def point_lang(point: Scored) -> str:
@@ -116,7 +116,7 @@ def covered_messages(
     turn's vector reads them), each carrying its turn's vector so that it is
     ranked and its card's similarity shown as its turn's."""
     turn_flt = Filter(must=(*(c for c in flt.must if c.key != "role"), Cond("level", value="turn")), must_not=flt.must_not)
-    turns = store.query([Query(dense=query_dense, filter=turn_flt, limit=depth, with_dense=True)])[0]
+    turns = store.query([Query(dense=query_dense, filter=embedded(turn_flt), limit=depth, with_dense=True)])[0]
     wanted = {(t.payload.get("session_id"), t.payload.get("turn_index")): t.dense for t in turns if t.dense is not None}
     if not wanted:
         return []

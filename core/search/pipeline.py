@@ -20,7 +20,7 @@ from convo_tui.core.search.fuzzy import search_fuzzy
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
-from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter
+from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, embedded, level_filter
 from convo_tui.core.search.translate import TranslatedQuery
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
@@ -113,7 +113,7 @@ def _stands_out(store: Store, parsed: ParsedQuery, dense: Sequence[float], scale
     second). Never for Chinese, Japanese or Korean on a model that cannot read them."""
     if not scale.cjk and CJK.search(parsed.text):
         return False
-    best = store.query([Query(dense=dense, filter=level_filter(parsed, LEVEL_TURN), limit=2)])[0]
+    best = store.query([Query(dense=dense, filter=embedded(level_filter(parsed, LEVEL_TURN)), limit=2)])[0]
     if not best:
         return False
     first = best[0].score
