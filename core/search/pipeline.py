@@ -193,10 +193,12 @@ def _two_levels(
     for level in levels:
         flt = level_filter(parsed, level)
         dense_part = meaning.dense_queries(dense, flt, depth, split) if dense is not None else []
-        sparse_part = [Query(sparse=sparse, filter=flt, limit=depth, with_dense=True)] if sparse is not None else []
+        sparse_part = (
+            [Query(sparse=sparse, filter=flt, limit=depth, with_dense=True, with_terms=True)] if sparse is not None else []
+        )
         if translated is not None:
             cjk = meaning.partition_filters(flt)[0]
-            sparse_part.append(Query(sparse=translated.vector, filter=cjk, limit=depth, with_dense=True))
+            sparse_part.append(Query(sparse=translated.vector, filter=cjk, limit=depth, with_dense=True, with_terms=True))
         queries += dense_part + sparse_part
         shape.append((len(dense_part), len(sparse_part)))
     results = store.query(queries)
@@ -259,8 +261,7 @@ def _translation(embedders: Embedders, parsed: ParsedQuery, query_lang: str, sca
 
 def _translated_relevance(embedders: Embedders, query: TranslatedQuery, points: Sequence[Scored]) -> dict[str, float]:
     """Keyword relevance of the Chinese texts the translated query found (translate.relevance)."""
-    found = [(p.id, p.score, embedders.sparse.embed_document(_text_of(p))) for p in points]
-    return translate.relevance(query, found)
+    return translate.relevance(query, [(p.id, p.score, _terms(embedders, p)) for p in points])
 
 
 def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:
@@ -288,13 +289,15 @@ def _coverage(embedders: Embedders, query: SparseVec, points: Sequence[Scored]) 
     terms = set(query.indices)
     if len(terms) <= 1:
         return {}
-    shares = {}
-    for point in points:
-        p = point.payload
-        text = p.get("text") or f"{p.get('user_text', '')}\n{p.get('ai_text', '')}"
-        found = terms & set(embedders.sparse.embed_document(text).indices)
-        shares[point.id] = len(found) / len(terms)
-    return shares
+    return {point.id: len(terms & _terms(embedders, point)) / len(terms) for point in points}
+
+
+def _terms(embedders: Embedders, point: Scored) -> frozenset[int]:
+    """The token ids the point was indexed with: from the store when it sent them
+    (`with_terms`), else its text tokenized again."""
+    if point.terms is not None:
+        return point.terms
+    return frozenset(embedders.sparse.embed_document(_text_of(point)).indices)
 
 
 def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:

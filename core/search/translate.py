@@ -203,16 +203,15 @@ def translated_query(terms: Sequence[Sequence[str]], embed_query: Callable[[str]
     return TranslatedQuery(SparseVec(indices, [weights[i] for i in indices]), tuple(per_term))
 
 
-def relevance(query: TranslatedQuery, found: Sequence[tuple[str, float, SparseVec]]) -> dict[str, float]:
+def relevance(query: TranslatedQuery, found: Sequence[tuple[str, float, frozenset[int]]]) -> dict[str, float]:
     """Keyword relevance for the translated query of each (id, BM25 score, the
-    text's own BM25 vector): the score over the best, times the share of the
-    English terms whose translation the text holds (as fusion.sparse_relevance)."""
+    token ids of the text's BM25 vector): the score over the best, times the share
+    of the English terms whose translation the text holds (as fusion.sparse_relevance)."""
     best = max((score for _, score, _ in found), default=0.0)
     if best <= 0 or not query.terms:
         return {}
     out: dict[str, float] = {}
-    for pid, score, vector in found:
-        tokens = set(vector.indices)
+    for pid, score, tokens in found:
         share = sum(1 for term in query.terms if term & tokens) / len(query.terms)
         out[pid] = score / best * share
     return out

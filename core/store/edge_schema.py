@@ -193,7 +193,7 @@ def to_filter(flt: Filter | None) -> qe.Filter | None:
 def to_request(q: Query) -> qe.QueryRequest | None:
     flt = to_filter(q.filter)
     sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
-    with_vector: Any = [DENSE] if q.with_dense else False
+    with_vector: Any = [name for name, wanted in ((DENSE, q.with_dense), (SPARSE, q.with_terms)) if wanted] or False
     if q.dense is not None and sparse is not None:
         pre = q.prefetch_limit or q.limit * 2
         return qe.QueryRequest(
@@ -230,7 +230,10 @@ def to_sparse(v: SparseVec) -> qe.SparseVector:
 
 
 def to_scored(p: Any) -> Scored:
-    dense = None
-    if isinstance(p.vector, dict) and DENSE in p.vector:
-        dense = list(p.vector[DENSE])
-    return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense)
+    dense, terms = None, None
+    if isinstance(p.vector, dict):
+        if DENSE in p.vector:
+            dense = list(p.vector[DENSE])
+        if SPARSE in p.vector:
+            terms = frozenset(p.vector[SPARSE].indices)
+    return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense, terms=terms)

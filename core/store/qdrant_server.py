@@ -340,7 +340,7 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
 
     flt = _filter(q.filter)
     sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
-    with_vector: Any = [DENSE] if q.with_dense else False
+    with_vector: Any = [name for name, wanted in ((DENSE, q.with_dense), (SPARSE, q.with_terms)) if wanted] or False
     dense_params = m.SearchParams(hnsw_ef=HNSW_EF) if tune else None
     if q.dense is not None and sparse is not None:
         pre = q.prefetch_limit or q.limit * 2
@@ -368,7 +368,13 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
 
 
 def _scored(p: m.ScoredPoint) -> Scored:
-    dense = None
-    if isinstance(p.vector, dict) and DENSE in p.vector:
-        dense = [float(x) for x in cast("list[float]", p.vector[DENSE])]  # the named dense vector, never sparse or multi
-    return Scored(id=str(p.id), score=float(p.score), payload=dict(p.payload or {}), dense=dense)
+    from qdrant_client import models as m
+
+    dense, terms = None, None
+    if isinstance(p.vector, dict):
+        if DENSE in p.vector:
+            dense = [float(x) for x in cast("list[float]", p.vector[DENSE])]  # the named dense vector, never sparse or multi
+        stored = p.vector.get(SPARSE)
+        if isinstance(stored, m.SparseVector):
+            terms = frozenset(stored.indices)
+    return Scored(id=str(p.id), score=float(p.score), payload=dict(p.payload or {}), dense=dense, terms=terms)

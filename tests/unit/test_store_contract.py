@@ -273,6 +273,17 @@ def test_sparse_only_query_finds_exact_words(filled):
     assert all(s.score > 0 for s in got)
 
 
+def test_a_query_with_terms_returns_the_token_ids_each_point_was_indexed_with(filled):
+    texts = {key: text for key, text, _ in CORPUS}
+    [got] = filled.query([Query(sparse=bm25_query("pytest fixture"), limit=10, with_terms=True, with_dense=True)])
+    assert got
+    for point in got:
+        assert point.terms == frozenset(bm25_doc(texts[point.payload["key"]]).indices)
+        assert point.dense is not None
+    [plain] = filled.query([Query(sparse=bm25_query("pytest fixture"), limit=10)])
+    assert all(point.terms is None for point in plain)
+
+
 def test_chinese_word_matches_through_multilingual_bm25(filled):
     [got] = filled.query([Query(sparse=bm25_query("数据库"), limit=10)])
     assert keys(got) == ["s3:turn-0"]

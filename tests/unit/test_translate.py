@@ -51,8 +51,8 @@ def test_relevance_is_the_best_score_share_times_the_terms_held():
     sparse = SparseEmbedder()
     query = translate.translated_query([("数据库",), ("超时",)], sparse.embed_query)
     assert query is not None
-    both = sparse.embed_document("数据库连接超时了")
-    one = sparse.embed_document("数据库满了")
+    both = frozenset(sparse.embed_document("数据库连接超时了").indices)
+    one = frozenset(sparse.embed_document("数据库满了").indices)
     out = translate.relevance(query, [("both", 4.0, both), ("one", 2.0, one)])
     assert out == {"both": 1.0, "one": 0.25}
 
