@@ -130,3 +130,17 @@ def test_a_damaged_rows_file_is_read_as_none_and_a_read_only_open_writes_none(li
         assert sorted(ids(reader.session_page(limit=1000))) == expected
         assert reader.catalogue.last_refresh == Refresh(whole=True, read=len(expected), saved=False)
     assert path.read_bytes() == b"\x78\x9cnot zlib at all"
+
+
+def test_readiness_is_kept_until_this_process_changes_the_index(library, tmp_path):
+    before = library.readiness()
+    assert library.readiness() is before  # nothing changed: not counted again
+    source = next(Path(library.settings.sources[0]).rglob("*.txt"))
+    copy = tmp_path / "more" / f"copy-of-{source.name}"
+    copy.parent.mkdir()
+    shutil.copy(source, copy)
+    library.index([copy])
+    after = library.readiness()
+    assert after.sessions == before.sessions + 1 and after.texts_total > before.texts_total
+    library.delete_session(library.session_page().entries[0].summary.id)
+    assert library.readiness().sessions == before.sessions
