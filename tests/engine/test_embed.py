@@ -188,3 +188,16 @@ def test_cached_vectors_of_the_cut_window_are_not_those_of_the_full_one(dense, t
         assert cache.get_many([long_text]) == {}
     finally:
         cache.close()
+
+
+@pytest.mark.parametrize("quantized", [False, True], ids=["fp32", "int8"])
+def test_documents_embedded_by_two_sessions_side_by_side_are_one_sessions_vectors(quantized):
+    """Phase 2 runs one-thread sessions side by side (core/embed/batching.py run_all):
+    the same vectors as one session, each text in its own slot."""
+    texts = [f"{text} #{n}" for n in range(6) for text in TEXTS]
+    one = DenseEmbedder(quantized=quantized, threads=1)
+    two = DenseEmbedder(quantized=quantized, threads=2)
+    alone, side_by_side = np.array(one.embed_documents(texts)), np.array(two.embed_documents(texts))
+    assert len(two._direct.document_sessions()) == 2 and len(one._direct.document_sessions()) == 1
+    assert np.abs(alone - side_by_side).max() < 1e-6
+    assert np.allclose(side_by_side[1], two.embed_documents([texts[1]])[0], atol=1e-6)
