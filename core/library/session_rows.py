@@ -19,22 +19,14 @@ from dataclasses import astuple, dataclass
 from pathlib import Path
 from typing import Any
 
+from convo_tui.core.library.reading import SUMMARY_FIELDS
+
 FILE_NAME = "catalogue.json.z"
 VERSION = 1
 
-# What a row keeps: what a summary needs, less the description and tags (annotations) and the record.
-ROW_FIELDS = [
-    "session_id",
-    "session_title",
-    "project",
-    "source",
-    "path",
-    "message_count",
-    "turn_count",
-    "started_at",
-    "updated_at",
-    "generation",
-]
+# What a row keeps: what a summary needs, less what the user's edits hold
+# (annotations, laid over at page time) and the machine a remote session came from.
+ROW_FIELDS = [name for name in SUMMARY_FIELDS if name not in ("description", "starred", "tags", "machine")]
 
 
 @dataclass(frozen=True)
