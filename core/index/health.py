@@ -22,6 +22,7 @@ so the run parses them again instead of reporting them unchanged.
 from __future__ import annotations
 
 import os
+import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
@@ -119,6 +120,24 @@ def verify_files(store: Store, index_dir: Path) -> None:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise IndexUnavailable(damaged(index_dir, problems[0] + more))
+
+
+class FilesCheck:
+    """`verify_files` once per open, shared by what asks for it (an index run,
+    readiness): a holder re-indexes often and answers readiness after every
+    search, and at a million messages the check took 0.4 s warm, 2-3 s cold."""
+
+    def __init__(self, store: Store, index_dir: Path, *, needed: bool):
+        self.store, self.index_dir = store, index_dir
+        self._done = not needed  # a server collection has no files here
+        self._lock = threading.Lock()
+
+    def ensure(self) -> None:
+        """IndexUnavailable (one line, the way out) for the first problem, the first time."""
+        with self._lock:
+            if not self._done:
+                verify_files(self.store, self.index_dir)
+                self._done = True
 
 
 def forget_lost(

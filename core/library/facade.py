@@ -23,7 +23,7 @@ from convo_tui.core.annotations import Annotations, overlay_hits
 from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
-from convo_tui.core.index.health import verify_files
+from convo_tui.core.index.health import FilesCheck
 from convo_tui.core.index.manifest import Manifest, source_readings
 from convo_tui.core.library.archiving import Archiving
 from convo_tui.core.library.catalogue import Catalogue
@@ -65,7 +65,6 @@ class Library(Engine):
         self.store: Store = store if isinstance(store, GuardedStore) else GuardedStore(store)
         self.read_only = read_only
         self._closers: list[Callable[[], None]] = []
-        self._files_verified = False  # verify_files passed in this process (readiness)
         # The last readiness, until this process changes the index (it alone writes
         # it: core/store/lock.py); a server collection is read afresh every time.
         self._readiness: Readiness | None = None
@@ -78,7 +77,8 @@ class Library(Engine):
         self.catalogue = Catalogue(self.store, self.annotations, folder, writable=not read_only)
         self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
         self.archiving = Archiving(settings, folder, self.annotations)
-        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder, self.archiving)
+        self.files = FilesCheck(self.store, settings.index_dir, needed=not settings.qdrant_url)
+        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder, self.archiving, self.files)
         self.runs.meta_error = meta_error
         # Ids as people type them (a unique 8+ character prefix) -> the session's id.
         self.ids = SessionIds(self.store, lambda: [sid for sid, note in self.annotations.all().items() if note.deleted])
@@ -178,12 +178,11 @@ class Library(Engine):
     def readiness(self) -> Readiness:
         """How much is searchable, once every file search reads was checked (`sources`).
 
-        The check (a read of every page of every segment) runs once per open:
-        search, MCP and the app ask after every search, and at a million
-        messages it took 0.4 s of each served CLI search's 0.56 s."""
-        if not self.settings.qdrant_url and not self._files_verified:
-            verify_files(self.store, self.settings.index_dir)
-            self._files_verified = True
+        The check (a read of every page of every segment) runs once per open,
+        shared with index runs (health.FilesCheck): search, MCP and the app ask
+        after every search, and at a million messages it took 0.4 s of each
+        served CLI search's 0.56 s."""
+        self.files.ensure()
         known = self._readiness
         if known is None:
             choice = self.models.choice()

@@ -9,7 +9,7 @@ from pathlib import Path
 
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.index.health import forget_lost, verify_files
+from convo_tui.core.index.health import FilesCheck, forget_lost
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.publish import CancelLike, Indexer, IndexProgress, IndexReport, ProgressFn, is_cancelled, prune
 from convo_tui.core.library.archiving import Archiving
@@ -55,7 +55,14 @@ def combined(first: IndexReport, second: IndexReport) -> IndexReport:
 
 class IndexRuns:
     def __init__(
-        self, settings: Settings, store: Store, models: Models, annotations: Annotations, manifest_dir: Path, archiving: Archiving
+        self,
+        settings: Settings,
+        store: Store,
+        models: Models,
+        annotations: Annotations,
+        manifest_dir: Path,
+        archiving: Archiving,
+        files: FilesCheck,
     ):
         self.settings = settings
         self.store = store
@@ -66,7 +73,7 @@ class IndexRuns:
         self._one_at_a_time = threading.Lock()
         # Why the index may not be read (a rebuild clears it).
         self.meta_error: IndexUnavailable | None = None
-        self._verified = False  # the store's files checked (verify_files) by this process
+        self.files = files  # the store's files checked once per open (health.FilesCheck)
 
     def default_paths(self) -> list[Path]:
         from convo_tui.core.index.discover import default_locations
@@ -133,10 +140,8 @@ class IndexRuns:
             manifest.clear()  # the vector cache stays: same model, same texts, same vectors
             manifest.save()
             self.meta_error = None
-        elif not self.settings.qdrant_url and not self._verified:
-            # A damaged store is named, never indexed into; once per process (a holder re-indexes often).
-            verify_files(self.store, self.settings.index_dir)
-            self._verified = True
+        else:
+            self.files.ensure()  # a damaged store is named, never indexed into
         roots = list(paths) if paths is not None else self.default_paths()
         self.models.choose_for(roots, previous=previous)
         switched = self.models.switch(self.manifest_dir, progress, cancel)

@@ -144,3 +144,19 @@ def test_readiness_is_kept_until_this_process_changes_the_index(library, tmp_pat
     assert after.sessions == before.sessions + 1 and after.texts_total > before.texts_total
     library.delete_session(library.session_page().entries[0].summary.id)
     assert library.readiness().sessions == before.sessions
+
+
+def test_the_deep_file_check_runs_once_per_open_for_index_runs_and_readiness(library, monkeypatch):
+    from convo_tui.core.index import health
+
+    calls = []
+    real = health.verify_files
+    monkeypatch.setattr(health, "verify_files", lambda *a: calls.append(a) or real(*a))
+    library.index([])
+    library.readiness()
+    library.index([])
+    assert len(calls) == 1
+    library.close()
+    with reopen(library, read_only=True) as again:
+        again.readiness()
+    assert len(calls) == 2  # a new open checks again
