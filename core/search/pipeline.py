@@ -196,18 +196,20 @@ def _two_levels(
         sparse_part = (
             [Query(sparse=sparse, filter=flt, limit=depth, with_dense=True, with_terms=True)] if sparse is not None else []
         )
-        if translated is not None:
-            cjk = meaning.partition_filters(flt)[0]
-            sparse_part.append(Query(sparse=translated.vector, filter=cjk, limit=depth, with_dense=True, with_terms=True))
         queries += dense_part + sparse_part
         shape.append((len(dense_part), len(sparse_part)))
+    if translated is not None:  # one query for both levels: each search costs ~12 ms at 1M messages
+        both = parsed.store_filter().and_(Cond("level", any=tuple(levels)))
+        cjk = meaning.partition_filters(both)[0]
+        queries.append(Query(sparse=translated.vector, filter=cjk, limit=depth * len(levels), with_dense=True, with_terms=True))
     results = store.query(queries)
+    found_translated = results[-1] if translated is not None else []
     fused = []
     at = 0
-    for n_dense, n_sparse in shape:
+    for level, (n_dense, n_sparse) in zip(levels, shape, strict=True):
         partitions = results[at : at + n_dense]
         by_sparse = results[at + n_dense] if n_sparse else []
-        by_translated = results[at + n_dense + 1] if n_sparse > 1 else []
+        by_translated = [p for p in found_translated if p.payload.get("level") == level]
         at += n_dense + n_sparse
         by_dense = [p for part in partitions for p in part]
         exact = _exact(kind, [*by_dense, *by_sparse]) if fusion.METHOD == "weighted" else None
