@@ -35,9 +35,10 @@ def exact_batches(lengths: Sequence[int], budget: int, max_batch: int = 64) -> l
 
 # Sessions that embed documents at once, one thread each (at most the cores):
 # a run reads one text (the int8 graphs), and onnxruntime spreads one short
-# text over two threads poorly. Measured on 2 cores, 240 texts of the 1M
-# history with e5 through phase 2's calls: 46-50 texts/s against 40-41 for one
-# two-thread session, the same vectors (BENCHMARKS.md, "Phase 2 on both cores").
+# text over two threads poorly. Measured on 2 cores with e5: 240 texts of the
+# 1M history through phase 2's calls at 46-50 texts/s against 40-41 for one
+# two-thread session, the 10k history indexed in 123 s against 199 s, the same
+# vectors (BENCHMARKS.md, "Phase 2 on both cores"; MiniLM: dense.MINILM_RUNNERS).
 MAX_RUNNERS = 4
 
 

@@ -49,6 +49,14 @@ BATCH_SIZE = 64
 # 8-11 under the same load).
 RUN_TOKENS = 256
 INT8_RUN_TOKENS = 1
+# MiniLM embeds documents in one session (its threads: the cores), not in
+# one-thread sessions side by side as e5 does (core/embed/batching.py): two
+# runs at once took an indexing run's peak from 677 to 812 MB at 10k messages,
+# over issue 25's 800 MB, for a phase 2 of 57.6 s instead of 75.1 s. One
+# session already embeds a million messages' texts in about 1.8 h (140
+# texts/s, 0.92 texts a message), under the 3 h target; e5, at 37 texts/s,
+# needs both cores (BENCHMARKS.md, "Phase 2 on both cores").
+MINILM_RUNNERS = 1
 # Run the bundled models on int8 graphs made on first use (core/embed/int8.py);
 # False keeps the fp32 computation (the benches measure both).
 INT8 = True
@@ -277,7 +285,8 @@ class DenseEmbedder:
             if model == DEFAULT_MODEL:
                 onnx, tokenizer_file = bundled_model_files()
                 graph, cache_name = minilm_graph(onnx, model, INT8 if quantized is None else quantized)
-                direct = MiniLmOnnx(graph, tokenizer_file, cache_name, EMBED_WINDOW, threads, arena)
+                runners = threads or MINILM_RUNNERS
+                direct = MiniLmOnnx(graph, tokenizer_file, cache_name, EMBED_WINDOW, threads, arena, runners)
                 self._direct = direct
                 self.quantized = graph != onnx
                 self._model: Any = direct

@@ -183,13 +183,23 @@ def mean_pool_normalized(hidden: np.ndarray, mask: np.ndarray) -> np.ndarray:
 class MiniLmOnnx:
     """A mean-pooled, normalised sentence model: `embed` and `query_embed` as fastembed has them."""
 
-    def __init__(self, onnx: Path, tokenizer: Path, model: str, window: int, threads: int | None = None, arena: bool = ARENA):
+    def __init__(
+        self,
+        onnx: Path,
+        tokenizer: Path,
+        model: str,
+        window: int,
+        threads: int | None = None,
+        arena: bool = ARENA,
+        runners: int | None = None,
+    ):
         self.session = build_session(onnx, model, threads, arena)
         self.tokenizer = load_tokenizer(tokenizer, window)
         self._inputs = {node.name for node in self.session.get_inputs()}
-        # Documents are embedded by one-thread sessions side by side (core/embed/batching.py,
-        # run_all), made on first use: a process that only searches never needs them.
-        self._runners = runner_count(threads)
+        # `runners` > 1: documents are embedded by that many one-thread sessions side by
+        # side (core/embed/batching.py, run_all), made on first use: a process that only
+        # searches never needs them. None: as many as `threads` (the cores when None).
+        self._runners = runners or runner_count(threads)
         self._more_session = partial(build_session, onnx, model, 1, arena)
         self._document_sessions: list[Any] = []
         self._sessions_lock = threading.Lock()
