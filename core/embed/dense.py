@@ -52,9 +52,9 @@ INT8_RUN_TOKENS = 1
 # MiniLM embeds documents in one session (its threads: the cores), not in
 # one-thread sessions side by side as e5 does (core/embed/batching.py): two
 # runs at once took an indexing run's peak from 677 to 812 MB at 10k messages,
-# over issue 25's 800 MB, for a phase 2 of 57.6 s instead of 75.1 s. One
-# session already embeds a million messages' texts in about 1.8 h (140
-# texts/s, 0.92 texts a message), under the 3 h target; e5, at 37 texts/s,
+# over issue 25's 800 MB, for a phase 2 of 57.6 s instead of 75.1 s. At the
+# 132-140 texts/s one session made there, a million messages' texts (0.92 a
+# message) take about 1.8-1.9 h, under the 3 h target; e5, at 37 texts/s,
 # needs both cores (BENCHMARKS.md, "Phase 2 on both cores").
 MINILM_RUNNERS = 1
 # Run the bundled models on int8 graphs made on first use (core/embed/int8.py);
