@@ -153,6 +153,10 @@ class Query:
     # holds as indexed (re-tokenizing the candidates' texts cost 24 ms a search).
     with_terms: bool = False
 
+    def stored_vectors(self) -> list[str]:
+        """The stored vectors a hit should carry back (`with_dense`, `with_terms`)."""
+        return [name for name, wanted in ((DENSE, self.with_dense), (SPARSE, self.with_terms)) if wanted]
+
 
 @dataclass
 class Scored:

@@ -193,7 +193,7 @@ def to_filter(flt: Filter | None) -> qe.Filter | None:
 def to_request(q: Query) -> qe.QueryRequest | None:
     flt = to_filter(q.filter)
     sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
-    with_vector: Any = [name for name, wanted in ((DENSE, q.with_dense), (SPARSE, q.with_terms)) if wanted] or False
+    with_vector: Any = q.stored_vectors() or False
     if q.dense is not None and sparse is not None:
         pre = q.prefetch_limit or q.limit * 2
         return qe.QueryRequest(

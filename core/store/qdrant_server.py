@@ -340,7 +340,7 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
 
     flt = _filter(q.filter)
     sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
-    with_vector: Any = [name for name, wanted in ((DENSE, q.with_dense), (SPARSE, q.with_terms)) if wanted] or False
+    with_vector: Any = q.stored_vectors() or False
     dense_params = m.SearchParams(hnsw_ef=HNSW_EF) if tune else None
     if q.dense is not None and sparse is not None:
         pre = q.prefetch_limit or q.limit * 2
