@@ -285,7 +285,7 @@ class DenseEmbedder:
             if model == DEFAULT_MODEL:
                 onnx, tokenizer_file = bundled_model_files()
                 graph, cache_name = minilm_graph(onnx, model, INT8 if quantized is None else quantized)
-                runners = threads or MINILM_RUNNERS
+                runners = threads or MINILM_RUNNERS  # threads asked for (tests, benches): one-thread sessions
                 direct = MiniLmOnnx(graph, tokenizer_file, cache_name, EMBED_WINDOW, threads, arena, runners)
                 self._direct = direct
                 self.quantized = graph != onnx

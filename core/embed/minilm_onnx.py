@@ -22,7 +22,7 @@ from typing import Any
 
 import numpy as np
 import platformdirs
-from convo_tui.core.embed.batching import exact_batches, run_all, runner_count
+from convo_tui.core.embed.batching import exact_batches, run_all
 from convo_tui.core.settings import APP_NAME
 
 # onnxruntime's CPU memory arena (see session_options).
@@ -191,15 +191,15 @@ class MiniLmOnnx:
         window: int,
         threads: int | None = None,
         arena: bool = ARENA,
-        runners: int | None = None,
+        runners: int = 1,
     ):
         self.session = build_session(onnx, model, threads, arena)
         self.tokenizer = load_tokenizer(tokenizer, window)
         self._inputs = {node.name for node in self.session.get_inputs()}
         # `runners` > 1: documents are embedded by that many one-thread sessions side by
         # side (core/embed/batching.py, run_all), made on first use: a process that only
-        # searches never needs them. None: as many as `threads` (the cores when None).
-        self._runners = runners or runner_count(threads)
+        # searches never needs them. 1: by `session`.
+        self._runners = runners
         self._more_session = partial(build_session, onnx, model, 1, arena)
         self._document_sessions: list[Any] = []
         self._sessions_lock = threading.Lock()
