@@ -1,7 +1,12 @@
-"""The embedded store: one Qdrant Edge shard in a private folder.
+"""The embedded store: two Qdrant Edge shards in a private folder.
 
 Layout of the index folder (mode 0700): `lock` (who holds it, see lock.py),
-`meta.json` (0600, replaced atomically) and `shard/` (Edge's own files).
+`meta.json` (0600, replaced atomically), `shard/` (every point: payload and
+BM25 vector) and `dense/` (the points that have a dense vector: that vector and
+a copy of the fields filters use). Edge gives every point of a shard a slot in
+its dense storage, so one shard for both held (and rewrote at every merge)
+room for a vector on each of the millions of points that never get one
+(edge_schema.main_config). Queries across the two: edge_query.py.
 Edge has no background optimizer: the indexer calls `optimize()` after a bulk
 write so searches run on HNSW segments rather than brute force.
 """
@@ -30,18 +35,30 @@ from convo_tui.core.store.base import (
     Scored,
     Store,
 )
+from convo_tui.core.store.edge_query import main_ids, search
 from convo_tui.core.store.edge_schema import (
+    FILTER_FIELDS,
     INDEX_SCHEMA,
+    dense_config,
     edge_errors,
+    filter_fields,
+    filter_keys,
     from_stored,
-    shard_config,
+    main_config,
     to_filter,
-    to_request,
-    to_scored,
     to_stored,
 )
-from convo_tui.core.store.edge_switch import EdgeDenseSwitch, recover
-from convo_tui.core.store.files import SHARD, check_index_path, damaged, missing_before_load, store_missing
+from convo_tui.core.store.edge_switch import EdgeDenseSwitch, finish, recover
+from convo_tui.core.store.files import (
+    DENSE_SHARD,
+    REBUILD,
+    SHARD,
+    check_index_path,
+    damaged,
+    holds_dense,
+    missing_before_load,
+    store_missing,
+)
 from convo_tui.core.store.lock import IndexLock
 from convo_tui.core.store.resident import release_index_pages
 
@@ -55,6 +72,8 @@ META_NAME = "meta.json"
 # 841 MB, at this size under 700. Each roll holds the process (Edge keeps the
 # GIL) for about 6 s of CPU; more, smaller segments cost searches a little.
 ROLL_POINTS = 25_000
+# Ids per request when a filter the dense shard cannot evaluate is turned into ids.
+_ID_PAGE = 4096
 
 
 def _private_dir(path: Path) -> None:
@@ -74,6 +93,7 @@ class EdgeStore(Store):
         self.path = Path(path)
         self.read_only = read_only
         self._shard: qe.EdgeShard | None = None
+        self._dense: qe.EdgeShard | None = None
         self._since_roll = 0  # points written since the appendable segment was last rolled
         self._wrote = False  # anything written by this process (a search that held the index need not flush)
         check_index_path(self.path)
@@ -83,7 +103,7 @@ class EdgeStore(Store):
         if read_only and not self._has_shard():
             raise IndexUnavailable(store_missing(self.path) or f"no index at {self.path} yet; run `convo-tui index` first")
         # A folder this process may not write is read from a private copy (core/store/readonly.py).
-        self._copy: Path | None = None
+        self._copies: dict[str, Path] = {}
         if read_only and not readonly.writable(self.path):
             self._lock: IndexLock | readonly.SharedLock = readonly.SharedLock(self.path / "lock")
         else:
@@ -95,13 +115,21 @@ class EdgeStore(Store):
                 recover(self)  # a model switch a crash cut short (edge_switch.py)
             if self._has_shard():
                 # Edge maps its files even to read them: on a full disk that is a SIGBUS.
-                space.require(self.path, space.open_reserve(self.path, self.path / SHARD), "open the index")
+                space.require(self.path, space.open_reserve(self.path), "open the index")
+                if holds_dense(self.path / SHARD):
+                    raise IndexUnavailable(
+                        f"the index at {self.path} was written by an older convo-tui (one shard for BM25 and "
+                        f"dense vectors); run {REBUILD} (your transcripts are not affected)"
+                    )
                 missing = missing_before_load(self.path)  # Edge would make them anew, empty
                 if missing:
                     raise IndexUnavailable(damaged(self.path, missing[0]))
                 if isinstance(self._lock, readonly.SharedLock):
-                    self._copy = readonly.copy_shard(self.path / SHARD)
-                self._shard = self._load(None)
+                    self._copies = {name: readonly.copy_shard(self.path / name) for name in (SHARD, DENSE_SHARD)}
+                self._dense = self._load(DENSE_SHARD)
+                self._shard = self._load(SHARD)
+                if not read_only:
+                    finish(self)  # the flags of a switch swapped just before a crash
                 self.release_pages()  # the WAL and the appendable segment's indexes, read whole by the load
         except IndexUnavailable as exc:
             if not repair or read_only:
@@ -120,41 +148,45 @@ class EdgeStore(Store):
         return (self.path / SHARD / "edge_config.json").is_file()
 
     def _drop_copy(self) -> None:
-        copy, self._copy = self._copy, None
-        if copy is not None:
+        copies, self._copies = self._copies, {}
+        for copy in copies.values():
             shutil.rmtree(copy.parent, ignore_errors=True)
 
-    def _load(self, config: qe.EdgeConfig | None) -> qe.EdgeShard:
+    def _load(self, name: str) -> qe.EdgeShard:
         with edge_errors(self.path, "opening"):  # a shard Edge cannot load is damaged: the rebuild line
-            return qe.EdgeShard.load(str(self._copy or self.path / SHARD), config)
+            return qe.EdgeShard.load(str(self._copies.get(name) or self.path / name), None)
 
     def ensure(self, dim: int) -> None:
         self._writable()
         space.require(self.path, space.WRITE_RESERVE, "write the index")
         if self._shard is None:
             # A shard folder without its config is a create() cut short: nothing in it is usable.
+            # The dense shard is made first: a main shard on disk says both are there.
+            shutil.rmtree(self.path / DENSE_SHARD, ignore_errors=True)
             shutil.rmtree(self.path / SHARD, ignore_errors=True)
             with edge_errors(self.path, "creating"):
-                self._shard = qe.EdgeShard.create(str(self.path / SHARD), shard_config(dim))
+                self._dense = qe.EdgeShard.create(str(self.path / DENSE_SHARD), dense_config(dim))
+                self._shard = qe.EdgeShard.create(str(self.path / SHARD), main_config())
         elif self._dim() != dim:
             raise IndexUnavailable(
                 f"index {self.path} holds {self._dim()}-dimension vectors, not {dim}; "
                 "it was built with another model: re-index it from scratch"
             )
-        known = set(self._shard.info().payload_schema)
-        for name, kind in PAYLOAD_INDEXES.items():
-            if name not in known:
-                self._update(qe.UpdateOperation.create_field_index(name, INDEX_SCHEMA[kind]))
+        for shard in (self._shard, self._need_dense()):
+            known = set(shard.info().payload_schema)
+            for name, kind in PAYLOAD_INDEXES.items():
+                if name not in known:
+                    self._update(qe.UpdateOperation.create_field_index(name, INDEX_SCHEMA[kind]), shard)
 
-    def _update(self, operation: qe.UpdateOperation) -> None:
+    def _update(self, operation: qe.UpdateOperation, shard: qe.EdgeShard | None = None) -> None:
         # Checked before every write: running out inside Edge's mapped files kills the process.
         space.require(self.path, space.WRITE_RESERVE, "write the index")
         self._wrote = True
         with edge_errors(self.path, "writing"):
-            self._need().update(operation)
+            (shard or self._need()).update(operation)
 
     def _dim(self) -> int:
-        config = json.loads((self.path / SHARD / "edge_config.json").read_text(encoding="utf-8"))
+        config = json.loads((self.path / DENSE_SHARD / "edge_config.json").read_text(encoding="utf-8"))
         return int(config["vectors"][DENSE]["size"])
 
     # -- for the model switch (edge_switch.py), which swaps the shard folder ------
@@ -165,13 +197,19 @@ class EdgeStore(Store):
     def live_shard(self) -> qe.EdgeShard:
         return self._need()
 
-    def release_shard(self) -> qe.EdgeShard | None:
-        """Hand the open shard to the caller (who closes it); the store holds none."""
-        live, self._shard = self._shard, None
+    def live_dense(self) -> qe.EdgeShard:
+        return self._need_dense()
+
+    def write_main(self, operation: qe.UpdateOperation) -> None:
+        self._update(operation)
+
+    def release_dense(self) -> qe.EdgeShard | None:
+        """Hand the open dense shard to the caller (who closes it); the store holds none."""
+        live, self._dense = self._dense, None
         return live
 
-    def reload_shard(self) -> None:
-        self._shard = self._load(None)
+    def reload_dense(self) -> None:
+        self._dense = self._load(DENSE_SHARD)
 
     def _writable(self) -> None:
         if self.read_only:
@@ -182,43 +220,57 @@ class EdgeStore(Store):
             raise IndexUnavailable(f"index {self.path} is not set up yet; run `convo-tui index` first")
         return self._shard
 
+    def _need_dense(self) -> qe.EdgeShard:
+        self._need()
+        if self._dense is None:
+            raise IndexUnavailable(damaged(self.path, f"{DENSE_SHARD}/ is not open"))
+        return self._dense
+
+    def _shards(self) -> list[tuple[str, qe.EdgeShard]]:
+        return [(name, shard) for name, shard in ((SHARD, self._shard), (DENSE_SHARD, self._dense)) if shard is not None]
+
     def drop(self) -> None:
         self._writable()
-        if self._shard is not None:
-            self._shard.close()
-            self._shard = None
+        for _name, shard in self._shards():
+            shard.close()
+        self._shard = self._dense = None
         shutil.rmtree(self.path / SHARD, ignore_errors=True)
+        shutil.rmtree(self.path / DENSE_SHARD, ignore_errors=True)
         (self.path / META_NAME).unlink(missing_ok=True)
 
     def begin_dense_switch(self, dim: int) -> EdgeDenseSwitch:
-        """A copy of the visible points in `shard.next/`, for a model of `dim` dimensions."""
+        """A dense shard in `dense.next/` for a model of `dim` dimensions."""
         return EdgeDenseSwitch(self, dim)
 
     def optimize(self) -> None:
         self._since_roll = 0
-        if self._shard is not None and not self.read_only:
+        if self.read_only:
+            return
+        for name, shard in self._shards():
             self._wrote = True
-            space.require(self.path, space.optimize_reserve(self.path / SHARD / "segments"), "optimize the index")
+            space.require(self.path, space.optimize_reserve(self.path / name / "segments"), "optimize the index")
             # What the writes left resident is not needed to build the new segment (it
             # reads its source again): a peak of RSS the size of the segment less.
             self.release_pages()
             with edge_errors(self.path, "optimizing"):
-                self._shard.optimize()
-            self.release_pages()
+                shard.optimize()
+        self.release_pages()
 
     def release_pages(self) -> None:
         if self._shard is not None:
-            release_index_pages(self._copy.parent if self._copy else self.path)
+            for folder in {copy.parent for copy in self._copies.values()} or {self.path}:
+                release_index_pages(folder)
 
     def flush(self) -> None:
-        if self._shard is not None and not self.read_only:
-            with edge_errors(self.path, "flushing"):
-                self._shard.flush()
+        if not self.read_only:
+            for _name, shard in self._shards():
+                with edge_errors(self.path, "flushing"):
+                    shard.flush()
 
     def close(self) -> None:
-        shard, self._shard = self._shard, None
+        shards, self._shard, self._dense = self._shards(), None, None
         try:
-            if shard is not None:
+            for _name, shard in shards:
                 with edge_errors(self.path, "closing"):
                     if not self.read_only and self._wrote:
                         shard.flush()
@@ -233,26 +285,52 @@ class EdgeStore(Store):
         self._writable()
         if not points:
             return
-        out = []
+        dense_shard = self._need_dense()
+        out: list[qe.Point] = []
+        dense: list[qe.Point] = []
+        plain: list[qe.PointId] = []  # points written without a dense vector
         for p in points:
             vector: dict[str, Any] = {}
-            if p.dense is not None:
-                vector[DENSE] = [float(x) for x in p.dense]
             if p.sparse is not None and p.sparse.indices:
                 vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), [float(v) for v in p.sparse.values])
             payload = to_stored({**p.payload, "key": p.key})
             out.append(qe.Point(p.id, vector, payload))
+            if p.dense is not None:
+                dense.append(qe.Point(p.id, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))
+            else:
+                plain.append(p.id)
         self._update(qe.UpdateOperation.upsert_points(out))
+        if dense:
+            self._update(qe.UpdateOperation.upsert_points(dense), dense_shard)
+        if plain and self._holds_vectors():  # an upsert without a vector drops the one it had
+            self._update(qe.UpdateOperation.delete_points(plain), dense_shard)
         self._rolled(len(out))
 
     def update_vectors(self, vectors: Sequence[tuple[str, Sequence[float]]]) -> None:
         self._writable()
         if not vectors:
             return
-        self._need()
-        out = [qe.PointVectors(pid, {DENSE: [float(x) for x in dense]}) for pid, dense in vectors]
-        self._update(qe.UpdateOperation.update_vectors(out))
+        main, dense_shard = self._need(), self._need_dense()
+        by_id = {pid: dense for pid, dense in vectors}
+        with edge_errors(self.path, "reading"):
+            records = main.retrieve(list(by_id), with_payload=list(FILTER_FIELDS), with_vector=False)
+        out = [qe.Point(r.id, {DENSE: [float(x) for x in by_id[str(r.id)]]}, r.payload or {}) for r in records]
+        if out:
+            self._update(qe.UpdateOperation.upsert_points(out), dense_shard)
         self._rolled(len(out))
+
+    def _holds_vectors(self) -> bool:
+        with edge_errors(self.path, "reading"):
+            return self._dense is not None and self._dense.count(qe.CountRequest(exact=False)) > 0
+
+    def _dense_filters(self, flt: Filter) -> list[qe.Filter]:
+        """`flt` as the dense shard can evaluate it: itself when it reads only the
+        fields dense points carry, else the ids of the main shard's matches, by pages."""
+        if filter_keys(flt) <= FILTER_FIELDS:
+            return [to_filter(flt) or qe.Filter()]
+        with edge_errors(self.path, "reading"):
+            ids = main_ids(self._need(), flt)
+        return [qe.Filter(must=[qe.HasIdCondition(set(ids[i : i + _ID_PAGE]))]) for i in range(0, len(ids), _ID_PAGE)]
 
     def _rolled(self, written: int) -> None:
         """Roll the appendable segment once ROLL_POINTS points were written to it."""
@@ -265,31 +343,28 @@ class EdgeStore(Store):
     def delete(self, flt: Filter) -> None:
         self._writable()
         if self._shard is not None:
+            if self._holds_vectors():  # before the main shard, which may name the points
+                for dense_filter in self._dense_filters(flt):
+                    self._update(qe.UpdateOperation.delete_points_by_filter(dense_filter), self._need_dense())
             self._update(qe.UpdateOperation.delete_points_by_filter(to_filter(flt) or qe.Filter()))
 
     def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
         self._writable()
         if self._shard is not None:
+            copied = filter_fields(to_stored(values))
+            # The dense shard's filters first: ids read after the write could miss points it changed.
+            dense_filters = self._dense_filters(flt) if copied and self._holds_vectors() else []
             self._update(qe.UpdateOperation.set_payload_by_filter(to_filter(flt) or qe.Filter(), to_stored(values)))
+            for dense_filter in dense_filters:
+                self._update(qe.UpdateOperation.set_payload_by_filter(dense_filter, copied), self._need_dense())
 
     # -- reads -------------------------------------------------------------
 
     def query(self, queries: Sequence[Query]) -> list[list[Scored]]:
         if self._shard is None:
             return [[] for _ in queries]
-        requests, slots = [], []
-        for i, q in enumerate(queries):
-            req = to_request(q)
-            if req is not None:
-                requests.append(req)
-                slots.append(i)
-        results: list[list[Scored]] = [[] for _ in queries]
-        if requests:
-            with edge_errors(self.path, "searching"):
-                batch = self._shard.query_batch(qe.QueryBatchRequest(requests))
-            for i, points in zip(slots, batch, strict=False):
-                results[i] = [to_scored(p) for p in points]
-        return results
+        with edge_errors(self.path, "searching"):
+            return search(self._shard, self._dense, queries)
 
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         if self._shard is None:

@@ -1,20 +1,24 @@
-"""A model switch on the embedded store: a second shard with the new dense size.
+"""A model switch on the embedded store: a new dense shard with the new size.
 
-Edge cannot change a vector's size nor add a named vector to a shard (loading
-with another config fails: "Incompatible config for vector dense"), so a
-switch copies every visible point (id, payload, BM25 vector, as stored: the
-sessions are not parsed and BM25 is not computed again) into `shard.next/`,
-created with the new config, while `shard/` stays the searchable index. Then:
+Edge cannot change a vector's size (loading with another config fails:
+"Incompatible config for vector dense"), and the dense vectors have a shard of
+their own (edge.py), so a switch fills `dense.next/`, created for the new
+size, from the visible points of the main shard (their payloads are read, the
+vectors come from `restage`), while `dense/` stays the searchable index. The
+main shard keeps its points; only its `dense_ready` flags change. Then:
 
-    meta.json gets {"switch": <the new meta>}    (what a roll-forward needs)
-    shard -> shard.old, shard.next -> shard      (two renames)
-    meta.json = <the new meta>, shard.old removed
+    meta.json gets {"switch": <the new meta>}            (what a roll-forward needs)
+    dense -> dense.old, dense.next -> dense               (two renames)
+    meta.json gets {"swapped": true}, dense.old removed
+    each main point's dense_ready = whether dense/ holds its vector
+    meta.json = <the new meta>
 
-`recover` (at every writable open) finishes or undoes a swap a crash cut short:
-`shard.old` beside a complete `shard` means the swap happened (roll forward:
-the switch's meta is written); `shard.old` alone means it did not (renamed
-back). A leftover `shard.next` is a copy never committed: removed, and the
-next run copies again.
+`recover` (at every writable open, before the shards load) finishes or undoes
+a swap a crash cut short: `dense.old` beside a complete `dense` means the
+swap happened (roll forward); `dense.old` alone means it did not (renamed
+back). A leftover `dense.next` is a copy never committed: removed, and the next
+run copies again. `finish` (once they are loaded) sets the flags of a swapped
+switch, which may be done again any number of times, and writes its meta.
 """
 
 from __future__ import annotations
@@ -26,40 +30,78 @@ from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as qe
 from convo_tui.core.store import space
-from convo_tui.core.store.base import DENSE, PAYLOAD_INDEXES, SPARSE, Cond, DenseSwitch, Filter, Restage
-from convo_tui.core.store.edge_schema import INDEX_SCHEMA, edge_errors, from_stored, shard_config, to_filter, to_stored
-from convo_tui.core.store.files import SHARD
+from convo_tui.core.store.base import DENSE, PAYLOAD_INDEXES, Cond, DenseSwitch, Filter, Restage
+from convo_tui.core.store.edge_schema import (
+    INDEX_SCHEMA,
+    dense_config,
+    edge_errors,
+    filter_fields,
+    from_stored,
+    to_filter,
+    to_stored,
+)
+from convo_tui.core.store.files import DENSE_SHARD
 
 if TYPE_CHECKING:
     from convo_tui.core.store.edge import EdgeStore
 
-NEXT_NAME = "shard.next"
-OLD_NAME = "shard.old"
+NEXT_NAME = "dense.next"
+OLD_NAME = "dense.old"
 SWITCH_KEY = "switch"
+SWAPPED_KEY = "swapped"
 _VISIBLE = Filter(must=(Cond("visible", value=True),))
+_FLAGGED = Filter(must=(Cond("dense_ready", any=(0, 1)),))
+_PAGE = 2048
 
 
 def recover(store: EdgeStore) -> None:
-    """Finish or undo a swap a crash interrupted; drop an uncommitted copy."""
-    shard, old, staged = store.path / SHARD, store.path / OLD_NAME, store.path / NEXT_NAME
+    """Finish or undo the renames of a swap a crash interrupted; drop an uncommitted copy."""
+    dense, old, staged = store.path / DENSE_SHARD, store.path / OLD_NAME, store.path / NEXT_NAME
+    meta = store.read_meta()
     if old.is_dir():
-        if (shard / "edge_config.json").is_file():
-            meta = store.read_meta()
-            if isinstance(meta.get(SWITCH_KEY), dict):
-                store.write_meta(meta[SWITCH_KEY])
-            shutil.rmtree(old, ignore_errors=True)
+        if (dense / "edge_config.json").is_file() and isinstance(meta.get(SWITCH_KEY), dict):
+            meta = {**meta, SWAPPED_KEY: True}
+            store.write_meta(meta)
         else:
-            shutil.rmtree(shard, ignore_errors=True)
-            os.replace(old, shard)
+            shutil.rmtree(dense, ignore_errors=True)
+            os.replace(old, dense)
+        shutil.rmtree(old, ignore_errors=True)
     if staged.exists():
         shutil.rmtree(staged, ignore_errors=True)
+    if SWITCH_KEY in meta and not meta.get(SWAPPED_KEY):
+        store.write_meta({k: v for k, v in meta.items() if k not in (SWITCH_KEY, SWAPPED_KEY)})
+
+
+def finish(store: EdgeStore) -> None:
+    """Give a swapped switch's main shard its flags, then the switch's meta."""
     meta = store.read_meta()
-    if SWITCH_KEY in meta:
-        store.write_meta({k: v for k, v in meta.items() if k != SWITCH_KEY})
+    if not (meta.get(SWAPPED_KEY) and isinstance(meta.get(SWITCH_KEY), dict)):
+        return
+    main, dense = store.live_shard(), store.live_dense()
+    ready: dict[bool, list[Any]] = {True: [], False: []}
+    offset = None
+    while True:
+        with edge_errors(store.path, "reading"):
+            records, offset = main.scroll(
+                qe.ScrollRequest(offset=offset, limit=_PAGE, filter=to_filter(_FLAGGED), with_payload=["dense_ready"])
+            )
+            held = {str(r.id) for r in dense.retrieve([r.id for r in records], with_payload=False, with_vector=False)}
+        for r in records:
+            has = str(r.id) in held
+            if bool((r.payload or {}).get("dense_ready")) != has:
+                ready[has].append(r.id)
+        if offset is None:
+            break
+    for value, ids in ready.items():
+        for start in range(0, len(ids), _PAGE):
+            flt = qe.Filter(must=[qe.HasIdCondition(set(ids[start : start + _PAGE]))])
+            store.write_main(qe.UpdateOperation.set_payload_by_filter(flt, to_stored({"dense_ready": value})))
+    store.flush()
+    store.write_meta(meta[SWITCH_KEY])
 
 
 class EdgeDenseSwitch(DenseSwitch):
-    """`shard.next/` being filled from the live shard, page by page."""
+    """`dense.next/` being filled from the live main shard, page by page."""
 
     def __init__(self, store: EdgeStore, dim: int):
         self.store = store
@@ -69,7 +111,7 @@ class EdgeDenseSwitch(DenseSwitch):
         space.require(store.path, space.WRITE_RESERVE, "write the index")
         shutil.rmtree(self.path, ignore_errors=True)
         with edge_errors(store.path, "creating"):
-            self._shard: qe.EdgeShard | None = qe.EdgeShard.create(str(self.path), shard_config(dim))
+            self._shard: qe.EdgeShard | None = qe.EdgeShard.create(str(self.path), dense_config(dim))
             for name, kind in PAYLOAD_INDEXES.items():
                 self._shard.update(qe.UpdateOperation.create_field_index(name, INDEX_SCHEMA[kind]))
         self._offset: Any = None
@@ -81,26 +123,22 @@ class EdgeDenseSwitch(DenseSwitch):
         return self._shard
 
     def copy(self, restage: Restage, batch: int = 512) -> int:
+        """The next page: restaged, and those with a vector written to `dense.next/`
+        (the main shard's flags follow at the commit: see `finish`)."""
         if self._done:
             return 0
         staged = self._staged()
         with edge_errors(self.store.path, "reading"):
             records, self._offset = self.store.live_shard().scroll(
-                qe.ScrollRequest(
-                    offset=self._offset, limit=batch, filter=to_filter(_VISIBLE), with_payload=True, with_vector=[SPARSE]
-                )
+                qe.ScrollRequest(offset=self._offset, limit=batch, filter=to_filter(_VISIBLE), with_payload=True)
             )
         self._done = self._offset is None
         restaged = restage([from_stored(r.payload) for r in records])
-        points = []
-        for record, (payload, dense) in zip(records, restaged, strict=True):
-            vector: dict[str, Any] = {}
-            sparse = record.vector.get(SPARSE) if isinstance(record.vector, dict) else None
-            if sparse is not None:
-                vector[SPARSE] = sparse
-            if dense is not None:
-                vector[DENSE] = [float(x) for x in dense]
-            points.append(qe.Point(record.id, vector, to_stored(payload)))
+        points = [
+            qe.Point(record.id, {DENSE: [float(x) for x in dense]}, filter_fields(to_stored(payload)))
+            for record, (payload, dense) in zip(records, restaged, strict=True)
+            if dense is not None
+        ]
         if points:
             space.require(self.store.path, space.WRITE_RESERVE, "write the index")
             with edge_errors(self.store.path, "writing"):
@@ -115,19 +153,18 @@ class EdgeDenseSwitch(DenseSwitch):
             staged.close()
         self._shard = None
         store.write_meta({**store.read_meta(), SWITCH_KEY: meta})
-        live = store.release_shard()
+        live = store.release_dense()
         try:
             if live is not None:
                 with edge_errors(store.path, "closing"):
                     live.flush()
                     live.close()
-            os.replace(store.path / SHARD, store.path / OLD_NAME)
-            os.replace(self.path, store.path / SHARD)
-            store.write_meta(meta)
-            shutil.rmtree(store.path / OLD_NAME, ignore_errors=True)
+            os.replace(store.path / DENSE_SHARD, store.path / OLD_NAME)
+            os.replace(self.path, store.path / DENSE_SHARD)
         finally:
-            recover(store)  # after a failure: the index as it was, or the switched one
-            store.reload_shard()
+            recover(store)  # the swapped index (meta marked swapped), or the one it was
+            store.reload_dense()
+        finish(store)
 
     def abort(self) -> None:
         shard, self._shard = self._shard, None

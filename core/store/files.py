@@ -42,7 +42,8 @@ from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.store.base import DENSE
 
 REBUILD = "`convo-tui index --rebuild`"
-SHARD = "shard"
+SHARD = "shard"  # every point: payload and BM25 vector
+DENSE_SHARD = "dense"  # the points with a dense vector (core/store/edge.py)
 _PAGE = re.compile(r"page_(\d+)\.dat")
 # Gridstore: the tracker starts with a u32 (slots in use), then 16-byte slots
 # (u32 some/none, u32 page, u32 block offset, u32 length); its journal is
@@ -87,32 +88,43 @@ def _stored_dim(shard: Path) -> int | None:
         return None
 
 
+def holds_dense(shard: Path) -> bool:
+    """A main shard made by an older convo-tui, with the dense vectors in it."""
+    return _stored_dim(shard) is not None
+
+
 def check_files(index_dir: Path, meta: dict[str, Any], *, deep: bool = False) -> list[str]:
-    """Problems in the Edge folder's files that only a rebuild fixes, one line each."""
-    shard = index_dir / SHARD
+    """Problems in the Edge folders' files that only a rebuild fixes, one line each."""
+    shard, dense = index_dir / SHARD, index_dir / DENSE_SHARD
     if not (shard / "edge_config.json").is_file():
         return []
+    if not (dense / "edge_config.json").is_file():
+        return [f"{dense / 'edge_config.json'} is missing"]
     problems = []
-    dim = _stored_dim(shard)
+    dim = _stored_dim(dense)
     recorded = meta.get("dim")
     if dim is None:
-        problems.append(f"{shard / 'edge_config.json'} is unreadable")
+        problems.append(f"{dense / 'edge_config.json'} is unreadable")
     elif recorded is not None and recorded != dim:
         problems.append(f"meta.json records {recorded}-dimension vectors but the store holds {dim}")
-    segments = shard / "segments"
-    for segment in sorted(p for p in _children(segments) if p.is_dir()):
-        problems.extend(_check_segment(segment, dim, deep=deep))
-    if deep:
-        problems.extend(_sample_reads(shard))
+    for folder, size in ((shard, None), (dense, dim)):
+        for segment in sorted(p for p in _children(folder / "segments") if p.is_dir()):
+            problems.extend(_check_segment(segment, size, deep=deep))
+        if deep:
+            problems.extend(_sample_reads(folder))
     return problems
 
 
 def missing_before_load(index_dir: Path) -> list[str]:
     """Files of an optimized segment that Edge would silently make anew, empty,
     when it loads the shard (a zero-filled `matrix.dat` finds nothing by meaning;
-    an empty id mapping loses every point): checked before it gets the chance."""
+    an empty id mapping loses every point): checked before it gets the chance.
+    So is the dense shard, made before the main one."""
+    if not (index_dir / DENSE_SHARD / "edge_config.json").is_file():
+        return [f"{index_dir / DENSE_SHARD / 'edge_config.json'} is missing"]
     problems: list[str] = []
-    for segment in sorted(p for p in _children(index_dir / SHARD / "segments") if p.is_dir()):
+    segments = (p for name in (SHARD, DENSE_SHARD) for p in _children(index_dir / name / "segments"))
+    for segment in sorted(p for p in segments if p.is_dir()):
         if not (segment / "id_tracker.versions").exists():
             continue  # the appendable segment: Edge makes nothing anew there
         dense = segment / f"vector_storage-{DENSE}"
@@ -172,7 +184,7 @@ def _check_segment(segment: Path, dim: int | None, *, deep: bool) -> list[str]:
             problems.extend(_check_flags(status.parent))
     dense = segment / f"vector_storage-{DENSE}"
     optimized = (segment / "id_tracker.versions").exists()
-    if optimized and dim:
+    if optimized:
         problems.extend(_check_optimized(segment, dense, dim))
     inverted = next(iter(sorted(segment.glob("vector_index-*/inverted_index_config.json"))), None)
     if inverted is not None:
@@ -309,15 +321,18 @@ def _check_flags(folder: Path) -> list[str]:
     return []
 
 
-def _check_optimized(segment: Path, dense: Path, dim: int) -> list[str]:
-    """An optimized segment: its id tracker, dense vectors, their deletion flags
-    and quantized copy, each as long as the segment's point count needs."""
+def _check_optimized(segment: Path, dense: Path, dim: int | None) -> list[str]:
+    """An optimized segment: its id tracker, dense vectors (in a shard that has
+    them: `dim`), their deletion flags and quantized copy, each as long as the
+    segment's point count needs."""
     expected = _segment_points(segment, dense)
     if expected is not None:
         for name, need in (("id_tracker.versions", expected * 8), ("id_tracker.deleted", math.ceil(expected / 64) * 8)):
             have = _size(segment / name)
             if have is None or have < need:
                 return [f"{segment / name} is {_bytes(have)}, {expected:,} points need {need:,} bytes"]
+    if not dim:
+        return []
     row = dim * 4
     matrix = dense / "matrix.dat"
     size = _size(matrix)

@@ -111,13 +111,13 @@ def optimize_reserve(segments: Path) -> int:
     return allocated_bytes(segments, skip="payload_index") + WRITE_RESERVE
 
 
-def open_reserve(folder: Path, shard: Path) -> int:
-    """Free space that opening the shard may take: a little on disk, and on a
-    file system in memory the holes of the payload indexes, which Edge reads
+def open_reserve(folder: Path) -> int:
+    """Free space that opening the index folder's shards may take: a little on
+    disk, and on a file system in memory the holes of the payload indexes, which Edge reads
     whole when it loads (measured: a fresh 29 MB index grew to 101 MB on tmpfs
     at its first open, all of it in payload_index/; on ext4 it did not grow)."""
     if _fs_type(folder) in _MEMORY_FS:
-        return READ_RESERVE + sparse_bytes(shard)
+        return READ_RESERVE + sparse_bytes(folder)
     return READ_RESERVE
 
 

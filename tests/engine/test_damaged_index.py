@@ -23,7 +23,7 @@ from tests.paths import FIXTURES
 
 SOURCES = [FIXTURES / "claude_code", FIXTURES / "codex"]
 
-# (index, file under shard/, damage); "optimized" holds an immutable segment too.
+# (index, file under shard/ or else dense/, damage); "optimized" holds an immutable segment too.
 # Left out: damage Edge repairs by itself when it opens the shard (a cut `gaps.dat`
 # or `deleted.dat`, a tracker its journal rewrites), and more of the same kind.
 CASES = [
@@ -56,7 +56,7 @@ def built(tmp_path_factory) -> Iterator[dict[str, Path]]:
         library.index(SOURCES)
     optimized = copy_index(plain, root / "optimized")
     optimize_small(optimized, 384)
-    assert list((optimized / "shard").glob("segments/*/vector_storage-dense/matrix.dat"))
+    assert list((optimized / "dense").glob("segments/*/vector_storage-dense/matrix.dat"))
     yield {"plain": plain, "optimized": optimized}
     shutil.rmtree(root, ignore_errors=True)
 

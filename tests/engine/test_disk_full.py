@@ -143,7 +143,8 @@ def small_tmpfs(tmp_path):
     mount_point.mkdir()
     if not sys.platform.startswith("linux") or shutil.which("mount") is None:
         pytest.skip("tmpfs mounts need Linux")
-    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=192m", "tmpfs", str(mount_point)], capture_output=True, text=True)
+    # Room for the fixtures' index after its first open on tmpfs (two shards, ~101 MB each, and the archive).
+    done = subprocess.run(["mount", "-t", "tmpfs", "-o", "size=320m", "tmpfs", str(mount_point)], capture_output=True, text=True)
     if done.returncode != 0:
         pytest.skip(f"cannot mount a tmpfs here: {done.stderr.strip()}")
     try:

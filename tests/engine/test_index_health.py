@@ -87,9 +87,23 @@ def test_a_changed_file_whose_sessions_left_the_store_is_not_damage(built, capsy
     assert code == 0, err
 
 
+def test_dense_folder_removed_is_named_as_damage_and_rebuild_fixes_it(built, capsys):
+    """Without dense/, meaning search would find nothing while every text says it is embedded."""
+    index_dir, src = built
+    shutil.rmtree(index_dir / "dense")
+    for argv in [*_read_commands(index_dir), ["--index-dir", str(index_dir), "index", str(src)]]:
+        code, _out, err = _run(capsys, *argv)
+        assert code == 1
+        _one_line(err, "is damaged", "dense/edge_config.json is missing", "convo-tui index --rebuild")
+    code, _out, err = _run(capsys, "--index-dir", str(index_dir), "index", "--rebuild", str(src))
+    assert code == 0, err
+    code, out, _err = _run(capsys, "--index-dir", str(index_dir), "search", "--mode", "semantic", "flaky login test")
+    assert code == 0 and "flaky login" in out.lower(), out
+
+
 def test_truncated_vector_files_are_named_at_open_and_rebuild_fixes_them(built, capsys):
     index_dir, src = built
-    chunks = list((index_dir / "shard").glob("segments/*/vector_storage-dense/vectors/chunk_*.mmap"))
+    chunks = list((index_dir / "dense").glob("segments/*/vector_storage-dense/vectors/chunk_*.mmap"))
     assert chunks
     for chunk in chunks:
         with open(chunk, "r+b") as handle:

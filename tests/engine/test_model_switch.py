@@ -203,7 +203,7 @@ def test_a_cancelled_switch_leaves_the_old_index_and_the_next_run_switches(built
         assert report.cancelled
         assert library.store.read_meta()["model"] == DEFAULT_MODEL
         assert library.search("Redis cache expire", mode="hybrid")[0].session_id == "redis-ttl"
-        assert sorted(p.name for p in index_dir.iterdir() if p.name.startswith("shard")) == ["shard"]
+        assert sorted(p.name for p in index_dir.iterdir() if p.name.startswith(("shard", "dense"))) == ["dense", "shard"]
         report = library.index([corpus])
         assert (report.added, report.updated, report.cancelled) == (0, 0, False)
         assert library.store.read_meta()["model"] == E5_MODEL
@@ -226,13 +226,13 @@ WORKER = textwrap.dedent(
         threading.Event().wait()  # until SIGKILL
 
     where = sys.argv[3]
-    if where == "copy":  # a page copied into shard.next, nothing committed
+    if where == "copy":  # a page copied into dense.next, nothing committed
         copy = edge_switch.EdgeDenseSwitch.copy
         def copy_then_pause(self, *args, **kwargs):
             copy(self, *args, **kwargs)
             pause()
         edge_switch.EdgeDenseSwitch.copy = copy_then_pause
-    elif where == "swap":  # shard renamed to shard.old, shard.next not yet in place
+    elif where == "swap":  # the switch's meta written, dense about to become dense.old
         replace = os.replace
         calls = []
         def replace_then_pause(src, dst):
@@ -285,7 +285,7 @@ def test_a_kill_at_any_step_of_the_switch_leaves_a_usable_index(built, tmp_path,
         assert library.store.read_meta()["model"] == E5_MODEL
         assert snapshot(library) == before
         assert library.search("小猫吃什么", mode="semantic")[0].session_id == "cat-food"
-    assert sorted(p.name for p in index_dir.iterdir() if p.name.startswith("shard")) == ["shard"]
+    assert sorted(p.name for p in index_dir.iterdir() if p.name.startswith(("shard", "dense"))) == ["dense", "shard"]
 
 
 # -- the store step on its own: another vector size --------------------------------
@@ -304,9 +304,10 @@ def test_edge_store_switch_changes_the_dense_size_and_keeps_ids_payloads_and_bm2
                 for i in range(3)
             ]
         )
-        keyword_before = [(p.id, p.score) for p in store.query([Query(sparse=SparseVec([7], [1.0]), limit=5)])[0]]
-        # What a cut run leaves: an unpublished point, which the copy leaves behind.
+        # What a cut run leaves: an unpublished point, which the copy leaves behind
+        # (the main shard keeps it until the next run's publish clears it).
         store.upsert([Point("hidden", dense[0], sparse[0], {"visible": False, "dense_ready": True})])
+        keyword_before = [(p.id, p.score) for p in store.query([Query(sparse=SparseVec([7], [1.0]), limit=5)])[0]]
         payloads_before = {p.id: p.payload for p in store.scroll(visible_filter())}
 
         def restage(payloads):  # k0 gets its new vector now, the others wait for phase 2
@@ -320,7 +321,9 @@ def test_edge_store_switch_changes_the_dense_size_and_keeps_ids_payloads_and_bm2
         switch.commit({"model": "eight", "dim": 8})
 
         assert store.read_meta() == {"model": "eight", "dim": 8}
-        assert store.count(visible_filter()) == 3 and store.count() == 3
+        assert store.count(visible_filter()) == 3 and store.count() == 4
+        # The new dense shard holds k0 alone: hidden's old vector did not come along.
+        assert [p.payload["key"] for p in store.query([Query(dense=[1.0] + [0.0] * 7, limit=5)])[0]] == ["k0"]
         assert [(p.id, p.score) for p in store.query([Query(sparse=SparseVec([7], [1.0]), limit=5)])[0]] == keyword_before
         after = {p.id: p.payload for p in store.scroll(visible_filter())}
         assert {k: {**v, "dense_ready": None} for k, v in after.items()} == {
@@ -333,7 +336,7 @@ def test_edge_store_switch_changes_the_dense_size_and_keeps_ids_payloads_and_bm2
         assert store.query([Query(dense=[1.0] + [0.0] * 7, limit=1)])[0][0].payload["key"] == "k1"
     finally:
         store.close()
-    assert sorted(p.name for p in (tmp_path / "index").iterdir()) == ["lock", "meta.json", "shard"]
+    assert sorted(p.name for p in (tmp_path / "index").iterdir()) == ["dense", "lock", "meta.json", "shard"]
 
 
 # -- the command line, and a store that cannot switch --------------------------------

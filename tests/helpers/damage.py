@@ -9,6 +9,7 @@ from pathlib import Path
 import qdrant_edge as qe
 from convo_tui.core.store.base import DENSE, SPARSE
 from convo_tui.core.store.edge_schema import DENSE_QUANTIZATION, HNSW
+from convo_tui.core.store.files import DENSE_SHARD, SHARD
 from convo_tui.core.store.readonly import copy_sparse
 
 
@@ -23,29 +24,37 @@ def copy_index(source: Path, target: Path) -> Path:
 
 
 def optimize_small(index_dir: Path, dim: int) -> None:
-    """Have Edge build an optimized (immutable) segment of even a small index, as
-    it does for large ones: the shard loaded once with an indexing threshold of
+    """Have Edge build optimized (immutable) segments of even a small index, as
+    it does for large ones: each shard loaded once with an indexing threshold of
     1 KB, optimized, closed."""
-    config = qe.EdgeConfig(
-        vectors={
-            DENSE: qe.EdgeVectorParams(
-                size=dim, distance=qe.Distance.Cosine, memory=qe.Memory.Cold, quantization_config=DENSE_QUANTIZATION
-            )
-        },
-        sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-        hnsw_config=HNSW,
-        payload_memory=qe.Memory.Cold,
-        optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
-    )
-    shard = qe.EdgeShard.load(str(index_dir / "shard"), config)
-    try:
-        shard.optimize()
-    finally:
-        shard.close()
+    configs = {
+        SHARD: qe.EdgeConfig(
+            sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=qe.Memory.Cold)},
+            payload_memory=qe.Memory.Cold,
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
+        ),
+        DENSE_SHARD: qe.EdgeConfig(
+            vectors={
+                DENSE: qe.EdgeVectorParams(
+                    size=dim, distance=qe.Distance.Cosine, memory=qe.Memory.Cold, quantization_config=DENSE_QUANTIZATION
+                )
+            },
+            hnsw_config=HNSW,
+            payload_memory=qe.Memory.Cold,
+            optimizers=qe.EdgeOptimizersConfig(indexing_threshold=1),
+        ),
+    }
+    for name, config in configs.items():
+        shard = qe.EdgeShard.load(str(index_dir / name), config)
+        try:
+            shard.optimize()
+        finally:
+            shard.close()
 
 
 def one(index_dir: Path, pattern: str) -> Path:
-    found = sorted((index_dir / "shard").glob(pattern))
+    """The first file matching `pattern` under either shard (main first)."""
+    found = [p for name in (SHARD, DENSE_SHARD) for p in sorted((index_dir / name).glob(pattern))]
     assert found, pattern
     return found[0]
 

@@ -475,7 +475,7 @@ def test_edge_folder_and_meta_are_private(tmp_path):
     assert path.stat().st_mode & 0o777 == 0o700
     assert (path / "meta.json").stat().st_mode & 0o777 == 0o600
     assert (path / "lock").stat().st_mode & 0o777 == 0o600
-    assert sorted(p.name for p in path.iterdir()) == ["lock", "meta.json", "shard"]
+    assert sorted(p.name for p in path.iterdir()) == ["dense", "lock", "meta.json", "shard"]
 
 
 # -- factory and server connection ---------------------------------------------
@@ -528,16 +528,40 @@ def test_edge_new_index_keeps_vectors_int8_copies_payload_and_its_indexes_on_dis
 
     with EdgeStore(tmp_path / "index") as s:
         s.ensure(DIM)
-        schema = s._need().info().payload_schema
-    config = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
-    assert config["payload_memory"] == "cold"
-    assert config["vectors"]["dense"]["memory"] == "cold"
-    assert config["vectors"]["dense"]["quantization_config"] == {"scalar": {"type": "int8", "quantile": 0.99, "memory": "cold"}}
-    assert set(schema) == set(PAYLOAD_INDEXES)
-    assert all(info.params is not None and info.params.memory == qe.Memory.Cold for info in schema.values())
+        schemas = [s._need().info().payload_schema, s._need_dense().info().payload_schema]
+    main = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
+    dense = json.loads((tmp_path / "index" / "dense" / "edge_config.json").read_text(encoding="utf-8"))
+    assert main["payload_memory"] == dense["payload_memory"] == "cold"
+    assert main["sparse_vectors"]["bm25"]["memory"] == "cold"
+    assert not main.get("vectors"), "no dense storage beside every point of the main shard"
+    assert dense["vectors"]["dense"]["memory"] == "cold"
+    assert dense["vectors"]["dense"]["quantization_config"] == {"scalar": {"type": "int8", "quantile": 0.99, "memory": "cold"}}
+    for schema in schemas:
+        assert set(schema) == set(PAYLOAD_INDEXES)
+        assert all(info.params is not None and info.params.memory == qe.Memory.Cold for info in schema.values())
 
 
-def test_edge_opens_and_searches_an_index_made_with_the_earlier_all_in_ram_config(tmp_path):
+def test_edge_dense_points_carry_only_the_filter_fields(tmp_path):
+    """The dense shard copies what filters read; the text stays in the main shard alone."""
+    e0 = [1.0 if i == 0 else 0.0 for i in range(DIM)]
+    with EdgeStore(tmp_path / "index") as store:
+        store.ensure(DIM)
+        store.upsert([Point("p", e0, SparseVec([7], [1.0]), {"session_id": "s", "text": "long " * 50, "project": "alpha"})])
+        [record] = store._need_dense().retrieve([point_id("p")], with_payload=True, with_vector=False)
+        assert record.payload == {"session_id": "s", "project": "alpha", "key": "p"}
+        [got] = store.query([Query(dense=e0, limit=5)])
+        assert got[0].payload["text"].startswith("long")
+
+
+def test_an_upsert_without_a_vector_drops_the_one_the_point_had(store):
+    e0 = [1.0 if i == 0 else 0.0 for i in range(DIM)]
+    store.upsert([Point("p", e0, SparseVec([7], [1.0]), {"session_id": "s"})])
+    store.upsert([Point("p", None, SparseVec([7], [1.0]), {"session_id": "s"})])
+    assert store.query([Query(dense=e0, limit=5)]) == [[]]
+    assert keys(store.query([Query(sparse=SparseVec([7], [1.0]), limit=5)])[0]) == ["p"]
+
+
+def test_edge_refuses_an_index_of_the_older_one_shard_layout_with_the_rebuild_line(tmp_path):
     import qdrant_edge as qe
 
     shard = qe.EdgeShard.create(
@@ -545,19 +569,19 @@ def test_edge_opens_and_searches_an_index_made_with_the_earlier_all_in_ram_confi
         qe.EdgeConfig(
             vectors={"dense": qe.EdgeVectorParams(size=DIM, distance=qe.Distance.Cosine)},
             sparse_vectors={"bm25": qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf)},
-            hnsw_config=qe.HnswIndexConfig(m=16, ef_construct=100, full_scan_threshold=10_000),
         ),
     )
     shard.close()
-    with EdgeStore(tmp_path / "index") as s:
+    with pytest.raises(IndexUnavailable, match=r"written by an older convo-tui .*index --rebuild"):
+        EdgeStore(tmp_path / "index")
+    with EdgeStore(tmp_path / "index", repair=True) as s:  # what `index --rebuild` does
+        assert s.damaged is not None
+        s.drop()
         s.ensure(DIM)
         s.upsert(corpus_points())
-        s.optimize()
     with EdgeStore(tmp_path / "index", read_only=True) as s:
         [got] = s.query([Query(dense=hashed_bow_embed("pytest fixture"), sparse=bm25_query("pytest fixture"), limit=2)])
         assert keys(got) == ["s2:msg-0", "s2:turn-0"]
-    config = json.loads((tmp_path / "index" / "shard" / "edge_config.json").read_text(encoding="utf-8"))
-    assert "quantization_config" not in config["vectors"]["dense"]
 
 
 def test_update_vectors_adds_dense_and_keeps_sparse_and_payload(store):
