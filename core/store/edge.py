@@ -16,7 +16,6 @@ from __future__ import annotations
 import json
 import os
 import shutil
-import tempfile
 from collections.abc import Iterator, Sequence
 from pathlib import Path
 from typing import Any
@@ -24,7 +23,7 @@ from typing import Any
 import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.heap import return_freed_memory
-from convo_tui.core.store import readonly, space
+from convo_tui.core.store import meta_file, readonly, space
 from convo_tui.core.store.base import (
     DENSE,
     PAYLOAD_INDEXES,
@@ -62,7 +61,6 @@ from convo_tui.core.store.files import (
 from convo_tui.core.store.lock import IndexLock
 from convo_tui.core.store.resident import release_index_pages
 
-META_NAME = "meta.json"
 # Edge keeps its appendable segment's indexes in memory (2-8 KB a point, and
 # phase 2 moves every point it gives a vector back into that segment): after
 # this many points written it is optimized into an on-disk segment, so the
@@ -236,7 +234,7 @@ class EdgeStore(Store):
         self._shard = self._dense = None
         shutil.rmtree(self.path / SHARD, ignore_errors=True)
         shutil.rmtree(self.path / DENSE_SHARD, ignore_errors=True)
-        (self.path / META_NAME).unlink(missing_ok=True)
+        (self.path / meta_file.META_NAME).unlink(missing_ok=True)
 
     def begin_dense_switch(self, dim: int) -> EdgeDenseSwitch:
         """A dense shard in `dense.next/` for a model of `dim` dimensions."""
@@ -414,31 +412,11 @@ class EdgeStore(Store):
         with edge_errors(self.path, "reading"):
             return self._shard.count(qe.CountRequest(exact=True, filter=to_filter(flt)))
 
-    # -- meta --------------------------------------------------------------
+    # -- meta ---------------------------------------------------------------
 
     def read_meta(self) -> dict[str, Any]:
-        try:
-            meta: dict[str, Any] = json.loads((self.path / META_NAME).read_text(encoding="utf-8"))
-        except FileNotFoundError:
-            return {}
-        except (OSError, ValueError) as exc:
-            raise IndexUnavailable(damaged(self.path, f"{META_NAME} is unreadable ({exc})")) from None
-        return meta
+        return meta_file.read(self.path)
 
     def write_meta(self, meta: dict[str, Any]) -> None:
         self._writable()
-        fd, tmp = tempfile.mkstemp(dir=self.path, prefix=".meta-", suffix=".tmp")
-        try:
-            with os.fdopen(fd, "w", encoding="utf-8") as fh:  # mkstemp creates it 0600
-                json.dump(meta, fh, ensure_ascii=False, indent=1)
-                fh.flush()
-                os.fsync(fh.fileno())
-            os.replace(tmp, self.path / META_NAME)
-        except OSError as exc:
-            Path(tmp).unlink(missing_ok=True)
-            if space.is_disk_full(exc):
-                raise space.disk_full(self.path, "write the index") from None
-            raise
-        except BaseException:
-            Path(tmp).unlink(missing_ok=True)
-            raise
+        meta_file.write(self.path, meta)

@@ -19,10 +19,8 @@ from convo_tui.core.store.base import (
     DENSE,
     HNSW_EF,
     PAYLOAD_INDEXES,
-    RRF_K,
     SPARSE,
     Filter,
-    Query,
     Scored,
     SparseVec,
 )
@@ -221,41 +219,6 @@ def to_filter(flt: Filter | None) -> qe.Filter | None:
     return qe.Filter(
         must=[condition(c) for c in flt.must] or None,
         must_not=[condition(c) for c in flt.must_not] or None,
-    )
-
-
-def to_request(q: Query) -> qe.QueryRequest | None:
-    flt = to_filter(q.filter)
-    sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
-    with_vector: Any = q.stored_vectors() or False
-    if q.dense is not None and sparse is not None:
-        pre = q.prefetch_limit or q.limit * 2
-        return qe.QueryRequest(
-            limit=q.limit,
-            prefetches=[
-                qe.Prefetch(limit=pre, query=qe.Query.Nearest(list(q.dense), using=DENSE), filter=flt, params=DENSE_PARAMS),
-                qe.Prefetch(limit=pre, query=qe.Query.Nearest(to_sparse(sparse), using=SPARSE), filter=flt),
-            ],
-            # The stub declares Fusion.Rrf as a class nested in Fusion; at run time it is a Fusion.
-            query=qe.Fusion.Rrf(k=RRF_K),  # type: ignore[arg-type]
-            filter=flt,
-            with_payload=True,
-            with_vector=with_vector,
-        )
-    if q.dense is not None:
-        vector: Any = list(q.dense)
-        using, params = DENSE, DENSE_PARAMS
-    elif sparse is not None:
-        vector, using, params = to_sparse(sparse), SPARSE, None
-    else:
-        return None
-    return qe.QueryRequest(
-        limit=q.limit,
-        query=qe.Query.Nearest(vector, using=using),
-        filter=flt,
-        params=params,
-        with_payload=True,
-        with_vector=with_vector,
     )
 
 
