@@ -350,11 +350,14 @@ class EdgeStore(Store):
         self._writable()
         if self._shard is not None:
             copied = filter_fields(to_stored(values))
-            # The dense shard's filters first: ids read after the write could miss points it changed.
-            dense_filters = self._dense_filters(flt) if copied and self._holds_vectors() else []
+            # The copies first, then the main shard, whose payload is the record: a crash
+            # between the two leaves the change undone where the indexer looks (a session
+            # not yet made visible is published again, a text not yet marked embedded is
+            # embedded again), never a copy that says less than the record.
+            if copied and self._holds_vectors():
+                for dense_filter in self._dense_filters(flt):
+                    self._update(qe.UpdateOperation.set_payload_by_filter(dense_filter, copied), self._need_dense())
             self._update(qe.UpdateOperation.set_payload_by_filter(to_filter(flt) or qe.Filter(), to_stored(values)))
-            for dense_filter in dense_filters:
-                self._update(qe.UpdateOperation.set_payload_by_filter(dense_filter, copied), self._need_dense())
 
     # -- reads -------------------------------------------------------------
 
