@@ -87,16 +87,21 @@ def test_a_changed_file_whose_sessions_left_the_store_is_not_damage(built, capsy
     assert code == 0, err
 
 
+def _named_by_every_command_then_rebuilt(capsys, index_dir: Path, src: Path, words: str) -> None:
+    """Reads and `index` fail in one line naming the damage; `index --rebuild` succeeds."""
+    for argv in [*_read_commands(index_dir), ["--index-dir", str(index_dir), "index", str(src)]]:
+        code, _out, err = _run(capsys, *argv)
+        assert code == 1
+        _one_line(err, "is damaged", words, "convo-tui index --rebuild")
+    code, _out, err = _run(capsys, "--index-dir", str(index_dir), "index", "--rebuild", str(src))
+    assert code == 0, err
+
+
 def test_dense_folder_removed_is_named_as_damage_and_rebuild_fixes_it(built, capsys):
     """Without dense/, meaning search would find nothing while every text says it is embedded."""
     index_dir, src = built
     shutil.rmtree(index_dir / "dense")
-    for argv in [*_read_commands(index_dir), ["--index-dir", str(index_dir), "index", str(src)]]:
-        code, _out, err = _run(capsys, *argv)
-        assert code == 1
-        _one_line(err, "is damaged", "dense/edge_config.json is missing", "convo-tui index --rebuild")
-    code, _out, err = _run(capsys, "--index-dir", str(index_dir), "index", "--rebuild", str(src))
-    assert code == 0, err
+    _named_by_every_command_then_rebuilt(capsys, index_dir, src, "dense/edge_config.json is missing")
     code, out, _err = _run(capsys, "--index-dir", str(index_dir), "search", "--mode", "semantic", "flaky login test")
     assert code == 0 and "flaky login" in out.lower(), out
 
@@ -108,12 +113,7 @@ def test_truncated_vector_files_are_named_at_open_and_rebuild_fixes_them(built, 
     for chunk in chunks:
         with open(chunk, "r+b") as handle:
             handle.truncate(384 * 4 * 2)  # two whole vectors: still a multiple of the row size
-    for argv in [*_read_commands(index_dir), ["--index-dir", str(index_dir), "index", str(src)]]:
-        code, _out, err = _run(capsys, *argv)
-        assert code == 1
-        _one_line(err, "is damaged", "cut short", "convo-tui index --rebuild")
-    code, out, err = _run(capsys, "--index-dir", str(index_dir), "index", "--rebuild", str(src))
-    assert code == 0, err
+    _named_by_every_command_then_rebuilt(capsys, index_dir, src, "cut short")
     code, out, _err = _run(capsys, "--index-dir", str(index_dir), "search", "flaky login")
     assert code == 0 and CLAUDE in out
 
