@@ -73,8 +73,9 @@ def fuse(lists: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, float]]:
 
 
 def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Query]) -> list[list[Scored]]:
-    """Run `queries` (each keyword, meaning or both) in three batched calls at most:
-    one per shard, then one read of the hits' payloads."""
+    """Run `queries` (each keyword, meaning or both) in batched calls: one per
+    shard, then one read of the hits' payloads (and one of their dense vectors
+    when a query asks for them)."""
     results: list[list[Scored]] = [[] for _ in queries]
     main_requests: list[qe.QueryRequest] = []
     main_slots: list[tuple[int, bool]] = []  # (query, whole answer) for each main request
