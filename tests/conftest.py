@@ -162,8 +162,9 @@ def open_copy(tmp_path_factory: pytest.TempPathFactory, built: Path, settings: S
     """A worker's own Library over a copy of a built index folder, model loaded."""
     from convo_tui.core.library import Library
 
-    copy = tmp_path_factory.mktemp(built.name) / "index"
-    shutil.copytree(built / "index", copy, symlinks=True)
+    from tests.helpers.index_copy import copy_index
+
+    copy = copy_index(built / "index", tmp_path_factory.mktemp(built.name) / "index")
     settings.index_dir = copy
     library = Library.open(settings)
     library.load_model()

@@ -19,6 +19,7 @@ import pytest
 from convo_tui.core.settings import DEFAULT_MODEL
 
 from tests.e2e.terminal import Terminal, convo_tui
+from tests.helpers.index_copy import copy_index
 
 
 @pytest.fixture
@@ -48,7 +49,7 @@ def bundled_model(isolated_dirs: Path) -> Path:
 def demo_folder(demo_built: Path, tmp_path_factory: pytest.TempPathFactory) -> Path:
     """This worker's copy of the built demo (`corpus/`, `index/`), for commands that only read."""
     folder = tmp_path_factory.mktemp("e2e-demo")
-    shutil.copytree(demo_built / "index", folder / "index", symlinks=True)
+    copy_index(demo_built / "index", folder / "index")
     shutil.copytree(demo_built / "corpus", folder / "corpus", symlinks=True)
     return folder
 

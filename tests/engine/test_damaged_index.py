@@ -18,7 +18,8 @@ from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
-from tests.helpers.damage import copy_index, damage, one, optimize_small
+from tests.helpers.damage import damage, one, optimize_small
+from tests.helpers.index_copy import copy_index
 from tests.paths import FIXTURES
 
 SOURCES = [FIXTURES / "claude_code", FIXTURES / "codex"]

@@ -20,8 +20,8 @@ from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers.damage import copy_index
 from tests.helpers.hostile_corpus import TOKEN, write_hostile_corpus
+from tests.helpers.index_copy import copy_index
 from tests.paths import ROOT
 from tests.unit.test_hostile_values import NUMBERS, QUERIES
 

@@ -10,17 +10,6 @@ import qdrant_edge as qe
 from convo_tui.core.store.base import DENSE, SPARSE
 from convo_tui.core.store.edge_schema import DENSE_QUANTIZATION, HNSW
 from convo_tui.core.store.files import DENSE_SHARD, SHARD
-from convo_tui.core.store.readonly import copy_sparse
-
-
-def copy_index(source: Path, target: Path) -> Path:
-    """A copy of an index folder, its sparse files kept sparse."""
-    for folder, _dirs, names in os.walk(source):
-        out = target / Path(folder).relative_to(source)
-        out.mkdir(parents=True, exist_ok=True, mode=0o700)
-        for name in names:
-            copy_sparse(Path(folder) / name, out / name)
-    return target
 
 
 def optimize_small(index_dir: Path, dim: int) -> None:
