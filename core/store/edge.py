@@ -34,14 +34,13 @@ from convo_tui.core.store.base import (
     Scored,
     Store,
 )
-from convo_tui.core.store.edge_query import main_ids, search
+from convo_tui.core.store.edge_query import dense_filters, newest_records, records, search
 from convo_tui.core.store.edge_schema import (
     FILTER_FIELDS,
     INDEX_SCHEMA,
     dense_config,
     edge_errors,
     filter_fields,
-    filter_keys,
     from_stored,
     main_config,
     to_filter,
@@ -322,13 +321,9 @@ class EdgeStore(Store):
             return self._dense is not None and self._dense.count(qe.CountRequest(exact=False)) > 0
 
     def _dense_filters(self, flt: Filter) -> list[qe.Filter]:
-        """`flt` as the dense shard can evaluate it: itself when it reads only the
-        fields dense points carry, else the ids of the main shard's matches, by pages."""
-        if filter_keys(flt) <= FILTER_FIELDS:
-            return [to_filter(flt) or qe.Filter()]
+        """`flt` as the dense shard can evaluate it, by pages of ids where it must (edge_query)."""
         with edge_errors(self.path, "reading"):
-            ids = main_ids(self._need(), flt)
-        return [qe.Filter(must=[qe.HasIdCondition(set(ids[i : i + _ID_PAGE]))]) for i in range(0, len(ids), _ID_PAGE)]
+            return [f or qe.Filter() for f in dense_filters(self._need(), flt, page=_ID_PAGE)]
 
     def _rolled(self, written: int) -> None:
         """Roll the appendable segment once ROLL_POINTS points were written to it."""
@@ -371,34 +366,21 @@ class EdgeStore(Store):
         if self._shard is None:
             return
         with_payload: Any = qe.PayloadSelector.Include(list(fields)) if fields is not None else True
-        offset = None
-        while True:
-            with edge_errors(self.path, "reading"):
-                records, offset = self._shard.scroll(
-                    qe.ScrollRequest(offset=offset, limit=batch, filter=to_filter(flt), with_payload=with_payload)
-                )
-            for r in records:
+        with edge_errors(self.path, "reading"):
+            for r in records(self._shard, flt, with_payload=with_payload, batch=batch):
                 yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload))
-            if offset is None:
-                return
 
     def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
         """Ordered by the `timestamp` payload index: reads `limit` points, not every match."""
         if self._shard is None or limit <= 0:
             return []
         with_payload: Any = qe.PayloadSelector.Include([*fields, "timestamp"]) if fields is not None else True
-        records, _ = self._shard.scroll(
-            qe.ScrollRequest(
-                limit=limit,
-                filter=to_filter(flt),
-                with_payload=with_payload,
-                order_by=qe.OrderBy("timestamp", direction=qe.Direction.Desc),
-            )
-        )
-        found = [Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload)) for r in records]
-        if len(found) < limit:  # order_by skips points without a timestamp: they come last
-            found += self._untimed(flt, limit - len(found), fields)
-        return found
+        with edge_errors(self.path, "reading"):
+            found = newest_records(self._shard, flt, limit=limit, with_payload=with_payload)
+        out = [Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload)) for r in found]
+        if len(out) < limit:  # order_by skips points without a timestamp: they come last
+            out += self._untimed(flt, limit - len(out), fields)
+        return out
 
     def _untimed(self, flt: Filter | None, limit: int, fields: Sequence[str] | None) -> list[Scored]:
         out: list[Scored] = []

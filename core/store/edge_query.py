@@ -1,12 +1,13 @@
-"""Searches over the embedded store's two shards (edge.py): BM25 runs in the
-main shard, meaning in the dense one, and a hybrid query fuses the two lists
-here with the same reciprocal-rank formula Qdrant uses (so scores agree with
-the server backend). Payloads, and the stored BM25 terms, are read from the
-main shard for the hits only; the dense shard holds just the filter fields."""
+"""Reads of the embedded store's two shards (edge.py). Searches: BM25 runs in
+the main shard, meaning in the dense one, and a hybrid query fuses the two
+lists here with the same reciprocal-rank formula Qdrant uses (so scores agree
+with the server backend). Payloads, and the stored BM25 terms, are read from
+the main shard for the hits only; the dense shard holds just the filter
+fields. Scrolls: the main shard's points page by page, or newest first."""
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
 from typing import Any
 
 import qdrant_edge as qe
@@ -41,24 +42,41 @@ def _request(
     )
 
 
-def main_ids(main: qe.EdgeShard, flt: Filter | None) -> list[Any]:
-    """The ids of the main shard's points matching `flt`."""
-    ids: list[Any] = []
+def records(shard: qe.EdgeShard, flt: Filter | None, *, with_payload: Any, batch: int) -> Iterator[Any]:
+    """Every point of `shard` matching `flt`, read `batch` at a time."""
     offset = None
     while True:
-        records, offset = main.scroll(qe.ScrollRequest(offset=offset, limit=_ID_PAGE, filter=to_filter(flt), with_payload=False))
-        ids.extend(r.id for r in records)
+        page, offset = shard.scroll(
+            qe.ScrollRequest(offset=offset, limit=batch, filter=to_filter(flt), with_payload=with_payload)
+        )
+        yield from page
         if offset is None:
-            return ids
+            return
 
 
-def dense_filter(main: qe.EdgeShard, flt: Filter | None) -> qe.Filter | None:
+def newest_records(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, with_payload: Any) -> list[Any]:
+    """The `limit` matching points with the latest `timestamp`, through its payload
+    index (points without one are not among them)."""
+    page, _ = shard.scroll(
+        qe.ScrollRequest(
+            limit=limit,
+            filter=to_filter(flt),
+            with_payload=with_payload,
+            order_by=qe.OrderBy("timestamp", direction=qe.Direction.Desc),
+        )
+    )
+    return list(page)
+
+
+def dense_filters(main: qe.EdgeShard, flt: Filter | None, *, page: int | None = None) -> list[qe.Filter | None]:
     """`flt` as the dense shard can evaluate it. Searches filter on indexed fields,
     which dense points carry; a filter on any other field is first turned into
-    the ids of the main shard's matches."""
+    the ids of the main shard's matches, `page` ids a filter (all in one without)."""
     if filter_keys(flt) <= FILTER_FIELDS:
-        return to_filter(flt)
-    return qe.Filter(must=[qe.HasIdCondition(set(main_ids(main, flt)))])
+        return [to_filter(flt)]
+    ids = [r.id for r in records(main, flt, with_payload=False, batch=_ID_PAGE)]
+    size = page or len(ids) or 1
+    return [qe.Filter(must=[qe.HasIdCondition(set(ids[i : i + size]))]) for i in range(0, max(len(ids), 1), size)]
 
 
 def fuse(lists: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, float]]:
@@ -95,7 +113,7 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
             continue
         pre = (q.prefetch_limit or q.limit * 2) if sparse is not None else q.limit
         vector = [float(x) for x in q.dense or ()]
-        flt = dense_filter(main, q.filter)
+        [flt] = dense_filters(main, q.filter)
         dense_requests.append(_request(q, vector, DENSE, pre, DENSE_PARAMS, payload=False, vectors=False, flt=flt))
         dense_slots.append(i)
         if sparse is not None:
