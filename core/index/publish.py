@@ -379,18 +379,35 @@ class Indexer:
         return None
 
     def _first_claim(self, key: str, path: str, session: Session, report: IndexReport) -> bool:
-        """Within one run a session id belongs to the first file that has it.
+        """A session id belongs to the file named after it once that file holds
+        it in the index; within one run, to the first file that has it (newest
+        first).
 
         Two files holding the same session (a backup copy, an export saved
         twice) would write the same point ids in the same generation, and the
         longer copy's extra turns would be published beside the shorter copy's
         record. The later copy is skipped and reported instead.
         """
+        own = self._own_file(session.id, key, path)
+        if own is not None:
+            report.skipped.append((path, f"session {session.id} is also in {own}, the file named after it; indexed from there"))
+            return False
         first = self.manifest.claim(session.id, key)
         if first == key:
             return True
         report.skipped.append((path, f"session {session.id} is also in {first}; indexed from there"))
         return False
+
+    def _own_file(self, session_id: str, key: str, path: str) -> str | None:
+        """The file named after this session, when this one is a copy under
+        another name (a backup, a file cut short) and that file already holds
+        the session in the index. A copy made today of a session indexed
+        yesterday is the newest file, so it would otherwise be read first and
+        replace the session with whatever it holds, turns cut off included."""
+        if Path(path).stem == session_id:
+            return None
+        held = self.manifest.files_holding(session_id)
+        return next((other for other in held if Path(other).stem == session_id and other != key), None)
 
     # -- writing and publishing -----------------------------------------------
 

@@ -100,6 +100,30 @@ def test_old_schema_is_refused_with_the_way_out_and_another_model_waits_for_inde
     Library.open(settings).close()
 
 
+def test_a_copy_made_after_its_session_was_indexed_never_replaces_it(tmp_path, library):
+    """A cut copy of a session (the fixtures' truncated.jsonl of 7f3c2a10….jsonl)
+    made after the session was indexed is the newest file, so it is read first;
+    the session stays as its own file has it and the copy is reported."""
+    src = tmp_path / "src"
+    src.mkdir()
+    own = src / "7f3c2a10-5b6e-4d2f-9a8b-1c2d3e4f5a6b.jsonl"
+    shutil.copy(FIXTURES / "claude_code" / own.name, own)
+    library.index([src])
+    whole = library.session(own.stem)
+    assert whole.title == "Fix the flaky login test"
+
+    copy = src / "truncated.jsonl"
+    shutil.copy(FIXTURES / "claude_code" / copy.name, copy)
+    report = library.index([src])
+    assert (report.added, report.updated, report.sessions) == (0, 0, 1)
+    assert report.skipped == [(str(copy), f"session {own.stem} is also in {own}, the file named after it; indexed from there")]
+    kept = library.session(own.stem)
+    assert (kept.title, len(kept.messages)) == (whole.title, len(whole.messages))
+    # The copy is recorded as read: the next run reads neither file again.
+    again = library.index([src])
+    assert (again.added, again.updated, again.skipped) == (0, 0, [])
+
+
 def test_same_session_in_two_files_is_indexed_once_never_mixed(tmp_path, library):
     """A backup copy holding a shorter version of a session must not leave the
     longer copy's extra turns beside the shorter copy's record."""
