@@ -97,17 +97,63 @@ def signal_handlers_restored() -> Iterator[None]:
         pytest.fail(f"the test left signals blocked: {sorted(s.name for s in now_blocked - blocked)}", pytrace=False)
 
 
+# -- The models' graphs, made once per run -------------------------------------
+# The first process that embeds on a machine makes the int8 graphs and their
+# optimised copies in the user's cache (core/embed/int8.py, minilm_onnx.py):
+# 2-4 s a model. Every test has a home of its own, so each made them again (60
+# times a run, a minute of the suite's time on two workers). One run makes them
+# once, into a folder of its own, and each test's cache links to it. Tests of
+# the cache itself take a fresh one: `@pytest.mark.own_model_cache`.
+MODEL_CACHE_PART = Path(".cache") / "convo-tui" / "onnx"
+WARM_MODELS = """
+from convo_tui.core.embed.dense import DenseEmbedder
+from convo_tui.core.embed import e5_onnx
+for model in (DenseEmbedder(), DenseEmbedder(quantized=False)):
+    model.embed_documents(["a text"])
+e5 = e5_onnx.load()
+if e5 is not None:
+    e5.embed_documents(["a text"])
+"""
+
+
+def _make_model_cache(folder: Path) -> None:
+    """Run in a process of its own: it loads every model, the tests need none of that memory."""
+    import subprocess
+    import sys
+
+    env = {**os.environ, "HOME": str(folder / "home")}
+    env.update({name: str(folder / "home" / sub) for name, sub in XDG_DIRS.items()})
+    subprocess.run([sys.executable, "-c", WARM_MODELS], env=env, check=True, timeout=300)
+
+
+@pytest.fixture(scope="session")
+def model_cache(request: pytest.FixtureRequest, tmp_path_factory: pytest.TempPathFactory) -> Path | None:
+    """The run's folder of model graphs; None when no collected test loads a model (`-m unit`)."""
+    if all(item.get_closest_marker("unit") for item in request.session.items):
+        return None
+    built = built_once(tmp_path_factory, "model-cache", _make_model_cache)
+    return built / "home" / MODEL_CACHE_PART
+
+
+def _link_model_cache(home: Path, cache: Path | None) -> None:
+    if cache is not None:
+        (home / MODEL_CACHE_PART).parent.mkdir(parents=True, exist_ok=True)
+        (home / MODEL_CACHE_PART).symlink_to(cache, target_is_directory=True)
+
+
 @pytest.fixture(scope="session", autouse=True)
-def isolated_session_home(tmp_path_factory):
+def isolated_session_home(tmp_path_factory, model_cache):
     """A temp home for module- and session-scoped fixtures, which run before
     the per-test one below (a shared Library loads the model: its cache)."""
     with pytest.MonkeyPatch.context() as patch:
-        _point_home_at(patch, tmp_path_factory.mktemp("session-home") / "home")
+        home = tmp_path_factory.mktemp("session-home") / "home"
+        _point_home_at(patch, home)
+        _link_model_cache(home, model_cache)
         yield
 
 
 @pytest.fixture(autouse=True)
-def isolated_dirs(tmp_path_factory, monkeypatch):
+def isolated_dirs(request, tmp_path_factory, monkeypatch, model_cache):
     root = tmp_path_factory.mktemp("convo-home")
     monkeypatch.setenv("CONVO_TUI_CONFIG", str(root / "config.toml"))
     monkeypatch.setenv("CONVO_TUI_INDEX_DIR", str(root / "index"))
@@ -115,6 +161,8 @@ def isolated_dirs(tmp_path_factory, monkeypatch):
     # data folder a library picks from HOME or XDG_*, inside the temp home: no
     # test writes into the real one (onnxruntime, fastembed, platformdirs).
     _point_home_at(monkeypatch, root / "home")
+    if not request.node.get_closest_marker("own_model_cache"):
+        _link_model_cache(root / "home", model_cache)
     yield root
 
 

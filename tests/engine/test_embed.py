@@ -121,6 +121,7 @@ def test_chunking_tokenizer_is_one_private_copy_without_padding_or_truncation(de
     assert len(tokenizer.encode("token " * 400, add_special_tokens=False).ids) == 400
 
 
+@pytest.mark.own_model_cache
 def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeypatch):
     """fastembed used to build a session that was thrown away for ours; now one build, and a
     second process loads the optimised graph the first one saved (same vectors)."""
@@ -149,6 +150,7 @@ def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeyp
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
+@pytest.mark.own_model_cache
 def test_cached_graph_keeps_its_weights_in_a_mapped_file_and_is_rebuilt_without_them():
     """The optimised graph's weights sit in a file of their own that onnxruntime maps (the word
     table then costs only the rows a query touches); a graph whose weights are gone is rebuilt."""
