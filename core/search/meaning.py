@@ -78,7 +78,12 @@ def reference(cosines: Sequence[float]) -> float | None:
     return statistics.median(best) if len(best) >= ALIGN_MIN else None
 
 
-def language_shift(partitions: Sequence[Sequence[Scored]], query_dense: Sequence[float], query_lang: str) -> float:
+def language_shift(
+    partitions: Sequence[Sequence[Scored]],
+    query_dense: Sequence[float],
+    query_lang: str,
+    known: dict[str, float] | None = None,
+) -> float:
     """How much to add to the cosines of texts in the other language than the
     query's: the gap between the two partitions' reference cosines, never below
     zero (a model scores text in another language lower; when that language's
@@ -86,12 +91,20 @@ def language_shift(partitions: Sequence[Sequence[Scored]], query_dense: Sequence
     language's chatter, "继续", above the answer in the other one)."""
     if len(partitions) != 2:
         return 0.0
-    cjk, latin = ([cosine(query_dense, p.dense) for p in part] for part in partitions)
+    known = {} if known is None else known
+    cjk, latin = ([_cosine(known, query_dense, p) for p in part] for part in partitions)
     same, other = (cjk, latin) if query_lang == LANG_CJK else (latin, cjk)
     ref_same, ref_other = reference(same), reference(other)
     if ref_same is None or ref_other is None:
         return 0.0
     return max(0.0, (ref_same - ref_other) * ALIGN_SHARE)
+
+
+def _cosine(known: dict[str, float], query_dense: Sequence[float], point: Scored) -> float:
+    value = known.get(point.id)
+    if value is None:
+        value = known[point.id] = cosine(query_dense, point.dense)
+    return value
 
 
 def inherited_cosines(store: Store, query_dense: Sequence[float], points: Sequence[Scored]) -> dict[str, tuple[float, str]]:
@@ -141,7 +154,8 @@ def dense_view(
     candidates: Sequence[Scored],
 ) -> DenseView:
     """Cosines (language-aligned) of the candidates the dense side can judge."""
-    shift = language_shift(partitions, query_dense, query_lang) if ALIGN_LANGUAGES else 0.0
+    known: dict[str, float] = {}  # a point found by several searches is measured once
+    shift = language_shift(partitions, query_dense, query_lang, known) if ALIGN_LANGUAGES else 0.0
     turns = inherited_cosines(store, query_dense, candidates)
     cosines: dict[str, float] = {}
     other: set[str] = set()
@@ -149,7 +163,7 @@ def dense_view(
         if point.id in cosines:
             continue
         if point.dense is not None:
-            raw, lang = cosine(query_dense, point.dense), point_lang(point)
+            raw, lang = _cosine(known, query_dense, point), point_lang(point)
         else:
             key = turn_key(point.payload.get("session_id", ""), int(point.payload.get("turn_index", -1)))
             if point.payload.get("part") or key not in turns:
