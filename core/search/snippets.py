@@ -10,7 +10,9 @@ takes two, so a CJK snippet holds half as many characters as a Latin one.
 from __future__ import annotations
 
 import unicodedata
+from bisect import bisect_left, bisect_right
 from collections.abc import Sequence
+from itertools import accumulate
 
 from convo_tui.core.search.highlight import match_spans
 
@@ -23,34 +25,31 @@ def cell_width(char: str) -> int:
     return 2 if unicodedata.east_asian_width(char) in ("W", "F") else 1
 
 
-def _cells(text: str) -> int:
-    return sum(cell_width(ch) for ch in text)
+class _Cells:
+    """The terminal cells of one text, summed once: where a window of so many
+    cells ends or starts is then a bisection, not a walk over its characters
+    (a window was sought from every match, and each walk looked up every
+    character's width: most of a search's printing time)."""
 
+    def __init__(self, text: str):
+        self.length = len(text)
+        # ASCII: one cell a character, nothing to sum.
+        self.sums = None if text.isascii() else [0, *accumulate(cell_width(ch) for ch in text)]
 
-def _end_for(text: str, start: int, cells: int) -> int:
-    """The index where `cells` terminal cells starting at `start` end."""
-    used = 0
-    i = start
-    while i < len(text):
-        width = cell_width(text[i])
-        if used + width > cells:
-            break
-        used += width
-        i += 1
-    return i
+    def total(self) -> int:
+        return self.length if self.sums is None else self.sums[-1]
 
+    def end_for(self, start: int, cells: int) -> int:
+        """The index where `cells` terminal cells starting at `start` end."""
+        if self.sums is None:
+            return min(self.length, start + cells)
+        return bisect_right(self.sums, self.sums[start] + cells) - 1
 
-def _back_by(text: str, index: int, cells: int) -> int:
-    """The index `cells` terminal cells before `index`."""
-    used = 0
-    i = index
-    while i > 0:
-        width = cell_width(text[i - 1])
-        if used + width > cells:
-            break
-        used += width
-        i -= 1
-    return i
+    def back_by(self, index: int, cells: int) -> int:
+        """The index `cells` terminal cells before `index`."""
+        if self.sums is None:
+            return max(0, index - cells)
+        return bisect_left(self.sums, self.sums[index] - cells)
 
 
 def _word_start(text: str, start: int, limit: int) -> int:
@@ -72,29 +71,33 @@ def _word_end(text: str, end: int, floor: int) -> int:
 def snippet(text: str, terms: Sequence[str], width: int = 160) -> str:
     """At most `width` cells of `text` (whitespace flattened), around the best cluster of `terms`."""
     flat = " ".join(text.split())
-    if _cells(flat) <= width:
+    cells = _Cells(flat)
+    if cells.total() <= width:
         return flat
     room = max(1, width - 2 * len(ELLIPSIS))
     spans = match_spans(flat, list(terms))
     if not spans:
-        end = _word_end(flat, _end_for(flat, 0, room + len(ELLIPSIS)), 0)
+        end = _word_end(flat, cells.end_for(0, room + len(ELLIPSIS)), 0)
         return flat[:end].rstrip() + ELLIPSIS
     lead = min(LEAD_CELLS, room // 4)
     best: tuple[int, int, int] | None = None
     best_start = 0
+    # Spans are sorted and apart, so those inside a window are a run of them.
+    starts, ends = [s for s, _ in spans], [e for _, e in spans]
+    found = [flat[s:e].casefold() for s, e in spans]
     for first, _ in spans:
-        start = _back_by(flat, first, lead)
-        end = _end_for(flat, start, room)
-        inside = [flat[s:e].casefold() for s, e in spans if s >= start and e <= end]
+        start = cells.back_by(first, lead)
+        end = cells.end_for(start, room)
+        inside = found[bisect_left(starts, start) : bisect_right(ends, end)]
         score = (len(set(inside)), len(inside), -start)
         if best is None or score > best:
             best, best_start = score, start
     start = best_start
     first_match = next(s for s, _ in spans if s >= start)
     start = _word_start(flat, start, min(first_match, start + SNAP_CHARS))
-    end = _end_for(flat, start, room)
+    end = cells.end_for(start, room)
     if end >= len(flat):  # the window reaches the end: use the room before the start instead
-        start = _back_by(flat, len(flat), room + len(ELLIPSIS))
+        start = cells.back_by(len(flat), room + len(ELLIPSIS))
         start = _word_start(flat, start, min(first_match, start + SNAP_CHARS))
         end = len(flat)
     else:
