@@ -25,6 +25,7 @@ from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.index.points import LEVEL_TURN, turn_text
 from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
+from convo_tui.core.index.visible import count_visible
 from convo_tui.core.store.base import Cond, Filter, Store
 
 # Texts fetched, embedded and written per round (bounds memory and the work a kill loses).
@@ -59,8 +60,8 @@ def _visible(*conds: Cond) -> Filter:
 
 
 def semantic_status(store: Store) -> SemanticStatus:
-    pending = store.count(_visible(Cond("dense_ready", value=False)))
-    ready = store.count(_visible(Cond("dense_ready", value=True)))
+    pending = count_visible(store, "dense_ready", False)
+    ready = count_visible(store, "dense_ready", True)
     return SemanticStatus(ready, ready + pending)
 
 

@@ -30,6 +30,7 @@ from pathlib import Path
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.manifest import Manifest
+from convo_tui.core.index.visible import count_visible
 from convo_tui.core.store.base import Cond, Filter, Store
 from convo_tui.core.store.files import REBUILD, SHARD, check_files, damaged, store_missing
 
@@ -73,7 +74,7 @@ def lost_sessions(
     published = Filter(must=(Cond("visible", value=True), Cond("level", value="session")))
     # Fast path (an exact count on indexed fields, no manifest read): as many sessions
     # as the manifest lists, or more (a run killed before saving it), means nothing was lost.
-    if store.count(published) >= expected:
+    if count_visible(store, "level", "session") >= expected:
         return {}
     stored = {str(p.payload.get("session_id", "")) for p in store.scroll(published, fields=["session_id"], batch=4096)}
     lost: dict[str, list[str]] = {}

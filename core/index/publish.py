@@ -61,6 +61,7 @@ from convo_tui.core.index.progress import (  # re-exported: the library, the fac
 from convo_tui.core.index.source_files import FileAccess, LocalFiles, source_key  # source_key re-exported
 from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
+from convo_tui.core.index.visible import count_visible
 from convo_tui.core.model import Session
 from convo_tui.core.sources import SessionPart, detect_format, stream_path
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
@@ -197,10 +198,10 @@ class Indexer:
             self.store.optimize()
         self.manifest.save()
         self.store.flush()
-        report.sessions = self.store.count(visible_filter(Cond("level", value="session")))
+        report.sessions = count_visible(self.store, "level", "session")
         report.points = self.store.count(visible_filter())
-        report.semantic_ready = self.store.count(visible_filter(Cond("dense_ready", value=True)))
-        report.semantic_total = report.semantic_ready + self.store.count(visible_filter(Cond("dense_ready", value=False)))
+        report.semantic_ready = count_visible(self.store, "dense_ready", True)
+        report.semantic_total = report.semantic_ready + count_visible(self.store, "dense_ready", False)
         report.seconds = time.perf_counter() - started
         notify(IndexProgress("done", report.semantic_ready, report.semantic_total, None, self._published_sessions))
         return report

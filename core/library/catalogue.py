@@ -31,6 +31,7 @@ from convo_tui.core.annotations import overlay_summary
 from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
 from convo_tui.core.index.points import LEVEL_SESSION
 from convo_tui.core.index.publish import visible_filter
+from convo_tui.core.index.visible import count_visible
 from convo_tui.core.library import session_rows
 from convo_tui.core.library.reading import summary_of
 from convo_tui.core.library.session_rows import ROW_FIELDS, Row, keep_newest, row_of
@@ -103,7 +104,7 @@ class Catalogue:
             newest = max((row.generation for row in known.values()), default=0)
             read = self._read_into(known, SESSIONS.and_(Cond("generation", gte=newest + GENERATION_MARGIN)))
             changed = read > 0
-            if len(known) != self.store.count(SESSIONS):
+            if len(known) != count_visible(self.store, "level", LEVEL_SESSION):
                 whole = True
         if whole:
             known = {}

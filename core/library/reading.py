@@ -17,6 +17,7 @@ from convo_tui.core.hits import SessionSummary
 from convo_tui.core.index.dense_phase import semantic_status
 from convo_tui.core.index.points import LEVEL_RECORD, LEVEL_SESSION, from_epoch, stored_messages, stored_record
 from convo_tui.core.index.publish import visible_filter
+from convo_tui.core.index.visible import count_visible
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import session_from_record
 from convo_tui.core.stats import Stats, count_sessions
@@ -141,7 +142,7 @@ class Reader:
 
     def readiness(self, model: str, model_reason: str) -> Readiness:
         status = semantic_status(self.store)
-        sessions = self.store.count(visible_filter(Cond("level", value=LEVEL_SESSION)))
+        sessions = count_visible(self.store, "level", LEVEL_SESSION)
         return Readiness(
             sessions=sessions, texts_ready=status.ready, texts_total=status.total, model=model, model_reason=model_reason
         )
