@@ -153,6 +153,14 @@ class Archive:
             rows = db.execute(query, args).fetchall()
         return [Entry(path_key(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), version_from_row(path_key(r[0]), r[6:])) for r in rows]
 
+    def keys(self, role: str = UNIT) -> set[str]:
+        """Every archived path of one role (no versions read: `entries` decodes
+        each newest version, 0.5 s for 42,000 files)."""
+        if not self.exists():
+            return set()
+        with closing(self._connect()) as db:
+            return {path_key(key) for (key,) in db.execute("SELECT key FROM files WHERE role = ?", (role,))}
+
     def entry(self, key: str) -> Entry | None:
         if not self.exists():
             return None

@@ -191,6 +191,16 @@ class Manifest:
         """Every recorded path (strings only: 100 bytes a file, for prune)."""
         return [_path(key) for (key,) in self._db.execute("SELECT path FROM files ORDER BY path")]
 
+    def session_counts(self) -> Iterator[tuple[str, str, int]]:
+        """(path, format, sessions it holds) of every file, in one query: what
+        the archive's status counts (`entries` asks for each file's sessions
+        apart: 42,110 queries at a million messages, half a second)."""
+        rows = self._db.execute(
+            "SELECT f.path, f.format, COUNT(s.session_id) FROM files f LEFT JOIN sessions s ON s.path = f.path GROUP BY f.path"
+        )
+        for key, fmt, count in rows:
+            yield _path(key), fmt, int(count)
+
     def entries(self) -> Iterator[tuple[str, FileEntry]]:
         """Every (path, entry), read page by page."""
         last = b""

@@ -119,8 +119,8 @@ class Archiving:
 
     def status(self, manifest: Manifest) -> ArchiveStatus:
         archive = self.archive()
-        files = [SourceFile(key, entry.format, len(entry.sessions)) for key, entry in manifest.entries()]
-        archived = {e.key for e in archive.entries(UNIT)} if archive is not None else set()
+        files = [SourceFile(key, fmt, sessions) for key, fmt, sessions in manifest.session_counts()]
+        archived = archive.keys(UNIT) if archive is not None else set()
         kept, unkept = gone_counts(files, archived)
         on = archived if archive is not None else None
         warnings = [line for rule in retentions() if (line := retention_warning(rule, files, on)) is not None]

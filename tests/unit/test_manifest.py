@@ -30,6 +30,16 @@ def test_entries_round_trip_and_survive_a_reopen_only_once_saved(tmp_path):
     assert oct(os.stat(tmp_path / MANIFEST_NAME).st_mode & 0o777) == "0o600"
 
 
+def test_session_counts_give_every_file_with_its_format_and_sessions_in_one_read(tmp_path):
+    odd = os.fsdecode(b"/tmp/caf\xe9.jsonl")
+    manifest = Manifest.load(tmp_path)
+    manifest.put("/a.jsonl", entry("s1", "s2"))
+    manifest.put("/empty.json", FileEntry(5, 1, "h", "chatgpt", 1, "m", [], 7, "line 1: not JSON"))
+    manifest.put(odd, entry("s3"))
+    assert sorted(manifest.session_counts()) == [("/a.jsonl", "claude-code", 2), ("/empty.json", "chatgpt", 0), (odd, "claude-code", 1)]
+    assert sorted(manifest.session_counts()) == sorted((k, e.format, len(e.sessions)) for k, e in manifest.entries())
+
+
 def test_paths_that_are_not_utf8_round_trip(tmp_path):
     odd = os.fsdecode(b"/tmp/caf\xe9.jsonl")
     manifest = Manifest.load(tmp_path)
