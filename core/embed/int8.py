@@ -25,8 +25,9 @@ from typing import Any
 import platformdirs
 from convo_tui.core.settings import APP_NAME
 
-# Bumped when the conversion changes, so old cached graphs are made again.
-CONVERTER_VERSION = 1
+# Bumped when the conversion changes, so old cached graphs are made again
+# (2: weights in 7 bits, below).
+CONVERTER_VERSION = 2
 # Seconds a conversion may take (a few on an idle machine).
 BUILD_TIMEOUT = 900
 
@@ -116,7 +117,16 @@ def build(target: Path, make_float: Callable[[Path], Path]) -> bool:
 
 def quantize(model: Path, out: Path) -> None:
     """Dynamic int8 (QInt8 weights, one scale per output channel) of every
-    weight MatMul; activations are quantized per batch at run time."""
+    weight MatMul; activations are quantized per batch at run time.
+
+    Weights keep 7 bits (`reduce_range`): without VNNI (AVX2: AMD Zen 3 and
+    older, Intel before Ice Lake) onnxruntime multiplies uint8 activations by
+    int8 weights in pairs summed into int16 (vpmaddubsw), which saturates with
+    8-bit weights. e5's vectors then lay at cosine 0.981 (min) / 0.995 (mean)
+    of fp32 on such a CPU, and differed from a VNNI machine's enough to reorder
+    results; with 7 bits nothing saturates, every x86 kernel computes the same
+    integers, and the same texts gave 0.991 / 0.996 (BENCHMARKS.md, "Int8 on
+    CPUs without VNNI")."""
     import logging
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
@@ -125,7 +135,9 @@ def quantize(model: Path, out: Path) -> None:
     level = root.level
     root.setLevel(logging.ERROR)  # its advice to pre-process would reach the user's terminal
     try:
-        quantize_dynamic(model, out, weight_type=QuantType.QInt8, per_channel=True, op_types_to_quantize=["MatMul"])
+        quantize_dynamic(
+            model, out, weight_type=QuantType.QInt8, per_channel=True, reduce_range=True, op_types_to_quantize=["MatMul"]
+        )
     finally:
         root.setLevel(level)
 

@@ -18,7 +18,13 @@ def test_visible_points_of_a_value_are_its_count_less_the_hidden_ones(tmp_path):
             for level in ("session", "turn")
         ]
         store.upsert(points)
-        for field, value in (("level", "session"), ("level", "turn"), ("level", "message"), ("dense_ready", True), ("dense_ready", False)):
+        for field, value in (
+            ("level", "session"),
+            ("level", "turn"),
+            ("level", "message"),
+            ("dense_ready", True),
+            ("dense_ready", False),
+        ):
             direct = store.count(Filter(must=(Cond("visible", value=True), Cond(field, value=value))))
             assert count_visible(store, field, value) == direct, (field, value)
         assert count_visible(store, "level", "session") == 20  # a third hidden

@@ -56,7 +56,10 @@ async def test_six_cards_or_sixteen_compact_rows_and_the_footer_whole_at_80x24(c
         assert app.search_screen.query_one("#results").content_region.height >= 16
         for card in app.search_screen.cards():
             header = str(card._header.render())
-            assert card.hit.project in header and "· 20" in header, header
+            # Which cards the demo's hybrid results hold moves with the CPU's
+            # kernels; a card of an undated message shows a dash for its date.
+            date = "· 20" if card.hit.timestamp else "· —"
+            assert card.hit.project in header and date in header, header
             assert header.split("  ")[0].rstrip("…") in card.hit.session_title
         assert not app.search_screen.query_one("#preview").display  # no pane taking half of 80 columns
         await pilot.press("f4", "down")

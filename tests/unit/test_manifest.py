@@ -36,7 +36,11 @@ def test_session_counts_give_every_file_with_its_format_and_sessions_in_one_read
     manifest.put("/a.jsonl", entry("s1", "s2"))
     manifest.put("/empty.json", FileEntry(5, 1, "h", "chatgpt", 1, "m", [], 7, "line 1: not JSON"))
     manifest.put(odd, entry("s3"))
-    assert sorted(manifest.session_counts()) == [("/a.jsonl", "claude-code", 2), ("/empty.json", "chatgpt", 0), (odd, "claude-code", 1)]
+    assert sorted(manifest.session_counts()) == [
+        ("/a.jsonl", "claude-code", 2),
+        ("/empty.json", "chatgpt", 0),
+        (odd, "claude-code", 1),
+    ]
     assert sorted(manifest.session_counts()) == sorted((k, e.format, len(e.sessions)) for k, e in manifest.entries())
 
 
