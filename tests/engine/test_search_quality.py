@@ -140,7 +140,15 @@ def test_a_question_sharing_no_word_with_the_index_is_answered_by_meaning(e5, qu
     terms = SparseEmbedder().embed_query(query)
     assert terms.indices and not e5.store.query([Query(sparse=terms, limit=1)])[0], "the query shares a word with the index"
     hits = e5.search(query, mode=mode, limit=3)
-    assert hits and hits[0].session_id == OTHER_WORDS[query], [(h.session_id, round(h.similarity, 3)) for h in hits]
+    found = [(h.session_id, round(h.score, 3), round(h.similarity, 3)) for h in hits]
+    assert hits, found
+    if hits[0].session_id != OTHER_WORDS[query]:
+        # Hybrid aligns the languages (core/search/meaning.py): the best Chinese turn
+        # of this small index, "继续", competes on equal terms with the best English
+        # one and ties it for an English paraphrase (0.269 / 0.268 on an AVX2 CPU,
+        # behind it on a VNNI one). Only that chatter may stand before the answer.
+        assert mode == "hybrid" and hits[0].session_id == "chatter", found
+        assert hits[1].session_id == OTHER_WORDS[query], found
 
 
 def test_minilm_answers_an_english_paraphrase_sharing_no_word(lib):
