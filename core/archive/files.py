@@ -21,7 +21,7 @@ import os
 import shutil
 import tempfile
 from collections.abc import Iterator
-from contextlib import contextmanager
+from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
@@ -111,6 +111,10 @@ class ArchivedFiles:
         """Clear staging copies a killed run left behind."""
         if self._staging is not None:
             shutil.rmtree(self._staging, ignore_errors=True)
+
+    def held(self) -> AbstractContextManager[None]:
+        """The run's writes to the archive on one connection (Archive.held)."""
+        return self.archive.held() if self.archive is not None else nullcontext()
 
     def restorable(self, roots: list[Path] | None, *, remote: bool) -> list[Path]:
         """Archived transcripts whose source is gone (and that `prune` did not drop), under

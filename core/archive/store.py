@@ -30,6 +30,7 @@ import hashlib
 import json
 import os
 import sqlite3
+import threading
 import time
 from collections.abc import Iterable, Iterator
 from contextlib import closing, contextmanager, suppress
@@ -67,12 +68,15 @@ def private_folder(folder: Path) -> Path:
 
 class Archive:
     """The archive in one folder. Every method opens its own short connection,
-    so a holder may answer status requests while an index run writes."""
+    so a holder may answer status requests while an index run writes; an index
+    run's own writes share one (`held`)."""
 
     def __init__(self, folder: Path, max_bytes: int | None = None):
         self.folder = Path(folder)
         self.path = self.folder / ARCHIVE_DB
         self.max_bytes = max_bytes or None
+        self._held: sqlite3.Connection | None = None
+        self._holder: int | None = None  # the thread whose writes use `_held`
 
     # -- connections -----------------------------------------------------------
 
@@ -100,16 +104,42 @@ class Archive:
         return db
 
     @contextmanager
+    def held(self) -> Iterator[None]:
+        """This thread's writes share one connection until the block ends (an index
+        run, a file after another). Opening a connection runs the schema script and
+        closing the last one checkpoints the log: 2.4 ms a file, 9 s of the phase 1
+        of a 100k-message history. Other threads keep their own connections."""
+        if self._holder is not None:  # already held (by this run or another): nothing to share
+            yield
+            return
+        self._holder = threading.get_ident()
+        try:
+            yield
+        finally:
+            db, self._held, self._holder = self._held, None, None
+            if db is not None:
+                db.close()
+
+    @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One transaction: committed whole, or rolled back (also by a kill: the WAL is not replayed)."""
+        if self._holder is not None and self._holder == threading.get_ident():
+            if self._held is None:
+                self._held = self._connect()
+            yield from self._transaction(self._held)
+            return
         with closing(self._connect()) as db:
-            db.execute("BEGIN IMMEDIATE")
-            try:
-                yield db
-            except BaseException:
-                db.execute("ROLLBACK")
-                raise
-            db.execute("COMMIT")
+            yield from self._transaction(db)
+
+    @staticmethod
+    def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
+        db.execute("BEGIN IMMEDIATE")
+        try:
+            yield db
+        except BaseException:
+            db.execute("ROLLBACK")
+            raise
+        db.execute("COMMIT")
 
     def exists(self) -> bool:
         return self.path.exists()

@@ -176,26 +176,27 @@ class IndexRuns:
         # Other machines are pulled meanwhile (core/remote/); their files are indexed in a second pass.
         pulls = self.archiving.start_pulls(files) if paths is None else None
         try:
-            indexer = Indexer(
-                self.store,
-                manifest,
-                dense,
-                sparse,
-                suppressed=self.annotations.suppressor(files.file_state),
-                cache=cache,
-                files=files,
-            )
-            # This machine's files, and those the archive holds whose source is gone.
-            local = [*iter_source_files(roots, tell), *files.restorable(paths, remote=False)]
-            if pulls is None and paths is None:
-                local += files.restorable(None, remote=True)
-            report = indexer.run(local, progress=progress, cancel=cancel, semantic=semantic)
-            if pulls is not None:
-                pulled = pulls.join(cancel)
-                report.notes += [r.line() for r in pulled if not r.ok]
-                if not report.cancelled:
-                    remote = [*iter_source_files(pulls.index_roots(), tell), *files.restorable(None, remote=True)]
-                    report = combined(report, indexer.run(remote, progress=progress, cancel=cancel, semantic=semantic))
+            with files.held():  # the archive: one connection for the run's writes
+                indexer = Indexer(
+                    self.store,
+                    manifest,
+                    dense,
+                    sparse,
+                    suppressed=self.annotations.suppressor(files.file_state),
+                    cache=cache,
+                    files=files,
+                )
+                # This machine's files, and those the archive holds whose source is gone.
+                local = [*iter_source_files(roots, tell), *files.restorable(paths, remote=False)]
+                if pulls is None and paths is None:
+                    local += files.restorable(None, remote=True)
+                report = indexer.run(local, progress=progress, cancel=cancel, semantic=semantic)
+                if pulls is not None:
+                    pulled = pulls.join(cancel)
+                    report.notes += [r.line() for r in pulled if not r.ok]
+                    if not report.cancelled:
+                        remote = [*iter_source_files(pulls.index_roots(), tell), *files.restorable(None, remote=True)]
+                        report = combined(report, indexer.run(remote, progress=progress, cancel=cancel, semantic=semantic))
         finally:
             if pulls is not None:
                 pulls.stop()

@@ -256,3 +256,37 @@ def test_a_full_archive_costs_one_note_per_run_and_excluded_files_are_not_kept(t
         and "is full" in access.notes[0]
         and "nothing was deleted" in access.notes[0]
     )
+
+
+def test_a_held_archive_writes_on_one_connection_in_its_thread_and_rolls_back_a_failed_version(
+    tmp_path: Path, archive: Archive, monkeypatch
+):
+    """An index run's writes share one connection (Archive.held); another thread's
+    writes meanwhile take their own, and a version that fails is still rolled back."""
+    import threading
+
+    opened: list[int] = []
+    connect = archive._connect
+    monkeypatch.setattr(archive, "_connect", lambda **kw: (opened.append(threading.get_ident()), connect(**kw))[1])
+    paths = []
+    for n in range(5):
+        path = tmp_path / f"s{n}.jsonl"
+        path.write_text("".join(transcript_lines(50, seed=n)))
+        paths.append(path)
+    other = tmp_path / "other.jsonl"
+    other.write_text("".join(transcript_lines(50, seed=99)))
+    with archive.held():
+        for path in paths[:4]:
+            archive.put_file(str(path), path)
+        worker = threading.Thread(target=archive.put_file, args=(str(other), other))
+        worker.start()
+        worker.join()
+        monkeypatch.setattr(archive, "_store", lambda *a: (_ for _ in ()).throw(OSError("disk gone")))
+        with pytest.raises(OSError):
+            archive.put_file(str(paths[4]), paths[4])
+    mine = threading.get_ident()
+    assert opened.count(mine) == 1 and len(opened) == 2, opened  # one for the run, one for the other thread
+    assert archive.latest(str(paths[4])) is None  # rolled back
+    assert all(archive.latest(str(p)) is not None for p in (*paths[:4], other))
+    monkeypatch.undo()
+    assert archive.verify() == []
