@@ -185,6 +185,9 @@ def app(index_dir: Path, queries: list[str]) -> int:
 def main(argv: list[str]) -> int:
     kind, index_dir = argv[0], Path(argv[1])
     if kind == "index":
+        from convo_tui.core.heap import share_heap_arenas
+
+        share_heap_arenas()  # first thing, as `convo-tui index` does (cli/main.py)
         budget = float(argv[2]) if argv[2] != "none" else None
         return index(index_dir, budget, [Path(a) for a in argv[3:]])
     if kind == "search":

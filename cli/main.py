@@ -52,9 +52,17 @@ def build_parser() -> argparse.ArgumentParser:
     return parser
 
 
+# The commands that may index or hold the index for long (None: the app).
+LONG_RUNNING = frozenset({None, "index", "serve", "mcp"})
+
+
 def main(argv: list[str] | None = None) -> int:
     parser = build_parser()
     args = parser.parse_args(argv)
+    if args.command in LONG_RUNNING:
+        from convo_tui.core.heap import share_heap_arenas
+
+        share_heap_arenas()  # before any thread allocates: its threads share two malloc arenas (core/heap.py)
     try:
         if args.command is None:
             from convo_tui.cli.app import run_app

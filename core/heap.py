@@ -9,8 +9,13 @@ buffers (up to ~19 MB of attention scores per batch) grew an indexing process
 to 780-830 MB at 60-100 sessions. Fixing the threshold at 16 MB keeps the
 largest buffers in their own mappings, returned when freed (peak 670 MB, the
 same texts per second: 27.6 against 25.3-27.4); at 1-4 MB phase 2 ran a third
-slower (every mid-sized buffer faulted in afresh). Elsewhere than glibc these
-calls do nothing.
+slower (every mid-sized buffer faulted in afresh). And every thread that
+allocates gets an arena of its own (up to 8 per core): phase 2's model runners,
+the tokenizer's and Edge's threads each fragment theirs, and what one frees the
+others cannot reuse. Two arenas (M_ARENA_MAX) took phase 2 of a 100k-message
+history from a 1,307-1,373 MB peak (1,057 MB anonymous) to 923 MB (588 MB) at
+the same texts per second (BENCHMARKS.md, "Phase 2's heap"). Elsewhere than
+glibc these calls do nothing.
 """
 
 from __future__ import annotations
@@ -20,9 +25,11 @@ import ctypes.util
 import functools
 from typing import Any
 
-# mallopt parameter (malloc.h) and the threshold set (bytes).
+# mallopt parameters (malloc.h), the threshold set (bytes) and the arenas allowed.
 _M_MMAP_THRESHOLD = -3
+_M_ARENA_MAX = -8
 MMAP_THRESHOLD = 16 * 1024 * 1024
+ARENA_MAX = 2
 
 
 @functools.cache
@@ -46,3 +53,18 @@ def keep_large_buffers_mapped() -> bool:
     """Fix malloc's mmap threshold (this also stops it growing); True if set."""
     mallopt = getattr(libc(), "mallopt", None)
     return bool(mallopt is not None and mallopt(_M_MMAP_THRESHOLD, MMAP_THRESHOLD) == 1)
+
+
+def share_heap_arenas() -> bool:
+    """At most ARENA_MAX malloc arenas for the process' threads; True if set.
+
+    Only a call before a second thread allocates counts: glibc fixes its limit
+    when it first needs a new arena (a call at model load changed nothing). So
+    the long-running commands make it first thing (cli/main.py). The C library
+    is the process' own symbols here: ctypes.util.find_library runs ldconfig,
+    milliseconds every command would pay."""
+    try:
+        mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
+    except OSError:
+        return False
+    return bool(mallopt is not None and mallopt(_M_ARENA_MAX, ARENA_MAX) == 1)
