@@ -65,6 +65,6 @@ def share_heap_arenas() -> bool:
     milliseconds every command would pay."""
     try:
         mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    except OSError:
+    except (OSError, TypeError):  # no process symbols to look in (Windows)
         return False
     return bool(mallopt is not None and mallopt(_M_ARENA_MAX, ARENA_MAX) == 1)
