@@ -30,21 +30,20 @@ import hashlib
 import json
 import os
 import sqlite3
-import threading
 import time
 from collections.abc import Iterable, Iterator
-from contextlib import closing, contextmanager, suppress
+from contextlib import AbstractContextManager, closing, suppress
 from pathlib import Path
 from typing import BinaryIO
 
 from convo_tui.core.archive.chunks import READ_BLOCK, Chunker, chunk_id, compress, decompress
+from convo_tui.core.archive.connection import FORMAT_VERSION, Connections
 from convo_tui.core.archive.keys import path_key, stored_key
 from convo_tui.core.archive.merging import MergeCounts, merge
 from convo_tui.core.archive.records import (
     JOINED_COLUMNS,
     MEMBER,
     RAW,
-    SCHEMA,
     UNIT,
     VERSION_COLUMNS,
     ArchiveFull,
@@ -57,89 +56,22 @@ from convo_tui.core.archive.records import (
 from convo_tui.core.errors import ConvoError
 
 ARCHIVE_DB = "archive.sqlite3"
-FORMAT_VERSION = 1
-
-
-def private_folder(folder: Path) -> Path:
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    folder.chmod(0o700)
-    return folder
 
 
 class Archive:
     """The archive in one folder. Every method opens its own short connection,
     so a holder may answer status requests while an index run writes; an index
-    run's own writes share one (`held`)."""
+    run's own writes share one (`held`: core/archive/connection.py)."""
 
     def __init__(self, folder: Path, max_bytes: int | None = None):
         self.folder = Path(folder)
         self.path = self.folder / ARCHIVE_DB
         self.max_bytes = max_bytes or None
-        self._held: sqlite3.Connection | None = None
-        self._holder: int | None = None  # the thread whose writes use `_held`
+        self._db = Connections(self.folder, self.path)
 
-    # -- connections -----------------------------------------------------------
-
-    def _connect(self, *, create: bool = True) -> sqlite3.Connection:
-        try:
-            if not self.path.exists():
-                if not create:
-                    raise ConvoError(f"no archive at {self.folder}")
-                private_folder(self.folder)
-                os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))  # SQLite keeps the mode for -wal, -shm
-            db = sqlite3.connect(self.path, timeout=30, isolation_level=None, check_same_thread=False)
-            db.execute("PRAGMA journal_mode=WAL")
-            db.execute("PRAGMA synchronous=FULL")
-            db.executescript(SCHEMA)
-            stored = db.execute("SELECT value FROM meta WHERE key = 'version'").fetchone()
-            if stored is None:
-                db.execute("INSERT OR IGNORE INTO meta VALUES ('version', ?)", (str(FORMAT_VERSION),))
-            elif int(stored[0]) > FORMAT_VERSION:
-                db.close()
-                raise ConvoError(
-                    f"the archive at {self.folder} was written by a newer convo-tui (format {stored[0]}); upgrade convo-tui"
-                )
-        except (OSError, sqlite3.Error, ValueError) as exc:
-            raise ConvoError(f"{self.path}: cannot open the archive ({exc})") from None
-        return db
-
-    @contextmanager
-    def held(self) -> Iterator[None]:
-        """This thread's writes share one connection until the block ends (an index
-        run, a file after another). Opening a connection runs the schema script and
-        closing the last one checkpoints the log: 2.4 ms a file, 9 s of the phase 1
-        of a 100k-message history. Other threads keep their own connections."""
-        if self._holder is not None:  # already held (by this run or another): nothing to share
-            yield
-            return
-        self._holder = threading.get_ident()
-        try:
-            yield
-        finally:
-            db, self._held, self._holder = self._held, None, None
-            if db is not None:
-                db.close()
-
-    @contextmanager
-    def _writing(self) -> Iterator[sqlite3.Connection]:
-        """One transaction: committed whole, or rolled back (also by a kill: the WAL is not replayed)."""
-        if self._holder == threading.get_ident():
-            if self._held is None:
-                self._held = self._connect()
-            yield from self._transaction(self._held)
-            return
-        with closing(self._connect()) as db:
-            yield from self._transaction(db)
-
-    @staticmethod
-    def _transaction(db: sqlite3.Connection) -> Iterator[sqlite3.Connection]:
-        db.execute("BEGIN IMMEDIATE")
-        try:
-            yield db
-        except BaseException:
-            db.execute("ROLLBACK")
-            raise
-        db.execute("COMMIT")
+    def held(self) -> AbstractContextManager[None]:
+        """This thread's writes share one connection until the block ends (Connections.held)."""
+        return self._db.held()
 
     def exists(self) -> bool:
         return self.path.exists()
@@ -149,7 +81,7 @@ class Archive:
     def latest(self, key: str) -> Version | None:
         if not self.exists():
             return None
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             return self._latest(db, key)
 
     def _latest(self, db: sqlite3.Connection, key: str) -> Version | None:
@@ -161,7 +93,7 @@ class Archive:
         return version_from_row(key, row) if row else None
 
     def version(self, key: str, seq: int) -> Version | None:
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             row = db.execute(
                 f"SELECT {VERSION_COLUMNS} FROM versions WHERE key = ? AND seq = ?", (stored_key(key), seq)
             ).fetchone()
@@ -179,7 +111,7 @@ class Archive:
         if role is not None:
             query += " WHERE f.role = ?"
             args = (role,)
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             rows = db.execute(query, args).fetchall()
         return [Entry(path_key(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), version_from_row(path_key(r[0]), r[6:])) for r in rows]
 
@@ -188,13 +120,13 @@ class Archive:
         each newest version, 0.5 s for 42,000 files)."""
         if not self.exists():
             return set()
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             return {path_key(key) for (key,) in db.execute("SELECT key FROM files WHERE role = ?", (role,))}
 
     def entry(self, key: str) -> Entry | None:
         if not self.exists():
             return None
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             row = db.execute(
                 "SELECT role, format, machine, encoding, pruned FROM files WHERE key = ?", (stored_key(key),)
             ).fetchone()
@@ -205,7 +137,7 @@ class Archive:
 
     def read(self, version: Version) -> Iterator[bytes]:
         """The version's bytes, chunk by chunk."""
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             rows = db.execute(
                 "SELECT c.start, b.raw_size, b.data FROM chains c JOIN blobs b ON b.id = c.blob "
                 "WHERE c.chain = ? AND c.start < ? ORDER BY c.pos",
@@ -271,7 +203,7 @@ class Archive:
         with open(path, "rb") as handle:
             stat = os.fstat(handle.fileno())
             try:
-                with self._writing() as db:
+                with self._db.writing() as db:
                     prev = self._latest(db, key)
                     same_state = prev is not None and (prev.source.size, prev.source.mtime_ns) == (stat.st_size, stat.st_mtime_ns)
                     if prev is not None and same_state and source is None and prev.members == pairs:
@@ -366,7 +298,7 @@ class Archive:
         """The source changed state (a touched mtime) but not its bytes: note it on the newest version."""
         if state == version.source:
             return version
-        with self._writing() as db:
+        with self._db.writing() as db:
             db.execute(
                 "UPDATE versions SET source_size = ?, source_mtime_ns = ?, source_hash = ? WHERE key = ? AND seq = ?",
                 (state.size, state.mtime_ns, state.hash, stored_key(version.key), version.seq),
@@ -377,7 +309,7 @@ class Archive:
 
     def set_pruned(self, keys: Iterable[str], pruned: bool = True) -> None:
         """`prune` dropped these files' sessions: the archive keeps them, re-indexing leaves them out."""
-        with self._writing() as db:
+        with self._db.writing() as db:
             db.executemany("UPDATE files SET pruned = ? WHERE key = ?", [(int(pruned), stored_key(key)) for key in keys])
 
     # -- the whole archive ---------------------------------------------------------
@@ -385,7 +317,7 @@ class Archive:
     def counts(self) -> Counts:
         if not self.exists():
             return Counts(0, 0, 0, 0, 0, 0)
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             roles = dict(db.execute("SELECT role, count(*) FROM files GROUP BY role").fetchall())
             versions = db.execute("SELECT count(*) FROM versions").fetchone()[0]
             raw, stored = db.execute("SELECT coalesce(sum(raw_size), 0), coalesce(sum(stored_size), 0) FROM blobs").fetchone()
@@ -394,7 +326,7 @@ class Archive:
     def verify(self) -> list[str]:
         """Every version read back and checked against its hash: the problems found, one line each."""
         problems: list[str] = []
-        with closing(self._connect()) as db:
+        with closing(self._db.open()) as db:
             rows = db.execute(f"SELECT key, {VERSION_COLUMNS} FROM versions ORDER BY key, seq").fetchall()
         for row in rows:
             version = version_from_row(path_key(row[0]), row[1:])
@@ -411,7 +343,7 @@ class Archive:
 
     def snapshot(self, target: Path) -> None:
         """A consistent copy of the whole archive in a new file (SQLite's online backup)."""
-        with closing(self._connect()) as db, closing(sqlite3.connect(target)) as out:
+        with closing(self._db.open()) as db, closing(sqlite3.connect(target)) as out:
             db.backup(out)
             out.execute("PRAGMA journal_mode=DELETE")  # one self-contained file
 
@@ -422,7 +354,7 @@ class Archive:
         except sqlite3.Error as exc:
             raise ConvoError(f"{other}: cannot open the archive to import ({exc})") from None
         try:
-            with closing(source), self._writing() as db:
+            with closing(source), self._db.writing() as db:
                 return merge(db, source, FORMAT_VERSION)
         except sqlite3.DatabaseError as exc:
             raise ConvoError(f"{other}: not a readable archive ({exc})") from None
@@ -430,7 +362,7 @@ class Archive:
     def checkpoint(self) -> None:
         """Fold the log into the database file (the end of an index run)."""
         if self.exists():
-            with closing(self._connect()) as db:
+            with closing(self._db.open()) as db:
                 db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
 
 

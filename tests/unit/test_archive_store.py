@@ -263,11 +263,12 @@ def test_a_held_archive_writes_on_one_connection_in_its_thread_and_rolls_back_a_
 ):
     """An index run's writes share one connection (Archive.held); another thread's
     writes meanwhile take their own, and a version that fails is still rolled back."""
+    import sqlite3
     import threading
 
     opened: list[int] = []
-    connect = archive._connect
-    monkeypatch.setattr(archive, "_connect", lambda **kw: (opened.append(threading.get_ident()), connect(**kw))[1])
+    connect = sqlite3.connect
+    monkeypatch.setattr(sqlite3, "connect", lambda *a, **kw: (opened.append(threading.get_ident()), connect(*a, **kw))[1])
     paths = []
     for n in range(5):
         path = tmp_path / f"s{n}.jsonl"
