@@ -46,6 +46,7 @@ from pathlib import Path
 from typing import Any
 
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
+from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.index.dense_phase import DensePhase
 from convo_tui.core.index.intake import FileWork, SessionStream, files_to_read, part_points
 from convo_tui.core.index.manifest import FileEntry, Manifest
@@ -186,6 +187,10 @@ class Indexer:
         self._keyword_phase(files, report, notify, cancel)
         report.keyword_seconds = time.perf_counter() - started
         if semantic and not report.cancelled:
+            # Phase 1's freed heap and the index pages it wrote are not phase 2's: let go of them
+            # before it adds the model's runners (RSS at the switch, 100k messages: 748 MB).
+            return_freed_memory()
+            self.store.release_pages()
             phase = DensePhase(self.store, self.dense, self.cache)
 
             def semantic_progress(done: int, total: int, eta: float | None, rate: float | None) -> None:
