@@ -39,6 +39,71 @@ if signal.getsignal(signal.SIGINT) is signal.SIG_IGN:
     signal.signal(signal.SIGINT, signal.default_int_handler)
 
 
+# The run's temp folders go to a RAM-backed folder where the machine has one
+# with room: every test opens Edge indexes, whose loads drop their files' pages
+# from the page cache (Memory.Cold), so on a disk each new open faults them in
+# again. On the project's 2-core machine the suite took 635 s on disk (332 s
+# of it system time: 376k major faults in test_conversations.py alone) and
+# 382 s here (143 s). The code under test is the same; on a file system in
+# memory it takes its own path for the room a load needs (space.open_reserve).
+# The suite holds up to 6 GB of temp files at once, hence the room asked for.
+# `--basetemp` chooses otherwise.
+RAM_TEMP = Path("/dev/shm")
+RAM_TEMP_FREE = 8 * 1024**3  # bytes free on the RAM file system
+RAM_AVAILABLE = 12 * 1024**3  # and memory available to the machine (the tests' processes need theirs too)
+
+
+def _available_memory() -> int:
+    try:
+        with open("/proc/meminfo", encoding="ascii") as meminfo:
+            for line in meminfo:
+                if line.startswith("MemAvailable:"):
+                    return int(line.split()[1]) * 1024
+    except (OSError, ValueError, IndexError):
+        pass
+    return 0
+
+
+def _ram_basetemp() -> Path | None:
+    try:
+        usage = shutil.disk_usage(RAM_TEMP)
+    except OSError:
+        return None
+    if usage.free < RAM_TEMP_FREE or _available_memory() < RAM_AVAILABLE or not os.access(RAM_TEMP, os.W_OK | os.X_OK):
+        return None
+    return RAM_TEMP / f"convo-tui-tests-{os.getuid()}-{os.getpid()}"
+
+
+# The RAM folder this run chose, and whether the run passed (set by the controller only).
+_RAM_FOLDER = pytest.StashKey[Path]()
+_PASSED = pytest.StashKey[bool]()
+
+
+@pytest.hookimpl(tryfirst=True)
+def pytest_configure(config: pytest.Config) -> None:
+    # The controller chooses; xdist gives each worker a folder below its choice.
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
+        folder = _ram_basetemp()
+        if folder is not None:
+            config.option.basetemp = folder
+            config.stash[_RAM_FOLDER] = folder
+
+
+def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
+    session.config.stash[_PASSED] = exitstatus == 0
+
+
+def pytest_unconfigure(config: pytest.Config) -> None:
+    """A RAM folder is memory: removed after a passing run; a failed one keeps it and says where."""
+    folder = config.stash.get(_RAM_FOLDER, None)
+    if folder is None:
+        return
+    if config.stash.get(_PASSED, False):
+        shutil.rmtree(folder, ignore_errors=True)
+    else:
+        print(f"\nthis run's temp folders are kept in {folder} (in memory: remove it when done)")
+
+
 TIERS = ("unit", "engine", "tui", "e2e")
 
 
