@@ -15,7 +15,7 @@ from convo_tui.core.index.publish import visible_filter
 from convo_tui.core.store.base import Cond
 from convo_tui.core.store.edge import EdgeStore
 
-from tests.engine.test_two_phase import CountingEmbedder, corpus, run, write_cursor
+from tests.engine.test_two_phase import CountingEmbedder, corpus, one_long_session, run
 
 
 def _ready(store) -> int:
@@ -54,12 +54,8 @@ def test_a_long_session_is_given_vectors_and_told_batch_by_batch(tmp_path: Path,
     meaning until all of it was embedded (the ETA sat still for minutes)."""
     monkeypatch.setattr(dense_phase, "WRITE_POINTS", 16)
     monkeypatch.setattr(dense_phase, "PROGRESS_SECONDS", 0.0)
-    src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
-    try:
-        turns = [(f"Question {i}: how do I tune shard {i}?", f"Answer {i}: raise the segment count to {i}.") for i in range(40)]
-        write_cursor(src, "long", turns)
-        dense = CountingEmbedder()
-        first = run(store, src, dense, semantic=False)
+    turns = [(f"Question {i}: how do I tune shard {i}?", f"Answer {i}: raise the segment count to {i}.") for i in range(40)]
+    with one_long_session(tmp_path, turns) as (store, dense, first):
         assert first.semantic_ready == 0 and first.semantic_total > 100
         seen: list[tuple[int, int]] = []  # (done told, vectors the store holds at that moment)
         phase = dense_phase.DensePhase(store, dense, None)
@@ -68,5 +64,3 @@ def test_a_long_session_is_given_vectors_and_told_batch_by_batch(tmp_path: Path,
         middle = [done for done, _ in seen if 0 < done < first.semantic_total]
         assert len(middle) >= 3, seen  # told along the way, not only at the start and the end
         assert all(done == ready for done, ready in seen), "told what the store does not hold yet"
-    finally:
-        store.close()

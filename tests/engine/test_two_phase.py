@@ -10,7 +10,10 @@ import json
 import os
 import sys
 import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from convo_tui.cli.main import main
@@ -94,6 +97,19 @@ def run(store, folder: Path, dense, *, semantic: bool = True, cancel=None):
         return indexer.run(sorted(folder.rglob("*.txt")), semantic=semantic, cancel=cancel)
     finally:
         cache.close()
+
+
+@contextmanager
+def one_long_session(tmp_path: Path, turns: list[tuple[str, str]]) -> Iterator[tuple[EdgeStore, CountingEmbedder, Any]]:
+    """A store holding one long session after phase 1 only, the model that will embed
+    it, and phase 1's report; the store is closed after the block."""
+    store = EdgeStore(tmp_path / "index")
+    try:
+        write_cursor(tmp_path / "src", "long", turns)
+        dense = CountingEmbedder()
+        yield store, dense, run(store, tmp_path / "src", dense, semantic=False)
+    finally:
+        store.close()
 
 
 def test_sessions_are_keyword_searchable_before_any_dense_vector(tmp_path):
@@ -204,14 +220,10 @@ def test_cancel_stops_phase_two_between_batches_and_the_next_run_finishes(tmp_pa
 def test_phase_two_reads_a_huge_session_a_slice_at_a_time(tmp_path):
     """One session of many texts (a 200 MB transcript has 20,000) is not read whole
     before the model starts: memory holds a slice of ROUND_TEXTS texts (issue 24.5)."""
-    src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
-    try:
-        turns = [
-            (f"Step {j}: what does {TOPICS[j % 6]} mean here?", f"Reply {j}: look at {TOPICS[(j + 1) % 6]}.") for j in range(200)
-        ]
-        write_cursor(src, "huge", turns)
-        dense = CountingEmbedder()
-        first = run(store, src, dense, semantic=False)
+    turns = [
+        (f"Step {j}: what does {TOPICS[j % 6]} mean here?", f"Reply {j}: look at {TOPICS[(j + 1) % 6]}.") for j in range(200)
+    ]
+    with one_long_session(tmp_path, turns) as (store, dense, first):
         assert first.semantic_total > 2 * dense_phase.ROUND_TEXTS  # one session, several slices
 
         read = 0
@@ -236,8 +248,6 @@ def test_phase_two_reads_a_huge_session_a_slice_at_a_time(tmp_path):
         assert cancelled
         # _pending_sessions reads every waiting point's id once; the texts come a slice at a time.
         assert read_at_first_embed[0] - first.semantic_total <= dense_phase.ROUND_TEXTS
-    finally:
-        store.close()
 
 
 @pytest.mark.skipif(not sys.platform.startswith("linux"), reason="page release is Linux-only")
@@ -245,12 +255,8 @@ def test_phase_two_lets_go_of_the_index_pages_each_round(tmp_path, monkeypatch):
     """The pages a round reads and writes are let go when it ends: they do not pile up
     over a long phase 2 (450 MB of a 100k-message index, counted in the process' RSS)."""
     monkeypatch.setattr(dense_phase, "ROUND_TEXTS", 32)  # several rounds from a few texts
-    src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
-    try:
-        turns = [(f"Step {j}: what does {TOPICS[j % 6]} mean?", f"Reply {j}: see {TOPICS[(j + 1) % 6]}.") for j in range(40)]
-        write_cursor(src, "long", turns)
-        dense = CountingEmbedder()
-        first = run(store, src, dense, semantic=False)
+    turns = [(f"Step {j}: what does {TOPICS[j % 6]} mean?", f"Reply {j}: see {TOPICS[(j + 1) % 6]}.") for j in range(40)]
+    with one_long_session(tmp_path, turns) as (store, dense, first):
         assert first.semantic_total > 2 * dense_phase.ROUND_TEXTS
         resident: list[tuple[int, int]] = []  # (texts embedded so far, index KB resident)
         dense.on_embed = lambda: resident.append((len(dense.texts), resident_kb(store.path)))
@@ -261,8 +267,6 @@ def test_phase_two_lets_go_of_the_index_pages_each_round(tmp_path, monkeypatch):
         assert first_round and later
         # A later round starts from what it reads itself, not from all the earlier rounds touched.
         assert min(later) < max(first_round)
-    finally:
-        store.close()
 
 
 def test_thinking_tool_input_and_tool_output_are_found_by_keyword_and_labelled(tmp_path):
