@@ -18,6 +18,8 @@ import subprocess
 import time
 from pathlib import Path
 
+from bench.scale_corpus import NEWEST
+
 PEERS_BIN = Path(os.environ.get("BENCH_PEERS_BIN", Path(__file__).resolve().parent / "out" / "peers" / "venv" / "bin"))
 TIMEOUT = 1800.0
 
@@ -85,7 +87,10 @@ def run_peers(workdir: Path, projects: Path, needles: dict[str, str], rounds: in
     home = _home(workdir, projects)
     base = {**os.environ, "HOME": str(home), "NO_COLOR": "1"}
     results: list[dict] = []
-    newest, *others = list(needles)
+    # The first answer is for the newest session's needle, as convo-tui's is (the
+    # history lists its needles by name: at 100k the huge session's came first).
+    newest = NEWEST if NEWEST in needles else next(iter(needles))
+    others = [word for word in needles if word != newest]
     for name, argv_for, env in (
         ("ccsearch", lambda w: [str(PEERS_BIN / "ccsearch"), w], {**base, "CLAUDE_CONFIG_DIR": str(home / ".claude")}),
         (
