@@ -142,8 +142,8 @@ class DensePhase:
         """(points given a vector in this run, cancelled). Progress counts the whole
         index: what earlier runs (or the vector cache) already gave a vector is done."""
         order, pending = self._pending_sessions()
-        self.store.release_pages()  # that scroll read every waiting point's payload: 230 MB at 100k
         ready = self.store.count(_visible(Cond("dense_ready", value=True)))
+        self.store.release_pages()  # the scroll read every waiting point's payload: 230 MB at 100k
         told = _Told(progress or (lambda _d, _t, _e, _r: None), ready, ready + pending)
         told.advance(0, force=True)
         group: list[str] = []
