@@ -257,16 +257,22 @@ def test_phase_two_lets_go_of_the_index_pages_each_round(tmp_path, monkeypatch):
     monkeypatch.setattr(dense_phase, "ROUND_TEXTS", 32)  # several rounds from a few texts
     turns = [(f"Step {j}: what does {TOPICS[j % 6]} mean?", f"Reply {j}: see {TOPICS[(j + 1) % 6]}.") for j in range(40)]
     with one_long_session(tmp_path, turns) as (store, dense, first):
-        assert first.semantic_total > 2 * dense_phase.ROUND_TEXTS
-        resident: list[tuple[int, int]] = []  # (texts embedded so far, index KB resident)
-        dense.on_embed = lambda: resident.append((len(dense.texts), resident_kb(store.path)))
+        rounds = -(-first.semantic_total // dense_phase.ROUND_TEXTS)
+        assert rounds >= 3
+        touched: list[int] = []  # index KB resident as the model is called
+        dense.on_embed = lambda: touched.append(resident_kb(store.path))
+        left: list[int] = []  # index KB resident right after each release
+        release = store.release_pages
+
+        def release_and_look() -> None:
+            release()
+            left.append(resident_kb(store.path))
+
+        store.release_pages = release_and_look  # type: ignore[method-assign]
         added, cancelled = DensePhase(store, dense, None).run(None, None)
         assert not cancelled and added == first.semantic_total
-        first_round = [kb for texts, kb in resident if texts <= dense_phase.ROUND_TEXTS]
-        later = [kb for texts, kb in resident if texts > dense_phase.ROUND_TEXTS]
-        assert first_round and later
-        # A later round starts from what it reads itself, not from all the earlier rounds touched.
-        assert min(later) < max(first_round)
+        assert len(left) >= rounds, left  # after every round, not once at the end
+        assert max(left) < max(touched)  # and what the rounds touched went
 
 
 def test_thinking_tool_input_and_tool_output_are_found_by_keyword_and_labelled(tmp_path):
