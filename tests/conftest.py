@@ -71,7 +71,27 @@ def _ram_basetemp() -> Path | None:
         return None
     if usage.free < RAM_TEMP_FREE or _available_memory() < RAM_AVAILABLE or not os.access(RAM_TEMP, os.W_OK | os.X_OK):
         return None
+    _forget_old_runs()
     return RAM_TEMP / f"convo-tui-tests-{os.getuid()}-{os.getpid()}"
+
+
+def _forget_old_runs() -> None:
+    """What earlier failed runs kept (gigabytes of memory) goes when the next run starts,
+    as pytest keeps only its last few basetemps on a disk. A run still going keeps its own."""
+    for folder in RAM_TEMP.glob(f"convo-tui-tests-{os.getuid()}-*"):
+        pid = folder.name.rsplit("-", 1)[-1]
+        if pid.isdigit() and not _alive(int(pid)):
+            shutil.rmtree(folder, ignore_errors=True)
+
+
+def _alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
 
 
 # The RAM folder this run chose, and whether the run passed (set by the controller only).
@@ -101,7 +121,7 @@ def pytest_unconfigure(config: pytest.Config) -> None:
     if config.stash.get(_PASSED, False):
         shutil.rmtree(folder, ignore_errors=True)
     else:
-        print(f"\nthis run's temp folders are kept in {folder} (in memory: remove it when done)")
+        print(f"\nthis run's temp folders are kept in {folder} (in memory, until the next run starts)")
 
 
 TIERS = ("unit", "engine", "tui", "e2e")
