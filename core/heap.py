@@ -34,7 +34,13 @@ ARENA_MAX = 2
 
 @functools.cache
 def libc() -> Any | None:
-    """The C library, looked up once (None where it cannot be loaded)."""
+    """The C library, looked up once (None where it cannot be loaded): the
+    process' own symbols, which hold it wherever Python links it dynamically;
+    else by name (ctypes.util.find_library runs ldconfig: milliseconds)."""
+    try:
+        return ctypes.CDLL(None, use_errno=True)
+    except (OSError, TypeError):  # no process symbols to look in (Windows)
+        pass
     name = ctypes.util.find_library("c")
     try:
         return ctypes.CDLL(name, use_errno=True) if name else None
@@ -60,11 +66,6 @@ def share_heap_arenas() -> bool:
 
     Only a call before a second thread allocates counts: glibc fixes its limit
     when it first needs a new arena (a call at model load changed nothing). So
-    the long-running commands make it first thing (cli/main.py). The C library
-    is the process' own symbols here: ctypes.util.find_library runs ldconfig,
-    milliseconds every command would pay."""
-    try:
-        mallopt = getattr(ctypes.CDLL(None), "mallopt", None)
-    except (OSError, TypeError):  # no process symbols to look in (Windows)
-        return False
+    the long-running commands make it first thing (cli/main.py)."""
+    mallopt = getattr(libc(), "mallopt", None)
     return bool(mallopt is not None and mallopt(_M_ARENA_MAX, ARENA_MAX) == 1)
