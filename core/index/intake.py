@@ -1,5 +1,5 @@
 """What phase 1 reads and makes of it: which files (newest first), and the
-points of each part of each session (core/index/publish.py writes them).
+points of each part of each session (core/index/batches.py writes them).
 
 `files_to_read` checks every candidate against the manifest by `stat` alone
 (and a hash when only the mtime moved) and keeps a path and an mtime of each

@@ -1,9 +1,9 @@
 """Incremental indexing in two phases: keyword-searchable first, semantic after.
 
-Phase 1 (this module): discover, diff against the manifest, parse, and publish
-each new or changed session with its payload and BM25 vectors (and the dense
-vectors the content cache already holds), in batches bounded by count and
-time. Phase 2 (dense_phase.py) then adds the missing dense vectors in place,
+Phase 1 (this module reads; batches.py writes and publishes): discover, diff
+against the manifest, parse, and publish each new or changed session with its
+payload and BM25 vectors (and the dense vectors the content cache already
+holds), in batches bounded by count and time. Phase 2 (dense_phase.py) then adds the missing dense vectors in place,
 newest sessions first, resumably.
 
 Order: the files to read are sorted newest first (by mtime) across every
@@ -40,17 +40,17 @@ import os
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.heap import return_freed_memory
+from convo_tui.core.index.batches import Batches, Unit
 from convo_tui.core.index.dense_phase import DensePhase
 from convo_tui.core.index.intake import FileWork, SessionStream, files_to_read, part_points
 from convo_tui.core.index.manifest import FileEntry, Manifest
-from convo_tui.core.index.points import PendingPoint, clean_text
+from convo_tui.core.index.points import clean_text
 from convo_tui.core.index.progress import (  # re-exported: the library, the faces and the tests import them from here
     CancelLike,
     CancelView,
@@ -65,17 +65,8 @@ from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.index.visible import count_visible
 from convo_tui.core.model import Session
 from convo_tui.core.sources import SessionPart, detect_format, stream_path
-from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
+from convo_tui.core.store.base import Cond, Filter, Store
 
-# Phase 1 publishes what it has parsed when this many texts are pending, or
-# PUBLISH_SECONDS after the batch's first session, whichever comes first: a
-# kill or Ctrl-C keeps every batch published before it.
-BATCH_TEXTS = 2048
-PUBLISH_SECONDS = 2.0
-# The first batch is this small, and each next one twice the last up to
-# BATCH_TEXTS: the newest sessions (read first) are searchable at once.
-FIRST_BATCH_TEXTS = 64
-UPSERT_POINTS = 512
 # Rebuild the search graphs only after this many points were written or given
 # vectors: a few appended sessions are searched by brute force in Edge's
 # appendable segment (fast at that size), and an append costs no rebuild.
@@ -83,32 +74,6 @@ OPTIMIZE_MIN_POINTS = 2000
 # A session read as a stream is cut into parts of about this many characters
 # (at turn boundaries): the most of one transcript held in memory at once.
 PART_CHARS = 2_000_000
-# The store is flushed at most this often while publishing (and at the end of a
-# run): a kill loses nothing either way (Edge's write-ahead log is in the page
-# cache); flushing every batch cost 15% of phase 1.
-FLUSH_SECONDS = 30.0
-
-
-@dataclass
-class _Unit:
-    file: FileWork
-    session: Session
-    points: list[PendingPoint]
-    stream: SessionStream
-    last: bool
-
-
-@dataclass
-class _GenerationPoint(Point):
-    """A point whose id also depends on its generation, so a new version never
-    overwrites the published one in place (the payload `key` stays plain)."""
-
-    generation: int = 0
-
-    @property
-    def id(self) -> str:
-        return point_id(f"{self.key}@{self.generation}")
-
 
 __all__ = [
     "CancelLike",
@@ -117,7 +82,6 @@ __all__ = [
     "Indexer",
     "ProgressFn",
     "is_cancelled",
-    "prune",
     "source_key",
     "visible_filter",
 ]
@@ -165,9 +129,7 @@ class Indexer:
         self.sparse = sparse
         self.cache = cache
         self.model = dense.name
-        self._published_sessions = 0
-        self._written = 0
-        self._flushed = time.monotonic()
+        self._batches = Batches(store, manifest, sparse, cache)
         self.embedded = 0
 
     def run(
@@ -183,7 +145,7 @@ class Indexer:
         notify = progress or (lambda _p: None)
         self.store.ensure(self.dense.dim)
         self._clean_leftovers()
-        self._written = 0
+        self._batches = Batches(self.store, self.manifest, self.sparse, self.cache)
         self._keyword_phase(files, report, notify, cancel)
         report.keyword_seconds = time.perf_counter() - started
         if semantic and not report.cancelled:
@@ -194,12 +156,12 @@ class Indexer:
             phase = DensePhase(self.store, self.dense, self.cache)
 
             def semantic_progress(done: int, total: int, eta: float | None, rate: float | None) -> None:
-                notify(IndexProgress("semantic", done, total, None, self._published_sessions, eta, rate))
+                notify(IndexProgress("semantic", done, total, None, self._batches.published_sessions, eta, rate))
 
             report.vectors_added, report.cancelled = phase.run(semantic_progress, CancelView(cancel))
             report.embedded = self.embedded = phase.embedded
-        if self._written + report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
-            notify(IndexProgress("optimize", 0, 0, None, self._published_sessions))
+        if self._batches.written + report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
+            notify(IndexProgress("optimize", 0, 0, None, self._batches.published_sessions))
             self.store.optimize()
         self.manifest.save()
         self.store.flush()
@@ -208,7 +170,7 @@ class Indexer:
         report.semantic_ready = count_visible(self.store, "dense_ready", True)
         report.semantic_total = report.semantic_ready + count_visible(self.store, "dense_ready", False)
         report.seconds = time.perf_counter() - started
-        notify(IndexProgress("done", report.semantic_ready, report.semantic_total, None, self._published_sessions))
+        notify(IndexProgress("done", report.semantic_ready, report.semantic_total, None, self._batches.published_sessions))
         return report
 
     # -- phase 1: parse and publish with keyword vectors ------------------------
@@ -217,16 +179,10 @@ class Indexer:
         """Parse new and changed files, newest first, and publish their sessions
         in batches. True if anything was written."""
         self.manifest.forget_claims()
-        self._published_sessions = 0
         todo = files_to_read(files, self.files, self.manifest, self.model, report, notify, cancel, self._contained)
         if report.cancelled:
             return False
         generation = time.time_ns()
-        self._batch: list[_Unit] = []
-        self._batch_limit = min(FIRST_BATCH_TEXTS, BATCH_TEXTS)
-        self._pending_texts = 0
-        self._batch_started = time.monotonic()
-        self._wrote = False
         # The time left follows the bytes read (files differ in size by thousands of times).
         self._pace, self._bytes_left, self._bytes_read = Throughput(), sum(size for _, _, size in todo), 0
         for done, (_mtime, name, size) in enumerate(todo):
@@ -239,17 +195,17 @@ class Indexer:
             self._contained(path, report, partial(self._read_file, path, generation, report, notify, cancel, done, len(todo)))
             if report.cancelled:
                 break
-        if self._batch:
-            self._write(generation, report)
+        if self._batches:
+            self._batches.write(generation, report)
         if not report.cancelled:
             self._tell(notify, len(todo), len(todo), None)
-        return self._wrote
+        return self._batches.wrote
 
     def _tell(self, notify: ProgressFn, done: int, total: int, path: str | None) -> None:
         """Phase 1's progress, with the time left from the pace of the bytes read."""
         self._pace.add(self._bytes_read)
         eta = self._pace.eta(self._bytes_left - self._bytes_read)
-        notify(IndexProgress("index", done, total, path, self._published_sessions, eta))
+        notify(IndexProgress("index", done, total, path, self._batches.published_sessions, eta))
 
     def _read_file(
         self,
@@ -297,8 +253,8 @@ class Indexer:
             for part in stream_path(readable, PART_CHARS, fmt, unknown):
                 self.files.parsed(path, readable, [part.session])
                 self._take(file, part, generation, report)
-                if self._batch_full():
-                    self._write(generation, report)
+                if self._batches.full():
+                    self._batches.write(generation, report)
                     self._tell(notify, done, total, file.path)
                     if is_cancelled(cancel):
                         report.cancelled = True
@@ -321,7 +277,7 @@ class Indexer:
         entry.unknown = dict(unknown)
         file.read = True
         if file.pending == 0:
-            self._finish_file(file, report)
+            self._batches.finish_file(file, report)
 
     def _take(self, file: FileWork, part: SessionPart, generation: int, report: IndexReport) -> None:
         """Points for one part of a session, into the batch."""
@@ -350,8 +306,7 @@ class Indexer:
             file.entry.sessions.remove(stream.session_id)
             file.pending -= 1
             return
-        self._batch.append(_Unit(file, session, points, stream, part.last))
-        self._pending_texts += sum(1 for p in points if p.text or p.keyword)
+        self._batches.add(Unit(file, session, points, stream, part.last))
 
     def _start(self, file: FileWork, session: Session, report: IndexReport) -> SessionStream:
         """A session's first part: is it kept, and is it new to the index?"""
@@ -362,9 +317,6 @@ class Indexer:
         file.entry.sessions.append(session.id)
         file.pending += 1
         return stream
-
-    def _batch_full(self) -> bool:
-        return self._pending_texts >= self._batch_limit or time.monotonic() - self._batch_started >= PUBLISH_SECONDS
 
     def _contained(self, path: Path, report: IndexReport, work: Callable[[], Any]) -> Any:
         """Run one file's work; any failure becomes one skipped line, the run goes on.
@@ -415,95 +367,7 @@ class Indexer:
         held = self.manifest.files_holding(session_id)
         return next((other for other in held if Path(other).stem == session_id and other != key), None)
 
-    # -- writing and publishing -----------------------------------------------
-
-    def _write(self, generation: int, report: IndexReport) -> None:
-        """Write a batch's points (keyword vectors, and dense ones the cache
-        already has), then publish its sessions (or parts) one by one."""
-        batch = self._batch
-        self._batch, self._pending_texts, self._batch_started = [], 0, time.monotonic()
-        self._batch_limit = min(self._batch_limit * 2, BATCH_TEXTS)
-        pending = [p for unit in batch for p in unit.points]
-        self._written += len(pending)
-        cached = self.cache.get_many(p.text for p in pending if p.text) if self.cache is not None else {}
-        out: list[Point] = []
-        for item in pending:
-            keyword = item.keyword_text
-            sparse = self.sparse.embed_document(keyword) if keyword else None
-            dense = cached.get(item.text) if item.text else None
-            payload = item.payload
-            if item.text:
-                payload = {**payload, "dense_ready": dense is not None}
-            out.append(_GenerationPoint(item.key, dense, sparse, payload, generation))
-            if len(out) >= UPSERT_POINTS:
-                self.store.upsert(out)
-                out = []
-        if out:
-            self.store.upsert(out)
-        del pending, out
-        for unit in batch:
-            self._publish(unit, generation, report)
-        self.manifest.save()
-        self._wrote = True
-        if time.monotonic() - self._flushed >= FLUSH_SECONDS:
-            self.store.flush()
-            self._flushed = time.monotonic()
-
-    def _publish(self, unit: _Unit, generation: int, report: IndexReport) -> None:
-        stream = unit.stream
-        this = Cond("session_id", value=stream.session_id)
-        written = Filter(must=(this, Cond("generation", value=generation), Cond("visible", value=False)))
-        if stream.new and stream.parts:
-            self.store.set_payload({"visible": True}, written)  # this part is searchable now
-            if stream.head is not None:  # and the session point says so
-                head, stream.head = stream.head, None
-                self.store.upsert([_GenerationPoint(head.key, None, None, {**head.payload, "visible": True}, generation)])
-        if not unit.last:
-            return
-        self.store.set_payload({"visible": True}, written)
-        self.store.delete(Filter(must=(this,), must_not=(Cond("generation", value=generation),)))
-        if stream.new:
-            report.added += 1
-        else:
-            report.updated += 1
-        self._published_sessions += 1
-        file = unit.file
-        file.pending -= 1
-        if file.pending == 0 and file.read and not file.failed:
-            self._finish_file(file, report)
-
-    def _finish_file(self, file: FileWork, report: IndexReport) -> None:
-        """Every session of the file is published: drop the ones it no longer
-        holds and remember the file (the manifest entry is written last)."""
-        old = self.manifest.get(file.key)
-        kept = set(file.entry.sessions)
-        gone = [sid for sid in (old.sessions if old else []) if sid not in kept]
-        if gone:
-            self.store.delete(Filter(must=(Cond("session_id", any=tuple(gone)),)))
-            report.removed += len(gone)
-        self.manifest.put(file.key, file.entry)
-
     def _clean_leftovers(self) -> None:
         hidden = Filter(must=(Cond("visible", value=False),))
         if self.store.count(hidden):
             self.store.delete(hidden)
-
-
-def prune(store: Store, manifest: Manifest) -> int:
-    """Forget sessions whose source file is gone. Returns how many were removed."""
-    removed = 0
-    for path in manifest.paths():
-        if os.path.exists(path):
-            continue
-        entry = manifest.get(path)
-        manifest.remove(path)
-        if entry is None:
-            continue
-        # A session another (existing) file now holds is not the vanished file's to drop.
-        ids = tuple(sid for sid in entry.sessions if manifest.owner_of(sid) is None)
-        if ids:
-            store.delete(Filter(must=(Cond("session_id", any=ids),)))
-            removed += len(ids)
-    store.flush()
-    manifest.save()
-    return removed

@@ -11,7 +11,8 @@ from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.health import FilesCheck, forget_lost
 from convo_tui.core.index.manifest import Manifest
-from convo_tui.core.index.publish import CancelLike, Indexer, IndexProgress, IndexReport, ProgressFn, is_cancelled, prune
+from convo_tui.core.index.prune import prune
+from convo_tui.core.index.publish import CancelLike, Indexer, IndexProgress, IndexReport, ProgressFn, is_cancelled
 from convo_tui.core.library.archiving import Archiving
 from convo_tui.core.library.models import Models
 from convo_tui.core.library.opening import SCHEMA_VERSION

@@ -5,8 +5,8 @@ import time
 from datetime import UTC, datetime, timedelta
 
 import pytest
+from convo_tui.core.index.batches import GenerationPoint
 from convo_tui.core.index.points import turn_key
-from convo_tui.core.index.publish import _GenerationPoint
 from convo_tui.core.search.merge import merge
 from convo_tui.core.store.base import Cond, Filter, Scored
 
@@ -54,7 +54,7 @@ def _second_visible_generation(lib, session_id):
     points = list(lib.store.scroll(Filter(must=(Cond("session_id", value=session_id),))))
     generation = max(p.payload["generation"] for p in points) + 1
     newer = [
-        _GenerationPoint(
+        GenerationPoint(
             p.payload["key"], None, None, {**p.payload, "generation": generation, "session_title": "newer"}, generation
         )
         for p in points

@@ -436,9 +436,9 @@ def _export(conversations: int) -> list[dict]:
 def test_a_large_export_stopped_midway_keeps_what_was_published(tmp_path, monkeypatch):
     """Ctrl-C (or the app quitting) in the middle of a one-file export with many
     conversations: the sessions published so far stay; the next run finishes."""
-    import convo_tui.core.index.publish as index_module
+    import convo_tui.core.index.batches as batches
 
-    monkeypatch.setattr(index_module, "BATCH_TEXTS", 30)  # publish every few conversations
+    monkeypatch.setattr(batches, "BATCH_TEXTS", 30)  # publish every few conversations
     src = tmp_path / "export"
     src.mkdir()
     (src / "conversations.json").write_text(json.dumps(_export(60)), encoding="utf-8")

@@ -29,6 +29,7 @@ from typing import Any
 ROOT = Path(__file__).resolve().parents[2]
 sys.path.insert(0, str(ROOT))
 
+import convo_tui.core.index.batches  # noqa: E402
 import convo_tui.core.index.publish  # noqa: E402
 from convo_tui.core.holder.access import open_local  # noqa: E402
 from convo_tui.core.settings import Settings  # noqa: E402
@@ -84,7 +85,7 @@ def main(argv: list[str]) -> int:
             sys.stdin.read()
             return 0
         if len(argv) > 3:
-            convo_tui.core.index.publish.BATCH_TEXTS = int(argv[3])
+            convo_tui.core.index.batches.BATCH_TEXTS = int(argv[3])
         if os.environ.get("CONVO_TUI_TEST_PART_CHARS"):  # long sessions cut into many parts
             convo_tui.core.index.publish.PART_CHARS = int(os.environ["CONVO_TUI_TEST_PART_CHARS"])
         library.load_model()

@@ -15,7 +15,7 @@ from convo_tui.core.embed import choice
 from convo_tui.core.embed.e5_onnx import E5Onnx
 from convo_tui.core.holder import protocol
 from convo_tui.core.holder.ops import OPERATIONS
-from convo_tui.core.index import chunks, dense_phase, keyword_parts, points, publish
+from convo_tui.core.index import batches, chunks, dense_phase, keyword_parts, points
 from convo_tui.core.search import fusion, fuzzy, merge
 from convo_tui.core.sources import reader_modules
 from convo_tui.core.store import space
@@ -57,7 +57,7 @@ def quotes() -> list[tuple[str, str]]:
         ),
         (f"({_n(keyword_parts.KEYWORD_CAPS[keyword_parts.PART_MESSAGE])})", "keyword_parts.KEYWORD_CAPS (message tail)"),
         (f"{_n(keyword_parts.KEYWORD_CHUNK_CHARS)}-character pieces", "keyword_parts.KEYWORD_CHUNK_CHARS"),
-        (f"in batches of at most {_n(publish.BATCH_TEXTS)} texts or {_n(publish.PUBLISH_SECONDS)} s", "publish.BATCH_TEXTS"),
+        (f"in batches of at most {_n(batches.BATCH_TEXTS)} texts or {_n(batches.PUBLISH_SECONDS)} s", "batches.BATCH_TEXTS"),
         (f"in rounds of about {dense_phase.ROUND_TEXTS} texts", "dense_phase.ROUND_TEXTS"),
         (f"calls of about {_n(E5Onnx.batch_tokens)} estimated word pieces", "E5Onnx.batch_tokens"),
         (f"at most {dense_phase.MAX_BATCH} texts", "dense_phase.MAX_BATCH"),

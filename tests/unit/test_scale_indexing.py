@@ -15,7 +15,7 @@ from pathlib import Path
 
 import pytest
 from convo_tui.core.embed.sparse import SparseEmbedder
-from convo_tui.core.index import intake, publish
+from convo_tui.core.index import batches, intake, publish
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.points import LEVEL_RECORD
 from convo_tui.core.index.publish import Indexer, visible_filter
@@ -117,8 +117,8 @@ def test_a_stream_cut_in_parts_holds_exactly_the_whole_session(tmp_path, kind):
 
 def test_a_new_long_session_is_searchable_part_by_part_as_it_is_read(tmp_path, indexer, monkeypatch):
     monkeypatch.setattr(publish, "PART_CHARS", 4000)
-    monkeypatch.setattr(publish, "PUBLISH_SECONDS", 3600.0)
-    monkeypatch.setattr(publish, "BATCH_TEXTS", 40)
+    monkeypatch.setattr(batches, "PUBLISH_SECONDS", 3600.0)
+    monkeypatch.setattr(batches, "BATCH_TEXTS", 40)
     path = tmp_path / "src" / "long.jsonl"
     sid = write("claude", path, 160, 11, START, word="zanzibarquokka")
     store = indexer.store
@@ -149,8 +149,8 @@ def test_a_new_long_session_is_searchable_part_by_part_as_it_is_read(tmp_path, i
 
 def test_a_known_session_read_in_parts_stays_whole_until_its_last_part(tmp_path, indexer, monkeypatch):
     monkeypatch.setattr(publish, "PART_CHARS", 4000)
-    monkeypatch.setattr(publish, "PUBLISH_SECONDS", 3600.0)
-    monkeypatch.setattr(publish, "BATCH_TEXTS", 40)
+    monkeypatch.setattr(batches, "PUBLISH_SECONDS", 3600.0)
+    monkeypatch.setattr(batches, "BATCH_TEXTS", 40)
     path = tmp_path / "src" / "grows.jsonl"
     sid = write("claude", path, 60, 12, START)
     indexer.run([path], semantic=False)
@@ -189,11 +189,11 @@ def test_batches_and_parts_are_bounded(tmp_path, indexer, monkeypatch):
     indexer.run([path], semantic=False)
     whole = sum(len(m.text) + len(m.thinking) + sum(len(t.result) for t in m.tools) for m in parse_path(path)[0].messages)
     assert len(sizes) > 5 and max(sizes) < whole / 4
-    assert max(upserts) <= publish.UPSERT_POINTS
+    assert max(upserts) <= batches.UPSERT_POINTS
 
 
 def test_the_first_batch_is_small_so_the_newest_session_is_published_first(tmp_path, indexer, monkeypatch):
-    monkeypatch.setattr(publish, "PUBLISH_SECONDS", 3600.0)
+    monkeypatch.setattr(batches, "PUBLISH_SECONDS", 3600.0)
     root = tmp_path / "src"
     newest = write("claude", root / "newest.jsonl", 8, 21, START + timedelta(days=30), word="lighthousequokka")
     for n in range(6):
