@@ -39,7 +39,9 @@ def open_checked(
     """The store, and why it may not be read (only with `allow_mismatch`, which
     `index --rebuild` uses: it drops what it cannot read). Without it, any such
     problem closes the store and raises IndexUnavailable."""
-    store = open_store(settings, read_only=read_only, repair=allow_mismatch)
+    # A reader loads the dense shard when a search first needs it: a keyword search, or a
+    # listing, never pays for its load (a third of the open at 10k messages, fully embedded).
+    store = open_store(settings, read_only=read_only, repair=allow_mismatch, lazy_dense=read_only or reading)
     try:
         if store.damaged is not None:  # an unloadable Edge shard: only a rebuild may go on
             raise store.damaged

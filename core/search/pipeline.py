@@ -193,8 +193,11 @@ def _two_levels(
     for level in levels:
         flt = level_filter(parsed, level)
         dense_part = meaning.dense_queries(dense, flt, depth, split) if dense is not None else []
+        # A keyword search ranks by words alone: its hits' vectors would be read for nothing
+        # (and a cold `search --mode keyword` would load the dense shard for them).
+        wants = query_dense is not None
         sparse_part = (
-            [Query(sparse=sparse, filter=flt, limit=depth, with_dense=True, with_terms=True)] if sparse is not None else []
+            [Query(sparse=sparse, filter=flt, limit=depth, with_dense=wants, with_terms=True)] if sparse is not None else []
         )
         queries += dense_part + sparse_part
         shape.append((len(dense_part), len(sparse_part)))

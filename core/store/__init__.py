@@ -6,11 +6,12 @@ from convo_tui.core.settings import Settings
 from convo_tui.core.store.base import Store
 
 
-def open_store(settings: Settings, *, read_only: bool = False, repair: bool = False) -> Store:
+def open_store(settings: Settings, *, read_only: bool = False, repair: bool = False, lazy_dense: bool = False) -> Store:
     """The server store when a Qdrant URL is configured, else the Edge folder.
 
     Raises IndexUnavailable (one line) when the index is held by another
     process, missing in read-only mode, or the server refuses the connection.
+    `lazy_dense`: the Edge store loads its dense shard on first need (edge.py).
     """
     if settings.qdrant_url:
         from convo_tui.core.store.qdrant_server import ServerStore, connect_server
@@ -20,4 +21,4 @@ def open_store(settings: Settings, *, read_only: bool = False, repair: bool = Fa
     from convo_tui.core.store.edge import EdgeStore
 
     # repair: an Edge folder that cannot be loaded opens anyway, for `index --rebuild` to drop.
-    return EdgeStore(settings.index_dir, read_only=read_only, repair=repair)
+    return EdgeStore(settings.index_dir, read_only=read_only, repair=repair, lazy_dense=lazy_dense and not repair)
