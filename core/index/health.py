@@ -32,6 +32,7 @@ from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.visible import count_visible
 from convo_tui.core.store.base import Cond, Filter, Store
+from convo_tui.core.store.deep_check import deep_check
 from convo_tui.core.store.files import REBUILD, SHARD, check_files, damaged, store_missing
 
 
@@ -115,9 +116,10 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
 
 def verify_files(store: Store, index_dir: Path) -> None:
     """The deep check `index` and `sources` run before they report: every
-    segment's storage against its metadata, every page read (core/store/files.py).
+    segment's storage against its metadata, every page read (core/store/files.py),
+    in a child process for a large index (core/store/deep_check.py).
     IndexUnavailable, one line with the way out, for the first problem."""
-    problems = check_files(index_dir, store.read_meta(), deep=True)
+    problems = deep_check(index_dir, store.read_meta())
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise IndexUnavailable(damaged(index_dir, problems[0] + more))

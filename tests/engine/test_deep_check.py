@@ -1,0 +1,84 @@
+"""The deep check of a large index runs in a child process (core/store/deep_check.py):
+it names what the check in this process names, and a child that cannot answer
+never changes the answer."""
+
+from __future__ import annotations
+
+import subprocess
+import sys
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from convo_tui.core.library import Library
+from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.store import deep_check, meta_file
+from convo_tui.core.store.files import check_files
+
+from tests.helpers.damage import damage, one
+from tests.helpers.index_copy import copy_index
+from tests.paths import FIXTURES
+
+SOURCES = [FIXTURES / "claude_code", FIXTURES / "codex"]
+DAMAGES = {
+    "healthy": None,
+    "a tracker pointing anywhere": ("segments/*/payload_storage/tracker.dat", "junk"),
+    "a payload page cut short": ("segments/*/payload_storage/page_0.dat", "cut"),
+}
+
+
+@pytest.fixture(scope="module")
+def built(tmp_path_factory) -> Iterator[Path]:
+    index = tmp_path_factory.mktemp("deep") / "index"
+    with Library.open(Settings(index_dir=index, model=DEFAULT_MODEL)) as library:
+        library.index(SOURCES)
+    yield index
+
+
+@pytest.fixture
+def children(monkeypatch) -> list[list[str]]:
+    """The child processes deep_check starts (it still starts them)."""
+    started: list[list[str]] = []
+    real = subprocess.run
+
+    def run(args, *rest, **kwargs):  # type: ignore[no-untyped-def]
+        started.append(list(args))
+        return real(args, *rest, **kwargs)
+
+    monkeypatch.setattr(subprocess, "run", run)
+    return started
+
+
+def _damaged(built: Path, tmp_path: Path, case: str) -> Path:
+    index = copy_index(built, tmp_path / "index")
+    if DAMAGES[case] is not None:
+        pattern, how = DAMAGES[case]
+        damage(one(index, pattern), how)
+    return index
+
+
+@pytest.mark.parametrize("case", list(DAMAGES))
+def test_the_child_names_what_this_process_names(built, tmp_path, monkeypatch, children, case):
+    index = _damaged(built, tmp_path, case)
+    meta = meta_file.read(index)
+    here = check_files(index, meta, deep=True)
+    assert bool(here) == (case != "healthy")
+    monkeypatch.setattr(deep_check, "APART_SEGMENTS", 0)
+    assert deep_check.deep_check(index, meta) == here
+    assert len(children) == 1 and children[0][-1] == str(index)
+
+
+@pytest.mark.parametrize("python", ["/bin/false", "/no/such/python"])
+def test_a_child_that_cannot_answer_is_replaced_by_the_check_here(built, tmp_path, monkeypatch, children, python):
+    index = _damaged(built, tmp_path, "a tracker pointing anywhere")
+    meta = meta_file.read(index)
+    here = check_files(index, meta, deep=True)
+    monkeypatch.setattr(deep_check, "APART_SEGMENTS", 0)
+    monkeypatch.setattr(sys, "executable", python)
+    assert here and deep_check.deep_check(index, meta) == here
+    assert len(children) == 1
+
+
+def test_a_small_index_is_checked_in_this_process(built, children):
+    assert deep_check.deep_check(built, meta_file.read(built)) == []
+    assert children == []
