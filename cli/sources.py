@@ -93,7 +93,7 @@ def index_facts(settings: Settings) -> IndexFacts | None:
         return None
     try:
         with open_engine(settings, read_only=True) as engine:
-            return IndexFacts(engine.readiness().describe(), engine.reading(), engine.archive_status())
+            return IndexFacts(engine.readiness(checked=True).describe(), engine.reading(), engine.archive_status())
     except ConvoError as exc:
         return IndexFacts(f"index: {exc}")
 

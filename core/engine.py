@@ -154,7 +154,10 @@ class Engine(Protocol):
 
     def stats(self) -> Stats: ...
 
-    def readiness(self) -> Readiness: ...
+    def readiness(self, checked: bool = False) -> Readiness:
+        """How much is searchable, by keyword and by meaning. `checked`: only once every
+        file a search reads was checked (the deep pass, once per open: `sources`)."""
+        ...
 
     def reading(self) -> list[SourceReading]:
         """Per source, how its files read at their last indexing (files, skipped, unknown parts)."""

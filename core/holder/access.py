@@ -144,6 +144,6 @@ def readiness(settings: Settings) -> str | None:
         return None
     try:
         with open_engine(settings, read_only=True) as engine:
-            return engine.readiness().describe()
+            return engine.readiness(checked=True).describe()
     except ConvoError as exc:
         return f"index: {exc}"

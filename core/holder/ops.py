@@ -182,7 +182,7 @@ OPERATIONS: dict[str, Operation] = {
         _op("session_summary", SUMMARY, _ID),
         _op("resolve_session_id", Codec(str, str), _ID),
         _op("stats", STATS),
-        _op("readiness", READINESS),
+        _op("readiness", READINESS, Param("checked", FLAG, False)),
         _op("reading", _many(READING)),
         _op("rename_session", SUMMARY, _ID, Param("title", TEXT), edit=True),
         _op("describe_session", SUMMARY, _ID, Param("text", TEXT), edit=True),

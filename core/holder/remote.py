@@ -155,8 +155,8 @@ class RemoteEngine(Engine):
         stats: Stats = self._call("stats")
         return stats
 
-    def readiness(self) -> Readiness:
-        readiness: Readiness = self._call("readiness")
+    def readiness(self, checked: bool = False) -> Readiness:
+        readiness: Readiness = self._call("readiness", checked=checked)
         return readiness
 
     def reading(self) -> list[SourceReading]:

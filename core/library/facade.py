@@ -175,14 +175,17 @@ class Library(Engine):
     def stats(self) -> Stats:
         return self.reader.stats()
 
-    def readiness(self) -> Readiness:
-        """How much is searchable, once every file search reads was checked (`sources`).
+    def readiness(self, checked: bool = False) -> Readiness:
+        """How much is searchable; with `checked`, only once every file search reads
+        was checked (`sources`). Search, MCP and the app ask after every search for
+        the coverage they show, which is counts alone.
 
         The check (a read of every page of every segment) runs once per open,
-        shared with index runs (health.FilesCheck): search, MCP and the app ask
-        after every search, and at a million messages it took 0.4 s of each
-        served CLI search's 0.56 s."""
-        self.files.ensure()
+        shared with index runs (health.FilesCheck): 0.5-1.1 s at 100k messages,
+        2-3 s cold at a million, which a cold hybrid `search` paid before its
+        coverage line."""
+        if checked:
+            self.files.ensure()
         known = self._readiness
         if known is None:
             choice = self.models.choice()
