@@ -28,19 +28,19 @@ from convo_tui.core.store import meta_file, readonly, space
 from convo_tui.core.store.base import (
     DENSE,
     PAYLOAD_INDEXES,
-    SPARSE,
     Filter,
     Point,
     Query,
     Scored,
     Store,
 )
-from convo_tui.core.store.edge_query import dense_filters, newest_records, records, search
+from convo_tui.core.store.edge_query import dense_filters, newest, records, search
 from convo_tui.core.store.edge_schema import (
     FILTER_FIELDS,
     INDEX_SCHEMA,
     dense_config,
     edge_errors,
+    edge_points,
     filter_fields,
     from_stored,
     main_config,
@@ -307,19 +307,7 @@ class EdgeStore(Store):
         if not points:
             return
         dense_shard = self._need_dense()
-        out: list[qe.Point] = []
-        dense: list[qe.Point] = []
-        plain: list[qe.PointId] = []  # points written without a dense vector
-        for p in points:
-            vector: dict[str, Any] = {}
-            if p.sparse is not None and p.sparse.indices:
-                vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), [float(v) for v in p.sparse.values])
-            payload = to_stored({**p.payload, "key": p.key})
-            out.append(qe.Point(p.id, vector, payload))
-            if p.dense is not None:
-                dense.append(qe.Point(p.id, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))
-            else:
-                plain.append(p.id)
+        out, dense, plain = edge_points(points)
         self._update(qe.UpdateOperation.upsert_points(out))
         if dense:
             self._update(qe.UpdateOperation.upsert_points(dense), dense_shard)
@@ -400,22 +388,8 @@ class EdgeStore(Store):
         """Ordered by the `timestamp` payload index: reads `limit` points, not every match."""
         if self._shard is None or limit <= 0:
             return []
-        with_payload: Any = qe.PayloadSelector.Include([*fields, "timestamp"]) if fields is not None else True
         with edge_errors(self.path, "reading"):
-            found = newest_records(self._shard, flt, limit=limit, with_payload=with_payload)
-        out = [Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload)) for r in found]
-        if len(out) < limit:  # order_by skips points without a timestamp: they come last
-            out += self._untimed(flt, limit - len(out), fields)
-        return out
-
-    def _untimed(self, flt: Filter | None, limit: int, fields: Sequence[str] | None) -> list[Scored]:
-        out: list[Scored] = []
-        for point in self.scroll(flt, fields=[*fields, "timestamp"] if fields is not None else None):
-            if point.payload.get("timestamp") is None:
-                out.append(point)
-                if len(out) >= limit:
-                    break
-        return out
+            return newest(self._shard, flt, limit=limit, fields=fields)
 
     def count(self, flt: Filter | None = None) -> int:
         if self._shard is None:

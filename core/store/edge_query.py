@@ -54,9 +54,10 @@ def records(shard: qe.EdgeShard, flt: Filter | None, *, with_payload: Any, batch
             return
 
 
-def newest_records(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, with_payload: Any) -> list[Any]:
+def newest(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, fields: Sequence[str] | None) -> list[Scored]:
     """The `limit` matching points with the latest `timestamp`, through its payload
-    index (points without one are not among them)."""
+    index (a scroll ordered by it); points without one come last."""
+    with_payload: Any = qe.PayloadSelector.Include([*fields, "timestamp"]) if fields is not None else True
     page, _ = shard.scroll(
         qe.ScrollRequest(
             limit=limit,
@@ -65,7 +66,15 @@ def newest_records(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, with_
             order_by=qe.OrderBy("timestamp", direction=qe.Direction.Desc),
         )
     )
-    return list(page)
+    out = [Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload)) for r in page]
+    if len(out) < limit:  # order_by skips points without a timestamp
+        for r in records(shard, flt, with_payload=with_payload, batch=512):
+            payload = from_stored(r.payload)
+            if payload.get("timestamp") is None:
+                out.append(Scored(id=str(r.id), score=0.0, payload=payload))
+                if len(out) >= limit:
+                    break
+    return out
 
 
 def dense_filters(main: qe.EdgeShard, flt: Filter | None, *, page: int | None = None) -> list[qe.Filter | None]:

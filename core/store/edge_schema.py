@@ -6,7 +6,7 @@ switch's staged shard (edge_switch.py)."""
 from __future__ import annotations
 
 import re
-from collections.abc import Iterator
+from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
 from pathlib import Path
 from typing import Any
@@ -21,6 +21,7 @@ from convo_tui.core.store.base import (
     PAYLOAD_INDEXES,
     SPARSE,
     Filter,
+    Point,
     Scored,
     SparseVec,
 )
@@ -234,3 +235,23 @@ def to_scored(p: Any) -> Scored:
         if SPARSE in p.vector:
             terms = frozenset(p.vector[SPARSE].indices)
     return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense, terms=terms)
+
+
+def edge_points(points: Sequence[Point]) -> tuple[list[qe.Point], list[qe.Point], list[qe.PointId]]:
+    """Our points as Edge's: each one for the main shard (payload and BM25 vector),
+    those with a dense vector for the dense shard (the vector and the filter
+    fields), and the ids of those without one."""
+    main: list[qe.Point] = []
+    dense: list[qe.Point] = []
+    plain: list[qe.PointId] = []
+    for p in points:
+        vector: dict[str, Any] = {}
+        if p.sparse is not None and p.sparse.indices:
+            vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), [float(v) for v in p.sparse.values])
+        payload = to_stored({**p.payload, "key": p.key})
+        main.append(qe.Point(p.id, vector, payload))
+        if p.dense is not None:
+            dense.append(qe.Point(p.id, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))
+        else:
+            plain.append(p.id)
+    return main, dense, plain
