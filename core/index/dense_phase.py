@@ -30,6 +30,9 @@ from convo_tui.core.store.base import Cond, Filter, Store
 
 # Texts fetched, embedded and written per round (bounds memory and the work a kill loses).
 ROUND_TEXTS = 256
+# The scroll that lists the waiting points lets go of the index pages it read
+# after this many points (about 75 MB of them; BENCHMARKS.md, "Tenth session").
+SCAN_RELEASE_POINTS = 16_384
 # Word pieces per model call (length-sorted texts, padded to the longest).
 # onnxruntime plans every intermediate tensor of a call at once, so a call's
 # transient memory grows with batch x length^2: measured +435 MB for 17 texts
@@ -165,7 +168,12 @@ class DensePhase:
         """Sessions with points waiting for a vector, newest first, and their counts."""
         newest: dict[str, float] = {}
         counts: dict[str, int] = {}
-        for point in self.store.scroll(_visible(Cond("dense_ready", value=False)), fields=["session_id", "timestamp"]):
+        waiting = self.store.scroll(_visible(Cond("dense_ready", value=False)), fields=["session_id", "timestamp"])
+        for seen, point in enumerate(waiting, 1):
+            if seen % SCAN_RELEASE_POINTS == 0:
+                # Each point read maps its payload's pages (about 4.6 KB a point): at a
+                # million messages the scroll of 445k waiting points reached 2 GB of RSS.
+                self.store.release_pages()
             sid = point.payload.get("session_id", "")
             stamp = point.payload.get("timestamp") or 0.0
             newest[sid] = max(newest.get(sid, 0.0), float(stamp))

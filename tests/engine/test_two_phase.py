@@ -275,6 +275,28 @@ def test_phase_two_lets_go_of_the_index_pages_each_round(tmp_path, monkeypatch):
         assert max(left) < max(touched)  # and what the rounds touched went
 
 
+def test_the_list_of_waiting_points_lets_go_of_the_pages_it_reads(tmp_path, monkeypatch):
+    """Phase 2 first lists every point waiting for a vector (newest first); that scroll
+    reads each one's payload, 2 GB of pages at a million messages, released as it goes."""
+    monkeypatch.setattr(dense_phase, "SCAN_RELEASE_POINTS", 8)
+    turns = [(f"Step {j}: what does {TOPICS[j % 6]} mean?", f"Reply {j}: see {TOPICS[(j + 1) % 6]}.") for j in range(40)]
+    with one_long_session(tmp_path, turns) as (store, dense, first):
+        released: list[int] = []  # releases made before the model's first call
+        embedded: list[bool] = []
+        dense.on_embed = lambda: embedded.append(True)
+        release = store.release_pages
+
+        def counted() -> None:
+            if not embedded:
+                released.append(1)
+            release()
+
+        store.release_pages = counted  # type: ignore[method-assign]
+        DensePhase(store, dense, None).run(None, None)
+        # One per 8 points listed, and the one after the list and the count.
+        assert len(released) >= first.semantic_total // 8 + 1, (len(released), first.semantic_total)
+
+
 def test_thinking_tool_input_and_tool_output_are_found_by_keyword_and_labelled(tmp_path):
     session = Session(
         id="parts",
