@@ -8,7 +8,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, open_index, settings_from_args
-from convo_tui.cli.index_progress import progress_display
+from convo_tui.cli.index_progress import percent, progress_display
 from convo_tui.cli.interrupts import StopRequest
 
 if TYPE_CHECKING:
@@ -83,9 +83,9 @@ def print_report(report) -> None:
     searchable = f"; keyword-searchable after {report.keyword_seconds:.1f} s" if report.semantic_total else ""
     out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s{searchable})\n")
     if report.semantic_total:
-        share = report.semantic_ready / report.semantic_total
+        share = percent(report.semantic_ready, report.semantic_total)
         out.write(
-            f"semantic: {report.semantic_ready}/{report.semantic_total} texts with vectors ({share:.0%}); "
+            f"semantic: {report.semantic_ready}/{report.semantic_total} texts with vectors ({share}); "
             f"{report.embedded} embedded this run\n"
         )
     if report.cancelled:

@@ -45,9 +45,13 @@ def keyword_detail(p: IndexProgress) -> str:
     return files + searchable + left
 
 
+def percent(done: int, total: int) -> str:
+    """Whole percent, rounded down: 11,294 of 11,343 is 99%, never 100% before the last."""
+    return f"{100 * done // total if total else 100}%"
+
+
 def semantic_detail(p: IndexProgress) -> str:
-    share = p.done / p.total if p.total else 1.0
-    text = f"{p.done:,}/{p.total:,} texts ({share:.0%})"
+    text = f"{p.done:,}/{p.total:,} texts ({percent(p.done, p.total)})"
     if p.done < p.total:
         if p.rate:
             text += f" · {p.rate:.0f}/s"

@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import io
 
-from convo_tui.cli.index_progress import PlainProgress, duration, keyword_detail, semantic_detail
+from convo_tui.cli.index_progress import PlainProgress, duration, keyword_detail, percent, semantic_detail
 from convo_tui.core.holder.codec import progress_from_json, progress_json
 from convo_tui.core.index.publish import IndexProgress
 from convo_tui.core.index.throughput import Throughput
@@ -77,7 +77,7 @@ def test_plain_lines_one_per_phase_step_at_most_every_few_seconds_and_the_end_of
     assert keyword[-1] == "convo-tui: keyword: 300/300 files · 300 sessions searchable"
     assert [line for line in lines if "semantic" in line] == [
         "convo-tui: semantic: 1,200/3,528 texts (34%) · estimating the time left",
-        "convo-tui: semantic: 1,330/3,528 texts (38%) · 22/s · about 2 min left",
+        "convo-tui: semantic: 1,330/3,528 texts (37%) · 22/s · about 2 min left",
         "convo-tui: semantic: 3,528/3,528 texts (100%)",
     ]
 
@@ -105,6 +105,12 @@ def test_keyword_progress_counts_files_and_sessions():
 def test_semantic_progress_reads_as_a_share_of_the_whole_index():
     p = IndexProgress("semantic", 1235, 3528, None, 0, 7 * 60.0, 3.0)
     assert semantic_detail(p) == "1,235/3,528 texts (35%) · 3/s · about 7 min left"
+
+
+def test_a_share_short_of_the_whole_never_shows_100_percent():
+    assert percent(11_294, 11_343) == "99%"  # 99.57%: the run is not done
+    assert percent(11_343, 11_343) == "100%"
+    assert percent(0, 0) == "100%"
     assert [duration(s) for s in (0, 45, 89, 90, 3599, 5400, 7260)] == [
         "0 s",
         "45 s",
