@@ -11,6 +11,7 @@ from pathlib import Path
 import pytest
 from convo_tui.core.library import Library
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.store.resident import index_mappings
 
 from tests.conftest import build_demo, built_once, open_copy
 
@@ -21,8 +22,7 @@ QUERY = "qdrant hybrid search"
 
 def _mapped(folder: Path) -> bool:
     """Whether this process maps any file under `folder` (Edge maps what it loads)."""
-    prefix = str(folder.resolve()) + "/"
-    return any(line.split(maxsplit=5)[5:6] and line.split(maxsplit=5)[5].startswith(prefix) for line in open("/proc/self/maps"))
+    return bool(index_mappings(folder))
 
 
 def _ranked(hits) -> list[tuple[str, int, float]]:  # type: ignore[no-untyped-def]
