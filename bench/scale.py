@@ -302,6 +302,14 @@ def run_size(label: str, history: ScaleHistory, workdir: Path, args: argparse.Na
     return result
 
 
+def keep_peers(entry: dict, previous: dict) -> None:
+    """A size re-run without the peers keeps the peers' figures of its last run (same generated files), marked so."""
+    if "peers" in entry or not previous.get("peers"):
+        return
+    entry["peers"] = previous["peers"]
+    entry["peers_from"] = previous.get("peers_from") or previous.get("command", "an earlier run")
+
+
 def save(results: dict, path: Path) -> None:
     path.parent.mkdir(parents=True, exist_ok=True)
     path.write_text(json.dumps(results, indent=1, ensure_ascii=False))
@@ -334,7 +342,9 @@ def main(argv: list[str] | None = None) -> int:
         label = text.strip().lower()
         messages = SIZES.get(label) or int(label)
         history = history_for(args.workdir, label, messages)
-        results["sizes"][label] = run_size(label, history, args.workdir, args)
+        entry = run_size(label, history, args.workdir, args)
+        keep_peers(entry, results["sizes"].get(label, {}))
+        results["sizes"][label] = entry
         results["sizes"][label]["command"] = " ".join(["python -m bench.scale", *(argv or sys.argv[1:])])
         save(results, args.out)
         render(results, OUT)

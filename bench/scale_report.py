@@ -1,7 +1,7 @@
 """Tables and the cost-against-size plot of the scale bench (bench/scale.py).
 
 The plot is drawn with Pillow (already a dependency of the app's screenshots
-tooling): six small charts against the number of messages (log scale), each
+tooling): nine small charts against the number of messages (log scale), each
 with its target as a dashed line and the peers' figures where they ran.
 """
 
@@ -10,16 +10,6 @@ from __future__ import annotations
 import math
 from pathlib import Path
 from typing import Any
-
-TARGETS = {
-    "first": 15.0,  # s, a needle in the newest session, at 1M messages
-    "all": 600.0,  # s, every message keyword-searchable
-    "semantic": 3.0,  # h, projected time to fully semantic
-    "rss": 800.0,  # MB, index peak RSS at every size
-    "hybrid": 100.0,  # ms, in-process hybrid p95
-    "served": 2.0,  # x --help
-    "cold": 3.0,  # x --help
-}
 
 
 def _get(data: dict, *path: str, default: Any = None) -> Any:
@@ -167,7 +157,7 @@ def markdown(results: dict) -> str:
 
 
 def series(results: dict) -> dict[str, list[tuple[float, float]]]:
-    """name -> [(messages, value)] for the plot."""
+    """chart: line name -> [(messages, value)]: every figure of issue 25's "Done when", and the peers' where they ran."""
     out: dict[str, list[tuple[float, float]]] = {}
 
     def add(name: str, x: float, y: Any) -> None:
@@ -179,15 +169,23 @@ def series(results: dict) -> dict[str, list[tuple[float, float]]]:
         ix = entry["index"]
         polls = ix.get("needles", {})
         newest = next((p.get("found_after") for w, p in polls.items() if w.startswith("quill")), None)
+        cli = entry.get("cli", {})
+        app = entry.get("app", {})
         add("first: convo-tui", x, newest)
         add("all: convo-tui", x, _get(ix, "indexed", "keyword_done"))
         add("semantic: convo-tui", x, (_get(ix, "indexed", "projected_semantic_seconds") or 0) / 3600)
         add("rss: convo-tui index", x, ix.get("peak_rss_mb"))
-        add("rss: holder", x, _get(entry, "cli", "holder peak_mb", "peak_mb"))
-        add("hybrid: p95", x, _get(entry, "search", "modes", "hybrid", "p95"))
+        add("rss: holder", x, _get(cli, "holder peak_mb", "peak_mb"))
+        add("hybrid: hybrid p95", x, _get(entry, "search", "modes", "hybrid", "p95"))
         add("hybrid: keyword p95", x, _get(entry, "search", "modes", "keyword", "p95"))
-        add("served: served hybrid", x, _get(entry, "cli", "served hybrid search", "x_help"))
-        add("served: cold keyword", x, _get(entry, "cli", "cold keyword search", "x_help"))
+        add("served: served hybrid", x, _get(cli, "served hybrid search", "x_help"))
+        add("served: served keyword", x, _get(cli, "served keyword search", "x_help"))
+        add("cold: cold keyword", x, _get(cli, "cold keyword search", "x_help"))
+        add("cold: cold hybrid", x, _get(cli, "cold hybrid search", "x_help"))
+        if "error" not in app:
+            add("browser: convo-tui", x, app.get("sessions_browser_seconds"))
+            add("keystroke: p50", x, app.get("keystroke_p50_ms"))
+            add("keystroke: p95", x, app.get("keystroke_p95_ms"))
         for peer in entry.get("peers", []):
             if peer.get("first_answer_seconds") and not peer.get("timeout"):
                 add(f"first: {peer['tool']}", x, peer["first_answer_seconds"])
@@ -204,28 +202,70 @@ CHARTS = [
     ("semantic", "time to fully semantic (h, projected)"),
     ("rss", "peak RSS (MB)"),
     ("hybrid", "in-process search p95 (ms)"),
-    ("served", "CLI search, x `--help`"),
+    ("served", "served CLI search, x `--help`"),
+    ("cold", "cold CLI search, x `--help`"),
+    ("browser", "app: F3 to the sessions browser (s)"),
+    ("keystroke", "app: keystroke to results (ms)"),
 ]
+TARGETS = {
+    "first": 15.0,  # s, a needle in the newest session, at 1M messages
+    "all": 600.0,  # s, every message keyword-searchable
+    "semantic": 3.0,  # h, projected time to fully semantic
+    "rss": 800.0,  # MB, index peak RSS at every size
+    "hybrid": 100.0,  # ms, in-process hybrid p95
+    "served": 2.0,  # x --help
+    "cold": 3.0,  # x --help, keyword
+    "browser": 1.0,  # s
+    "keystroke": 150.0,  # ms
+}
 COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14), (140, 86, 75)]
+LOG_Y_SPAN = 30  # a chart whose values span more than this factor gets a log y axis
 
 
 class _Frame:
-    """One chart's box: log-scale x (messages), linear y from 0."""
+    """One chart's box: log-scale x (messages); y linear from 0, or log when the values span decades."""
 
-    def __init__(self, left: float, top: float, w: float, h: float, xs: list[float], y1: float):
-        self.left, self.top, self.w, self.h, self.y1 = left, top, w, h, y1
+    def __init__(self, left: float, top: float, w: float, h: float, xs: list[float], ys: list[float]):
+        self.left, self.top, self.w, self.h = left, top, w, h
         self.x0, self.x1 = math.log10(min([*xs, 1e4])), math.log10(max([*xs, 1e6]))
+        self.log_y = max(ys) / min(ys) > LOG_Y_SPAN
+        if self.log_y:
+            self.y0, self.y1 = math.floor(math.log10(min(ys))), math.ceil(math.log10(max(ys) * 1.15))
+        else:
+            self.y0, self.y1 = 0.0, _nice_step(max(ys) * 1.1 / 4) * 4
+
+    def fy(self, y: float) -> float:
+        value = math.log10(y) if self.log_y else y
+        return (value - self.y0) / ((self.y1 - self.y0) or 1)
 
     def at(self, x: float, y: float) -> tuple[float, float]:
         fx = (math.log10(x) - self.x0) / ((self.x1 - self.x0) or 1)
-        return self.left + fx * self.w, self.top + self.h - (y / self.y1) * self.h
+        return self.left + fx * self.w, self.top + self.h - self.fy(y) * self.h
+
+    def ticks(self) -> list[float]:
+        if self.log_y:
+            return [10.0**e for e in range(int(self.y0), int(self.y1) + 1)]
+        return [self.y1 * i / 4 for i in range(5)]
+
+
+def _nice_step(raw: float) -> float:
+    """The smallest 1, 2, 2.5 or 5 times a power of ten that is at least raw: ticks a reader can add up."""
+    magnitude = 10.0 ** math.floor(math.log10(raw))
+    return next(m * magnitude for m in (1, 2, 2.5, 5, 10) if m * magnitude >= raw)
+
+
+def _label(value: float) -> str:
+    if value >= 20 or value == 0:
+        return f"{value:,.0f}"
+    return f"{value:.1f}" if value >= 0.1 else f"{value:g}"
 
 
 def plot(results: dict, path: Path) -> None:
     from PIL import Image, ImageDraw, ImageFont
 
     data = series(results)
-    width, height, cols, rows = 1500, 900, 3, 2
+    width, height, cols = 1500, 1320, 3
+    rows = math.ceil(len(CHARTS) / cols)
     image = Image.new("RGB", (width, height), "white")
     draw = ImageDraw.Draw(image)
     font = ImageFont.load_default(size=14)
@@ -234,22 +274,20 @@ def plot(results: dict, path: Path) -> None:
     for n, (key, title) in enumerate(CHARTS):
         left, top = (n % cols) * cell_w + 70, (n // cols) * cell_h + 40
         w, h = cell_w - 110, cell_h - 130
-        draw.text((left, top - 30), title, fill="black", font=font)
         lines = {name.split(": ", 1)[1]: pts for name, pts in data.items() if name.startswith(key + ":")}
         xs = [x for pts in lines.values() for x, _ in pts]
-        ys = [*(y for pts in lines.values() for _, y in pts), TARGETS[key]]
-        frame = _Frame(left, top, w, h, xs, max(ys) * 1.15)
+        frame = _Frame(left, top, w, h, xs, [*(y for pts in lines.values() for _, y in pts), TARGETS[key]])
+        draw.text((left, top - 30), title + ("  (log)" if frame.log_y else ""), fill="black", font=font)
         draw.rectangle((left, top, left + w, top + h), outline=(120, 120, 120))
         for tick, name in ((1e4, "10k"), (1e5, "100k"), (1e6, "1M")):
-            tx, _ = frame.at(tick, 0)
+            tx, _ = frame.at(tick, 1)
             draw.line((tx, top + h, tx, top + h + 5), fill="black")
             draw.text((tx - 12, top + h + 8), name, fill="black", font=small)
-        for i in range(5):
-            value = frame.y1 * i / 4
-            _, ty = frame.at(1e4, value)
+        for value in frame.ticks():
+            ty = top + h - frame.fy(value) * h if value > 0 else top + h
             draw.line((left - 5, ty, left, ty), fill="black")
-            draw.text((left - 60, ty - 7), f"{value:,.0f}" if frame.y1 >= 20 else f"{value:.1f}", fill="black", font=small)
-        _, ty = frame.at(1e4, TARGETS[key])
+            draw.text((left - 60, ty - 7), _label(value), fill="black", font=small)
+        ty = top + h - frame.fy(TARGETS[key]) * h
         for dash in range(int(left), int(left + w), 12):
             draw.line((dash, ty, min(dash + 6, left + w), ty), fill=(200, 0, 0))
         draw.text((left + w - 80, ty - 16), f"target {TARGETS[key]:g}", fill=(200, 0, 0), font=small)
