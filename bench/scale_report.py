@@ -117,6 +117,8 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
                 else app["error"],
             )
         )
+    if entry.get("peers") and entry.get("peers_from"):
+        rows.append(("peers measured in", str(entry["peers_from"])))
     for peer in entry.get("peers", []):
         name = peer["tool"]
         if "skipped" in peer:

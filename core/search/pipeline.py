@@ -201,12 +201,10 @@ def _two_levels(
         )
         queries += dense_part + sparse_part
         shape.append((len(dense_part), len(sparse_part)))
-    if translated is not None:  # one query for both levels: each search costs ~12 ms at 1M messages
-        both = parsed.store_filter().and_(Cond("level", any=tuple(levels)))
-        cjk = meaning.partition_filters(both)[0]
-        queries.append(Query(sparse=translated.vector, filter=cjk, limit=depth * len(levels), with_dense=True, with_terms=True))
+    if translated is not None:  # one query for both levels
+        queries.append(_translated_request(parsed, levels, translated, depth))
     results = store.query(queries)
-    found_translated = results[-1] if translated is not None else []
+    found_translated = _translated_found(parsed, levels, results[-1], depth) if translated is not None else []
     fused = []
     at = 0
     for level, (n_dense, n_sparse) in zip(levels, shape, strict=True):
@@ -262,6 +260,36 @@ def _translation(embedders: Embedders, parsed: ParsedQuery, query_lang: str, sca
     if fusion.TRANSLATED_WEIGHT <= 0 or not scale.cjk or query_lang == LANG_CJK or fusion.METHOD != "weighted":
         return None
     return translate.translated_query(translate.translate(parsed.text), embedders.sparse.embed_query)
+
+
+# For a query with no filters of its own, the translated search asks Edge for Chinese
+# texts by `lang` alone, this many more of them, and keeps the visible turns and
+# messages here: Edge checks every condition on each candidate of the translations'
+# postings, and `visible` and `level` made the search 37 ms instead of 8 at a
+# million messages (BENCHMARKS.md, "Eleventh session"). The extra hits cover the
+# ones dropped here (only points being replaced are Chinese and not visible).
+TRANSLATED_SPARE = 32
+
+
+def _translated_request(parsed: ParsedQuery, levels: Sequence[str], translated: TranslatedQuery, depth: int) -> Query:
+    limit = depth * len(levels)
+    if _unfiltered(parsed):
+        flt = Filter(must=(Cond("lang", value=LANG_CJK),))
+        return Query(sparse=translated.vector, filter=flt, limit=limit + TRANSLATED_SPARE, with_dense=True, with_terms=True)
+    cjk = meaning.partition_filters(parsed.store_filter().and_(Cond("level", any=tuple(levels))))[0]
+    return Query(sparse=translated.vector, filter=cjk, limit=limit, with_dense=True, with_terms=True)
+
+
+def _translated_found(parsed: ParsedQuery, levels: Sequence[str], found: list[Scored], depth: int) -> list[Scored]:
+    if not _unfiltered(parsed):
+        return found
+    kept = [p for p in found if p.payload.get("visible") is True and p.payload.get("level") in levels]
+    return kept[: depth * len(levels)]
+
+
+def _unfiltered(parsed: ParsedQuery) -> bool:
+    """The query's store filter is only the `visible` every search has."""
+    return parsed.store_filter() == Filter(must=(Cond("visible", value=True),))
 
 
 def _translated_relevance(embedders: Embedders, query: TranslatedQuery, points: Sequence[Scored]) -> dict[str, float]:
