@@ -101,8 +101,14 @@ def fuse(lists: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, float]]:
 
 def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Query]) -> list[list[Scored]]:
     """Run `queries` (each keyword, meaning or both) in batched calls: one per
-    shard, then one read of the hits' payloads (and one of their dense vectors
-    when a query asks for them)."""
+    shard, then the reads by id the answers still lack.
+
+    A keyword query's hits come with their payload and terms from the query
+    itself, and a meaning query's with their vectors: Edge finds a point by its
+    id in every segment, 42 us a point at a million messages (34 segments),
+    while a query hands over what it found for 1-2 us (BENCHMARKS.md, "Eleventh
+    session"). What is read by id: the payloads of meaning hits no keyword query
+    of the batch returned, and the vectors of keyword hits that want them."""
     results: list[list[Scored]] = [[] for _ in queries]
     main_requests: list[qe.QueryRequest] = []
     main_slots: list[tuple[int, bool]] = []  # (query, whole answer) for each main request
@@ -112,46 +118,50 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
         sparse = _sparse_of(q)
         wants_dense = q.dense is not None and dense is not None
         if sparse is not None and not wants_dense:
-            # Keyword only: answered whole by the main shard, unless it wants the dense vectors too.
-            whole = not q.with_dense
-            vectors: Any = [SPARSE] if q.with_terms and whole else False
-            main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=whole, vectors=vectors))
-            main_slots.append((i, whole))
+            # Keyword only: answered whole by the main shard (its vectors, if wanted, read after).
+            vectors: Any = [SPARSE] if q.with_terms else False
+            main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=True, vectors=vectors))
+            main_slots.append((i, True))
             continue
         if not wants_dense:
             continue
         pre = (q.prefetch_limit or q.limit * 2) if sparse is not None else q.limit
         vector = [float(x) for x in q.dense or ()]
         [flt] = dense_filters(main, q.filter)
-        dense_requests.append(_request(q, vector, DENSE, pre, DENSE_PARAMS, payload=False, vectors=False, flt=flt))
+        own = [DENSE] if q.with_dense and sparse is None else False
+        dense_requests.append(_request(q, vector, DENSE, pre, DENSE_PARAMS, payload=False, vectors=own, flt=flt))
         dense_slots.append(i)
         if sparse is not None:
             main_requests.append(_request(q, to_sparse(sparse), SPARSE, pre, None, payload=False, vectors=False))
             main_slots.append((i, False))
     ranked: dict[int, list[list[Any]]] = {}
     scores: dict[int, dict[Any, float]] = {}
+    found: dict[str, Scored] = {}  # what the queries returned whole: payload (and terms) by id
+    vectors_of: dict[str, list[float]] = {}  # dense vectors the meaning queries returned
     if main_requests:
         for (i, whole), points in zip(main_slots, main.query_batch(qe.QueryBatchRequest(main_requests)), strict=True):
             if whole:
                 results[i] = [to_scored(p) for p in points]
+                found.update((hit.id, hit) for hit in results[i])
             else:
                 ranked.setdefault(i, []).append([str(p.id) for p in points])
-                if queries[i].dense is None or dense is None:
-                    scores[i] = {str(p.id): float(p.score) for p in points}
     if dense_requests and dense is not None:
         for i, points in zip(dense_slots, dense.query_batch(qe.QueryBatchRequest(dense_requests)), strict=True):
-            ranked.setdefault(i, []).append([str(p.id) for p in points])
+            ids = [str(p.id) for p in points]
+            ranked.setdefault(i, []).append(ids)
             if _sparse_of(queries[i]) is None:
-                scores[i] = {str(p.id): float(p.score) for p in points}
-    if not ranked:
-        return results
+                scores[i] = {pid: float(p.score) for pid, p in zip(ids, points, strict=True)}
+                for pid, p in zip(ids, points, strict=True):
+                    returned: Any = p.vector
+                    if isinstance(returned, dict) and DENSE in returned:
+                        vectors_of[pid] = list(returned[DENSE])
     chosen: dict[int, list[tuple[Any, float]]] = {}
     for i, lists in ranked.items():
-        if i in scores:  # one list (meaning, or keyword with the vectors): its own scores
+        if i in scores:  # a meaning query: its own scores
             chosen[i] = list(scores[i].items())[: queries[i].limit]
         else:
             chosen[i] = fuse(lists, queries[i].limit)
-    _attach(main, dense, queries, chosen, results)
+    _attach(main, dense, queries, chosen, results, found, vectors_of)
     return results
 
 
@@ -161,38 +171,58 @@ def _attach(
     queries: Sequence[Query],
     chosen: dict[int, list[tuple[Any, float]]],
     results: list[list[Scored]],
+    found: dict[str, Scored],
+    vectors_of: dict[str, list[float]],
 ) -> None:
-    """The hits' payloads (and terms, and dense vectors) read by id; a hit the
-    main shard no longer holds (deleted between the two reads) is left out."""
-    ids = list(dict.fromkeys(pid for hits in chosen.values() for pid, _ in hits))
+    """The ranked hits' payloads (and terms) and the dense vectors of hits that
+    want them, read by id where the queries did not return them; a hit the main
+    shard no longer holds (deleted between the two reads) is left out."""
     with_terms = any(queries[i].with_terms for i in chosen)
-    records: dict[str, Any] = {
-        str(r.id): r for r in main.retrieve(ids, with_payload=True, with_vector=[SPARSE] if with_terms else False)
-    }
-    vectors: dict[Any, list[float]] = {}
-    dense_ids = list(dict.fromkeys(pid for i, hits in chosen.items() if queries[i].with_dense for pid, _ in hits))
-    if dense_ids and dense is not None:
-        found: list[Any] = dense.retrieve(dense_ids, with_payload=False, with_vector=[DENSE])
-        for r in found:
+
+    def whole(pid: str, q: Query) -> Scored | None:
+        known = found.get(pid)
+        return known if known is not None and (known.terms is not None or not q.with_terms) else None
+
+    missing = list(dict.fromkeys(pid for i, hits in chosen.items() for pid, _ in hits if whole(pid, queries[i]) is None))
+    records: dict[str, Any] = {}
+    if missing:
+        with_vector = [SPARSE] if with_terms else False
+        records = {str(r.id): r for r in main.retrieve(missing, with_payload=True, with_vector=with_vector)}
+    wanting = [
+        *(pid for i, hits in chosen.items() if queries[i].with_dense for pid, _ in hits),
+        *(hit.id for i, answer in enumerate(results) if i not in chosen and queries[i].with_dense for hit in answer),
+    ]
+    unread = list(dict.fromkeys(pid for pid in wanting if pid not in vectors_of))
+    if unread and dense is not None:
+        read: list[Any] = dense.retrieve(unread, with_payload=False, with_vector=[DENSE])
+        for r in read:
             if isinstance(r.vector, dict) and DENSE in r.vector:
-                vectors[str(r.id)] = list(r.vector[DENSE])
+                vectors_of[str(r.id)] = list(r.vector[DENSE])
     for i, hits in chosen.items():
         q = queries[i]
         out = []
         for pid, score in hits:
-            record = records.get(pid)
-            if record is None:
-                continue
-            terms = None
-            if q.with_terms and isinstance(record.vector, dict) and SPARSE in record.vector:
-                terms = frozenset(record.vector[SPARSE].indices)
+            known = whole(pid, q)
+            if known is not None:
+                payload, terms = known.payload, known.terms
+            else:
+                record = records.get(pid)
+                if record is None:
+                    continue
+                payload, terms = from_stored(record.payload), None
+                if isinstance(record.vector, dict) and SPARSE in record.vector:
+                    terms = frozenset(record.vector[SPARSE].indices)
             out.append(
                 Scored(
                     id=pid,
                     score=score,
-                    payload=from_stored(record.payload),
-                    dense=vectors.get(pid) if q.with_dense else None,
+                    payload=dict(payload),
+                    dense=vectors_of.get(pid) if q.with_dense else None,
                     terms=terms if q.with_terms else None,
                 )
             )
         results[i] = out
+    for i, answer in enumerate(results):
+        if i not in chosen and queries[i].with_dense:
+            for hit in answer:
+                hit.dense = vectors_of.get(hit.id)
