@@ -91,6 +91,7 @@ async def _drive(index_dir: Path) -> dict[str, object]:
     from convo_tui.core.settings import Settings
     from convo_tui.tui.app import create_app
     from convo_tui.tui.screens.sessions import SessionsScreen
+    from textual import events
 
     from bench.measure_app import _key_event
 
@@ -109,7 +110,9 @@ async def _drive(index_dir: Path) -> dict[str, object]:
 
         async def open_browser() -> float:
             started = time.perf_counter()
-            await pilot.press("f3")
+            # Posted as a terminal's key: `pilot.press` waits until every thread is idle
+            # (bench/scale_workers.py, _sessions_browser), not until the rows are shown.
+            app.post_message(events.Key("f3", None))
             while True:
                 screen = app.screen
                 if isinstance(screen, SessionsScreen) and screen.counts is not None and screen.entry_at(0) is not None:
