@@ -75,10 +75,18 @@ def search(
     if dense is None and sparse is None:
         return []
     scale = dense_scale(getattr(embedders.dense, "name", ""))
-    unknown = dense is not None and not _knows_a_word(store, embedders, parsed, sparse, mode)
-    if unknown and not _stands_out(store, parsed, dense, scale):  # type: ignore[arg-type]
-        return []  # no word of it in the index and nothing near it by meaning: nonsense
-    turns, messages = _two_levels(store, embedders, parsed, kind, dense, sparse, query_dense, scale, window)
+
+    def nonsense() -> bool:
+        """No word of it in the index and nothing near it by meaning."""
+        return not _knows_a_word(store, embedders, parsed, sparse, mode) and not _stands_out(store, parsed, dense, scale)  # type: ignore[arg-type]
+
+    if mode == "semantic" and nonsense():
+        return []
+    turns, messages, worded = _two_levels(store, embedders, parsed, kind, dense, sparse, query_dense, scale, window)
+    # A hybrid query whose keyword searches found a text knows a word of the index:
+    # only one that found none asks the whole index (one more search, 5 ms at 1M messages).
+    if mode == "hybrid" and dense is not None and not worded and nonsense():
+        return []
     turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
     messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
     matched_turns = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
@@ -177,8 +185,9 @@ def _two_levels(
     query_dense: Sequence[float] | None,
     scale: DenseScale,
     window: int,
-) -> tuple[list[Scored], list[Scored]]:
-    """Per level, dense and BM25 searches in one batch, fused here (fusion.py).
+) -> tuple[list[Scored], list[Scored], bool]:
+    """Per level, dense and BM25 searches in one batch, fused here (fusion.py);
+    and whether a BM25 search found anything.
 
     With a multilingual model each language gets its own dense search and the
     two are aligned (meaning.py); texts the model has not seen rank by their words."""
@@ -206,12 +215,14 @@ def _two_levels(
     results = store.query(queries)
     found_translated = _translated_found(parsed, levels, results[-1], depth) if translated is not None else []
     fused = []
+    worded = False
     at = 0
     for level, (n_dense, n_sparse) in zip(levels, shape, strict=True):
         partitions = results[at : at + n_dense]
         by_sparse = results[at + n_dense] if n_sparse else []
         by_translated = [p for p in found_translated if p.payload.get("level") == level]
         at += n_dense + n_sparse
+        worded = worded or bool(by_sparse)
         by_dense = [p for part in partitions for p in part]
         exact = _exact(kind, [*by_dense, *by_sparse]) if fusion.METHOD == "weighted" else None
         if sparse is None:  # semantic
@@ -250,8 +261,8 @@ def _two_levels(
                 )
             )
     if parsed.role:
-        return [], fused[0]
-    return fused[0], fused[1]
+        return [], fused[0], worded
+    return fused[0], fused[1], worded
 
 
 def _translation(embedders: Embedders, parsed: ParsedQuery, query_lang: str, scale: DenseScale) -> TranslatedQuery | None:
