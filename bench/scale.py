@@ -1,7 +1,7 @@
 """The scale bench (issue 25): a heavy user's history at 10k, 100k and 1M messages, end to end.
 
     nice -n 10 python -m bench.scale --sizes 10k,100k [--workdir bench/out/scale]
-        [--semantic-budget SECONDS] [--phases all|index] [--peers-max 100k] [--huge-mb 200]
+        [--semantic-budget SECONDS] [--phases all|index|measure] [--peers-max 100k] [--huge-mb 200]
 
 Per size, with the real model and the real store, it records:
 - time to the first keyword answer for a needle in the newest session and for
@@ -279,13 +279,22 @@ def worker_json(kind: str, index_dir: Path, *args: str, timeout: float = 3600) -
 # -- one size ------------------------------------------------------------------------
 
 
-def run_size(label: str, history: ScaleHistory, workdir: Path, args: argparse.Namespace) -> dict:
+def run_size(label: str, history: ScaleHistory, workdir: Path, args: argparse.Namespace, previous: dict) -> dict:
     index_dir = workdir / f"index-{label}"
     result: dict = {"size": label, "history": history.as_dict(), "load_before": load()}
-    log(f"{label}: indexing {history.messages:,} messages ({history.bytes / 1e6:.0f} MB, {history.sessions:,} sessions)")
-    result["index"] = run_index(index_dir, history, args.semantic_budget)
-    result["index_disk_bytes"] = disk_bytes(index_dir)
-    if args.phases == "all":
+    if args.phases == "measure":
+        # The index the last run of this size built, measured again (searches, CLI, app)
+        # on the code of now; its indexing figures are that run's, and say so.
+        if not previous.get("index") or not index_dir.is_dir():
+            raise SystemExit(f"--phases measure: no index of {label} to measure in {index_dir} (run --phases all first)")
+        result["index"] = previous["index"]
+        result["index_from"] = previous.get("index_from") or previous.get("command", "an earlier run")
+        result["index_disk_bytes"] = disk_bytes(index_dir)
+    else:
+        log(f"{label}: indexing {history.messages:,} messages ({history.bytes / 1e6:.0f} MB, {history.sessions:,} sessions)")
+        result["index"] = run_index(index_dir, history, args.semantic_budget)
+        result["index_disk_bytes"] = disk_bytes(index_dir)
+    if args.phases in ("all", "measure"):
         log(f"{label}: in-process search")
         result["search"] = worker_json("search", index_dir, json.dumps(QUERIES))
         log(f"{label}: CLI, cold and served")
@@ -321,7 +330,12 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--workdir", type=Path, default=OUT / "scale")
     parser.add_argument("--out", type=Path, default=OUT / "scale-results.json")
     parser.add_argument("--semantic-budget", type=float, help="stop phase 2 after this many seconds; project the rest")
-    parser.add_argument("--phases", choices=("all", "index"), default="all", help="index: indexing figures only")
+    parser.add_argument(
+        "--phases",
+        choices=("all", "index", "measure"),
+        default="all",
+        help="index: indexing figures only; measure: search, CLI and app on the index the last run built",
+    )
     parser.add_argument("--peers-max", default="100k", help="largest size the peers run at (none: all)")
     parser.add_argument("--skip-app", action="store_true")
     parser.add_argument("--huge-mb", type=int, help="also index one Claude Code session of this many MB")
@@ -342,8 +356,9 @@ def main(argv: list[str] | None = None) -> int:
         label = text.strip().lower()
         messages = SIZES.get(label) or int(label)
         history = history_for(args.workdir, label, messages)
-        entry = run_size(label, history, args.workdir, args)
-        keep_peers(entry, results["sizes"].get(label, {}))
+        previous = results["sizes"].get(label, {})
+        entry = run_size(label, history, args.workdir, args, previous)
+        keep_peers(entry, previous)
         results["sizes"][label] = entry
         results["sizes"][label]["command"] = " ".join(["python -m bench.scale", *(argv or sys.argv[1:])])
         save(results, args.out)

@@ -52,6 +52,8 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
             f"{_fmt(ix.get('model_loaded'))} / {_fmt(ix.get('first_publish'))}",
         ),
     ]
+    if entry.get("index_from"):
+        rows.append(("indexing figures from (this run measured the index it built)", str(entry["index_from"])))
     for word, poll in needles.items():
         rows.append(
             (
