@@ -12,16 +12,16 @@ from functools import partial
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
-from convo_tui.core.index.points import LANG_CJK, LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
+from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
 from convo_tui.core.limits import check_count
-from convo_tui.core.search import fusion, meaning, translate
+from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.search.fuzzy import search_fuzzy
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
-from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, embedded, level_filter
-from convo_tui.core.search.translate import TranslatedQuery
+from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, embedded, level_filter, point_terms, point_text
+from convo_tui.core.search.translated_search import TranslatedSearch
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 
@@ -196,7 +196,7 @@ def _two_levels(
     levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
     split = dense is not None and scale.cjk and meaning.ALIGN_LANGUAGES
     query_lang = text_lang(parsed.text)
-    translated = _translation(embedders, parsed, query_lang, scale) if dense is not None and sparse is not None else None
+    translated = TranslatedSearch.of(embedders, parsed, query_lang, scale) if dense is not None and sparse is not None else None
     queries: list[Query] = []
     shape: list[tuple[int, int]] = []  # per level: (dense queries, sparse queries)
     for level in levels:
@@ -211,9 +211,9 @@ def _two_levels(
         queries += dense_part + sparse_part
         shape.append((len(dense_part), len(sparse_part)))
     if translated is not None:  # one query for both levels
-        queries.append(_translated_request(parsed, levels, translated, depth))
+        queries.append(translated.request(levels, depth))
     results = store.query(queries)
-    found_translated = _translated_found(parsed, levels, results[-1], depth) if translated is not None else []
+    found_translated = translated.found(results[-1], levels, depth) if translated is not None else []
     fused = []
     worded = False
     at = 0
@@ -246,7 +246,7 @@ def _two_levels(
             cover = _coverage(embedders, sparse, by_sparse)
             weight = _weight(scale, parsed, kind)
             other = view.other_language if scale.cjk else set()
-            words_of = _translated_relevance(embedders, translated, by_translated) if translated is not None else None
+            words_of = translated.relevance(embedders, by_translated) if translated is not None else None
             fused.append(
                 fuse(
                     [*by_dense, *(p for p in by_translated if p.id in dense_of)],
@@ -265,49 +265,6 @@ def _two_levels(
     return fused[0], fused[1], worded
 
 
-def _translation(embedders: Embedders, parsed: ParsedQuery, query_lang: str, scale: DenseScale) -> TranslatedQuery | None:
-    """For a Latin-script query in weighted hybrid on a model that reads Chinese:
-    its words in Chinese, to give Chinese texts a keyword part (translate.py)."""
-    if fusion.TRANSLATED_WEIGHT <= 0 or not scale.cjk or query_lang == LANG_CJK or fusion.METHOD != "weighted":
-        return None
-    return translate.translated_query(translate.translate(parsed.text), embedders.sparse.embed_query)
-
-
-# For a query with no filters of its own, the translated search asks Edge for Chinese
-# texts by `lang` alone, this many more of them, and keeps the visible turns and
-# messages here: Edge checks every condition on each candidate of the translations'
-# postings, and `visible` and `level` made the search 37 ms instead of 8 at a
-# million messages (BENCHMARKS.md, "Eleventh session"). The extra hits cover the
-# ones dropped here (only points being replaced are Chinese and not visible).
-TRANSLATED_SPARE = 32
-
-
-def _translated_request(parsed: ParsedQuery, levels: Sequence[str], translated: TranslatedQuery, depth: int) -> Query:
-    limit = depth * len(levels)
-    if _unfiltered(parsed):
-        flt = Filter(must=(Cond("lang", value=LANG_CJK),))
-        return Query(sparse=translated.vector, filter=flt, limit=limit + TRANSLATED_SPARE, with_dense=True, with_terms=True)
-    cjk = meaning.partition_filters(parsed.store_filter().and_(Cond("level", any=tuple(levels))))[0]
-    return Query(sparse=translated.vector, filter=cjk, limit=limit, with_dense=True, with_terms=True)
-
-
-def _translated_found(parsed: ParsedQuery, levels: Sequence[str], found: list[Scored], depth: int) -> list[Scored]:
-    if not _unfiltered(parsed):
-        return found
-    kept = [p for p in found if p.payload.get("visible") is True and p.payload.get("level") in levels]
-    return kept[: depth * len(levels)]
-
-
-def _unfiltered(parsed: ParsedQuery) -> bool:
-    """The query's store filter is only the `visible` every search has."""
-    return parsed.store_filter() == Filter(must=(Cond("visible", value=True),))
-
-
-def _translated_relevance(embedders: Embedders, query: TranslatedQuery, points: Sequence[Scored]) -> dict[str, float]:
-    """Keyword relevance of the Chinese texts the translated query found (translate.relevance)."""
-    return translate.relevance(query, [(p.id, p.score, _terms(embedders, p)) for p in points])
-
-
 def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:
     """The dense weight for this query: the model's, none for CJK on a model that
     cannot read it, at most CODE_DENSE_WEIGHT for a query made of identifiers."""
@@ -316,16 +273,11 @@ def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:
     return min(scale.weight, CODE_DENSE_WEIGHT) if kind.code else scale.weight
 
 
-def _text_of(point: Scored) -> str:
-    p = point.payload
-    return str(p.get("text") or f"{p.get('user_text', '')}\n{p.get('ai_text', '')}")
-
-
 def _exact(kind: QueryKind, points: Sequence[Scored]) -> set[str] | None:
     """Ids of the points holding every identifier of the query verbatim (None: it has none)."""
     if not kind.identifiers:
         return None
-    return {p.id for p in points if holds_all(_text_of(p), kind.identifiers)}
+    return {p.id for p in points if holds_all(point_text(p), kind.identifiers)}
 
 
 def _coverage(embedders: Embedders, query: SparseVec, points: Sequence[Scored]) -> dict[str, float]:
@@ -333,15 +285,7 @@ def _coverage(embedders: Embedders, query: SparseVec, points: Sequence[Scored]) 
     terms = set(query.indices)
     if len(terms) <= 1:
         return {}
-    return {point.id: len(terms & _terms(embedders, point)) / len(terms) for point in points}
-
-
-def _terms(embedders: Embedders, point: Scored) -> frozenset[int]:
-    """The token ids the point was indexed with: from the store when it sent them
-    (`with_terms`), else its text tokenized again."""
-    if point.terms is not None:
-        return point.terms
-    return frozenset(embedders.sparse.embed_document(_text_of(point)).indices)
+    return {point.id: len(terms & point_terms(embedders, point)) / len(terms) for point in points}
 
 
 def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:

@@ -1,5 +1,5 @@
 """What every search mode shares: the models it may use, the payload fields a
-card reads and the filter of one level (turns or messages)."""
+card reads, the filter of one level (turns or messages) and a hit's text and terms."""
 
 from __future__ import annotations
 
@@ -75,3 +75,17 @@ def with_vectors(store: Store, query_dense: Sequence[float], keys: Sequence[str]
             )
         ]
     )[0]
+
+
+def point_text(point: Scored) -> str:
+    """The text a point was indexed with (turns: their two sides)."""
+    p = point.payload
+    return str(p.get("text") or f"{p.get('user_text', '')}\n{p.get('ai_text', '')}")
+
+
+def point_terms(embedders: Embedders, point: Scored) -> frozenset[int]:
+    """The token ids the point was indexed with: from the store when it sent them
+    (`with_terms`), else its text tokenized again."""
+    if point.terms is not None:
+        return point.terms
+    return frozenset(embedders.sparse.embed_document(point_text(point)).indices)

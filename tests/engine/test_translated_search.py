@@ -1,8 +1,8 @@
-"""An English query's translated search (core/search/translate.py): the real e5 model and Edge store.
+"""An English query's translated search (core/search/translated_search.py): the real e5 model and Edge store.
 
 Without filters of its own the search asks Edge for Chinese texts by `lang`
-alone and keeps the visible turns and messages itself (pipeline.py,
-TRANSLATED_SPARE); with filters Edge checks them all. Either way a Chinese
+alone and keeps the visible turns and messages itself (TRANSLATED_SPARE);
+with filters Edge checks them all. Either way a Chinese
 text not yet published, or outside the filters, never becomes a card.
 """
 
