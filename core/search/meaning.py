@@ -104,6 +104,8 @@ def _cosine(known: dict[str, float], query_dense: Sequence[float], point: Scored
     value = known.get(point.id)
     if value is None:
         value = known[point.id] = cosine(query_dense, point.dense)
+    if point.dense is not None:
+        point.cosine = value
     return value
 
 

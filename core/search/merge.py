@@ -26,6 +26,13 @@ def cosine(query: Sequence[float] | None, vector: Sequence[float] | None) -> flo
     return max(0.0, min(1.0, dot))
 
 
+def query_cosine(query: Sequence[float] | None, point: Scored) -> float:
+    """The point's cosine to the query: as this search measured it (meaning.py), or measured now."""
+    if query and point.dense and point.cosine is not None:
+        return point.cosine
+    return cosine(query, point.dense)
+
+
 def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
     p = point.payload
     if kind == "turn":
@@ -83,10 +90,10 @@ def merge(
     cards: dict[tuple[str, int], Hit] = {}
     by_message: dict[tuple[str, str], Hit] = {}
     for point in turns:
-        card = _card(point, "turn", point.score * turn_bonus, cosine(query_dense, point.dense))
+        card = _card(point, "turn", point.score * turn_bonus, query_cosine(query_dense, point))
         cards.setdefault((card.session_id, card.turn_index), card)
     for point in sorted(messages, key=lambda s: s.score, reverse=True):
-        hit = _card(point, "message", point.score, cosine(query_dense, point.dense))
+        hit = _card(point, "message", point.score, query_cosine(query_dense, point))
         turn_card = cards.get((hit.session_id, hit.turn_index))
         if turn_card is not None and turn_card.kind == "turn":
             _fold(turn_card, hit)

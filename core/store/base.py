@@ -167,6 +167,9 @@ class Scored:
     terms: frozenset[int] | None = None  # with_terms: the stored sparse vector's token ids
     # Set by search (core/search/fusion.py): which stage placed the point.
     stage: str = ""
+    # Set by search (core/search/meaning.py): `dense`'s cosine to the query, measured
+    # once per search (merge reads it again for the card's similarity).
+    cosine: float | None = None
 
 
 # Given a page of payloads, the payload and dense vector (or None) each copy gets.
