@@ -18,6 +18,7 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
+from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +45,7 @@ from convo_tui.core.store.edge_schema import (
     filter_fields,
     from_stored,
     main_config,
+    optimizers_behind,
     to_filter,
     to_stored,
 )
@@ -160,8 +162,14 @@ class EdgeStore(Store):
             shutil.rmtree(copy.parent, ignore_errors=True)
 
     def _load(self, name: str) -> qe.EdgeShard:
+        folder = self._copies.get(name) or self.path / name
+        if name == SHARD and not self.read_only and optimizers_behind(folder):
+            # An index made before MAIN_OPTIMIZERS takes them now (Edge writes its
+            # config anew); should Edge refuse, the index opens as it was.
+            with suppress(Exception):
+                return qe.EdgeShard.load(str(folder), main_config())
         with edge_errors(self.path, "opening"):  # a shard Edge cannot load is damaged: the rebuild line
-            return qe.EdgeShard.load(str(self._copies.get(name) or self.path / name), None)
+            return qe.EdgeShard.load(str(folder), None)
 
     def _dense_shard(self) -> qe.EdgeShard | None:
         """The dense shard, loaded now if its load was deferred (`lazy_dense`)."""

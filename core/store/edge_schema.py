@@ -5,6 +5,7 @@ switch's staged shard (edge_switch.py)."""
 
 from __future__ import annotations
 
+import json
 import re
 from collections.abc import Iterator, Sequence
 from contextlib import contextmanager, suppress
@@ -72,6 +73,15 @@ DENSE_QUANTIZATION = qe.ScalarQuantizationConfig(type=qe.ScalarType.Int8, quanti
 # MB there, 476 MB at 0.5 (bench/measure_vacuum.py), for 16% more on disk (413
 # against 355 MB) until a segment is half dead and vacuumed on its own.
 OPTIMIZERS = qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024, deleted_threshold=0.5)
+# The main shard's appendable segment becomes an on-disk one at every optimize()
+# (the rolls and the end of a run that wrote OPTIMIZE_MIN_POINTS), whatever its
+# size. With Edge's default threshold (10 MB of BM25 storage, about 25k points)
+# a run left up to that many points there, whose indexes every process that
+# opens the index rebuilt in RAM: at 10k messages 0.1 s and 60 MB of each cold
+# search, the app and `serve` (BENCHMARKS.md, "Eleventh session"). Its unit is KB.
+MAIN_OPTIMIZERS = qe.EdgeOptimizersConfig(
+    default_segment_number=16, max_segment_size=32 * 1024, deleted_threshold=0.5, indexing_threshold=1
+)
 
 
 def main_config() -> qe.EdgeConfig:
@@ -87,8 +97,20 @@ def main_config() -> qe.EdgeConfig:
         # point: 1.1 GB at a million messages) in every process that searches.
         sparse_vectors={SPARSE: qe.EdgeSparseVectorParams(modifier=qe.Modifier.Idf, memory=qe.Memory.Cold)},
         payload_memory=qe.Memory.Cold,
-        optimizers=OPTIMIZERS,
+        optimizers=MAIN_OPTIMIZERS,
     )
+
+
+def optimizers_behind(shard: Path) -> bool:
+    """The main shard at `shard` was made with other optimizer settings than MAIN_OPTIMIZERS."""
+    try:
+        stored = json.loads((shard / "edge_config.json").read_text(encoding="utf-8"))
+    except (OSError, ValueError):
+        return False  # unreadable: the load says what is wrong
+    optimizers = stored.get("optimizers") if isinstance(stored, dict) else None
+    if not isinstance(optimizers, dict):
+        return False
+    return optimizers.get("indexing_threshold") != MAIN_OPTIMIZERS.indexing_threshold
 
 
 def dense_config(dim: int) -> qe.EdgeConfig:
