@@ -18,7 +18,6 @@ import os
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
-from contextlib import suppress
 from pathlib import Path
 from typing import Any
 
@@ -44,6 +43,7 @@ from convo_tui.core.store.edge_schema import (
     edge_points,
     filter_fields,
     from_stored,
+    is_engine_panic,
     main_config,
     optimizers_behind,
     to_filter,
@@ -165,9 +165,13 @@ class EdgeStore(Store):
         folder = self._copies.get(name) or self.path / name
         if name == SHARD and not self.read_only and optimizers_behind(folder):
             # An index made before MAIN_OPTIMIZERS takes them now (Edge writes its
-            # config anew); should Edge refuse, the index opens as it was.
-            with suppress(Exception):
+            # config anew); should Edge refuse, the load below opens it as it was
+            # (or names what is damaged).
+            try:
                 return qe.EdgeShard.load(str(folder), main_config())
+            except BaseException as exc:
+                if type(exc) is not Exception and not is_engine_panic(exc):
+                    raise
         with edge_errors(self.path, "opening"):  # a shard Edge cannot load is damaged: the rebuild line
             return qe.EdgeShard.load(str(folder), None)
 
