@@ -43,9 +43,8 @@ from convo_tui.core.store.edge_schema import (
     edge_points,
     filter_fields,
     from_stored,
-    is_engine_panic,
+    load_with_main_optimizers,
     main_config,
-    optimizers_behind,
     to_filter,
     to_stored,
 )
@@ -163,15 +162,9 @@ class EdgeStore(Store):
 
     def _load(self, name: str) -> qe.EdgeShard:
         folder = self._copies.get(name) or self.path / name
-        if name == SHARD and not self.read_only and optimizers_behind(folder):
-            # An index made before MAIN_OPTIMIZERS takes them now (Edge writes its
-            # config anew); should Edge refuse, the load below opens it as it was
-            # (or names what is damaged).
-            try:
-                return qe.EdgeShard.load(str(folder), main_config())
-            except BaseException as exc:
-                if type(exc) is not Exception and not is_engine_panic(exc):
-                    raise
+        taken = load_with_main_optimizers(folder) if name == SHARD and not self.read_only else None
+        if taken is not None:
+            return taken
         with edge_errors(self.path, "opening"):  # a shard Edge cannot load is damaged: the rebuild line
             return qe.EdgeShard.load(str(folder), None)
 

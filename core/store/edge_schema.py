@@ -113,6 +113,21 @@ def optimizers_behind(shard: Path) -> bool:
     return optimizers.get("indexing_threshold") != MAIN_OPTIMIZERS.indexing_threshold
 
 
+def load_with_main_optimizers(shard: Path) -> qe.EdgeShard | None:
+    """The main shard at `shard`, loaded with MAIN_OPTIMIZERS if it was made with
+    others (Edge writes its config anew). None when it has them already, or when
+    Edge refuses: the caller's plain load then opens it as it was, or names what
+    is damaged."""
+    if not optimizers_behind(shard):
+        return None
+    try:
+        return qe.EdgeShard.load(str(shard), main_config())
+    except BaseException as exc:
+        if type(exc) is not Exception and not is_engine_panic(exc):
+            raise
+        return None
+
+
 def dense_config(dim: int) -> qe.EdgeConfig:
     """The dense shard: the points that have a dense vector, with that vector and
     a copy of the payload fields filters use (FILTER_FIELDS), nothing else."""

@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import json
 import random
+import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -68,29 +69,33 @@ def test_a_run_leaves_its_points_in_on_disk_segments(tmp_path):
     assert config["optimizers"]["indexing_threshold"] == edge_schema.MAIN_OPTIMIZERS.indexing_threshold
 
 
-def test_with_edges_default_threshold_the_run_left_a_tail(tmp_path, monkeypatch):
+OLD = qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024, deleted_threshold=0.5)
+
+
+@pytest.fixture(scope="module")
+def old_index(tmp_path_factory) -> tuple[Path, int]:
+    """An index made with Edge's default threshold, as before MAIN_OPTIMIZERS (built once)."""
+    with pytest.MonkeyPatch.context() as patched:
+        patched.setattr(edge_schema, "MAIN_OPTIMIZERS", OLD)
+        return _index(tmp_path_factory.mktemp("old"))
+
+
+def test_with_edges_default_threshold_the_run_left_a_tail(old_index):
     """What the check above sees when the change is undone: the measure can fail."""
-    monkeypatch.setattr(
-        edge_schema,
-        "MAIN_OPTIMIZERS",
-        qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024, deleted_threshold=0.5),
-    )
-    shard, _ = _index(tmp_path)
+    shard, _ = old_index
     assert tail_points(shard) > 0
 
 
-def test_an_index_made_with_the_old_settings_takes_them_when_opened_to_write(tmp_path, monkeypatch):
-    old = qe.EdgeOptimizersConfig(default_segment_number=16, max_segment_size=32 * 1024, deleted_threshold=0.5)
-    with monkeypatch.context() as patched:
-        patched.setattr(edge_schema, "MAIN_OPTIMIZERS", old)
-        shard, points = _index(tmp_path)
+def test_an_index_made_with_the_old_settings_takes_them_when_opened_to_write(old_index, tmp_path):
+    shard = tmp_path / "index" / "shard"
+    shutil.copytree(old_index[0].parent, shard.parent)
     assert edge_schema.optimizers_behind(shard)
     EdgeStore(shard.parent, read_only=True).close()
     assert edge_schema.optimizers_behind(shard), "a reader never writes the index"
     store = EdgeStore(shard.parent)
     try:
         assert not edge_schema.optimizers_behind(shard)
-        assert store.count() == points
+        assert store.count() == old_index[1]
         store.optimize()
     finally:
         store.close()
