@@ -46,6 +46,9 @@ def test_the_long_running_commands_set_the_limit_before_they_run(monkeypatch, co
     calls: list[str] = []
 
     class Parser:
+        def __init__(self, _argv=None):
+            pass
+
         def parse_args(self, _argv):
             return argparse.Namespace(command=command, func=lambda _args: calls.append("ran"))
 
