@@ -1,7 +1,8 @@
 """`convo-tui` entry point: with no command it starts the app.
 
 Each command lives in its own module under cli/ exposing
-`register(subparsers)`, which adds a parser whose `func(args) -> int` runs it.
+`register(subparsers)`, which adds a parser whose `func(args) -> int` runs it;
+a command line imports only the module of the command it runs (`command_of`).
 Expected problems (`ConvoError`) print one line to stderr and exit non-zero.
 """
 
