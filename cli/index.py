@@ -8,8 +8,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, open_index, settings_from_args
-from convo_tui.cli.index_progress import percent, progress_display
+from convo_tui.cli.index_progress import progress_display
 from convo_tui.cli.interrupts import StopRequest
+from convo_tui.core.engine import whole_percent
 
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
@@ -83,7 +84,7 @@ def print_report(report) -> None:
     searchable = f"; keyword-searchable after {report.keyword_seconds:.1f} s" if report.semantic_total else ""
     out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s{searchable})\n")
     if report.semantic_total:
-        share = percent(report.semantic_ready, report.semantic_total)
+        share = whole_percent(report.semantic_ready, report.semantic_total)
         out.write(
             f"semantic: {report.semantic_ready}/{report.semantic_total} texts with vectors ({share}); "
             f"{report.embedded} embedded this run\n"

@@ -14,6 +14,8 @@ import time
 from collections.abc import Callable
 from typing import TYPE_CHECKING, Any, TextIO
 
+from convo_tui.core.engine import whole_percent
+
 if TYPE_CHECKING:
     from convo_tui.core.index.publish import IndexProgress
 
@@ -45,13 +47,8 @@ def keyword_detail(p: IndexProgress) -> str:
     return files + searchable + left
 
 
-def percent(done: int, total: int) -> str:
-    """Whole percent, rounded down: 11,294 of 11,343 is 99%, never 100% before the last."""
-    return f"{100 * done // total if total else 100}%"
-
-
 def semantic_detail(p: IndexProgress) -> str:
-    text = f"{p.done:,}/{p.total:,} texts ({percent(p.done, p.total)})"
+    text = f"{p.done:,}/{p.total:,} texts ({whole_percent(p.done, p.total)})"
     if p.done < p.total:
         if p.rate:
             text += f" · {p.rate:.0f}/s"

@@ -56,7 +56,7 @@ def run(args: argparse.Namespace) -> int:
             out.write(format_hit(hit, terms))
     if ready is not None and ready.texts_ready < ready.texts_total and not args.json:
         print(
-            f"convo-tui: {ready.texts_ready}/{ready.texts_total} texts ({ready.fraction:.0%}) searchable by meaning so far; "
+            f"convo-tui: {ready.texts_ready}/{ready.texts_total} texts ({ready.percent}) searchable by meaning so far; "
             "keyword search covers every session",
             file=sys.stderr,
         )

@@ -47,12 +47,21 @@ class Readiness:
     def fraction(self) -> float:
         return self.texts_ready / self.texts_total if self.texts_total else 1.0
 
+    @property
+    def percent(self) -> str:
+        return whole_percent(self.texts_ready, self.texts_total)
+
     def describe(self) -> str:
         """Two lines, as `convo-tui sources` prints them."""
         return (
             f"index: {self.sessions} sessions searchable by keyword; {self.texts_ready}/{self.texts_total} texts "
-            f"({self.fraction:.0%}) searchable by meaning\nmodel: {self.model} ({self.model_reason})"
+            f"({self.percent}) searchable by meaning\nmodel: {self.model} ({self.model_reason})"
         )
+
+
+def whole_percent(done: int, total: int) -> str:
+    """Whole percent, rounded down: 11,294 of 11,343 is 99%, never 100% before the last."""
+    return f"{100 * done // total if total else 100}%"
 
 
 @dataclass(frozen=True)

@@ -4,7 +4,8 @@ from __future__ import annotations
 
 import io
 
-from convo_tui.cli.index_progress import PlainProgress, duration, keyword_detail, percent, semantic_detail
+from convo_tui.cli.index_progress import PlainProgress, duration, keyword_detail, semantic_detail
+from convo_tui.core.engine import Readiness, whole_percent
 from convo_tui.core.holder.codec import progress_from_json, progress_json
 from convo_tui.core.index.publish import IndexProgress
 from convo_tui.core.index.throughput import Throughput
@@ -108,9 +109,11 @@ def test_semantic_progress_reads_as_a_share_of_the_whole_index():
 
 
 def test_a_share_short_of_the_whole_never_shows_100_percent():
-    assert percent(11_294, 11_343) == "99%"  # 99.57%: the run is not done
-    assert percent(11_343, 11_343) == "100%"
-    assert percent(0, 0) == "100%"
+    assert whole_percent(11_294, 11_343) == "99%"  # 99.57%: the run is not done
+    assert whole_percent(11_343, 11_343) == "100%"
+    assert whole_percent(0, 0) == "100%"
+    ready = Readiness(sessions=442, texts_ready=11_294, texts_total=11_343, model="m", model_reason="r")
+    assert "11294/11343 texts (99%) searchable by meaning" in ready.describe()  # `sources` says the same as `index`
     assert [duration(s) for s in (0, 45, 89, 90, 3599, 5400, 7260)] == [
         "0 s",
         "45 s",
