@@ -27,6 +27,7 @@ from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._common import clip, clip_result, number_messages, title_from_messages, to_utc
 from convo_tui.core.sources._drift import unknown
+from convo_tui.core.sources._specstory_tools import FENCE, RESULT_LABEL, first_plain_line, tool_args, tool_output
 
 SOURCE = "specstory"
 _ROLE = re.compile(r"^_\*\*(User|Assistant|Agent)(\s*-\s*sidechain)?(?::[^(*]*)?(?:\s*\((.*)\))?\s*\*\*_\s*$")
@@ -34,7 +35,6 @@ _SESSION = re.compile(r"<!--\s*(.*?)\s*\bSession\s+([0-9A-Za-z][\w-]{7,})\s*(?:\
 _HEADING = re.compile(r"^#{1,6}\s+(.*?)\s*#*\s*$")
 _STAMP = re.compile(r"\d{4}-\d{2}-\d{2}[ T]\d{2}:\d{2}(?::\d{2}(?:\.\d+)?)?(?:Z|[+-]\d{2}:?\d{2})?")
 _TRAILING_PAREN = re.compile(r"\s*\(([^()]*)\)\s*$")
-_FENCE = re.compile(r"^\s{0,3}(`{3,}|~{3,})")
 _TOOL_OPEN = re.compile(r"^\s*<tool-use\b([^>]*)>")
 _TOOL_CLOSE = "</tool-use>"
 _ATTR = re.compile(r'data-tool-(type|name)="([^"]*)"')
@@ -45,7 +45,6 @@ _SEPARATOR = re.compile(r"^\s*---+\s*$")
 _ANY_ROLE = re.compile(r"^_\*\*([A-Z][A-Za-z]*)\b[^*]*\*\*_\s*$")  # a header of a role this reader does not know
 _COMMENT = re.compile(r"^\s*<!--.*-->\s*$")
 _DATE_LIKE = re.compile(r"\d{1,4}[-/.]\d{1,2}[-/.]\d{1,4}")
-_RESULT_LABEL = re.compile(r"^\**(Result|Output|Error)s?:?\**:?$", re.IGNORECASE)
 UNTITLED = {"", "untitled", "specstory"}
 
 TEXT, THINK, TOOL, OLD_TOOL, DETAILS = "text", "think", "tool", "old-tool", "details"
@@ -144,7 +143,7 @@ class _Reader:
 
     def _toggle_fence(self, number: int, line: str) -> bool:
         """Track code fences; True when the line opens or closes one."""
-        match = _FENCE.match(line)
+        match = FENCE.match(line)
         if not match:
             return False
         marker = match.group(1)
@@ -277,18 +276,18 @@ class _Reader:
         call = self.draft.tools[-1]
         text = ""
         if self.state == OLD_TOOL:
-            text = _first_plain_line(self.tool_text)
+            text = first_plain_line(self.tool_text)
         body = "\n".join(self.tool_text)
         summary = _SUMMARY.search(body)
         if not text:
             text = summary.group(1) if summary else ""
         text = html.unescape(re.sub(r"<[^>]+>", "", text)).strip()
         text = re.sub(r"^Tool use:\s*\*\*[^*]*\*\*\s*(?:•\s*)?", "", text).strip()
-        if text and not _RESULT_LABEL.match(text):
+        if text and not RESULT_LABEL.match(text):
             call.args["summary"] = clip(text, 200)
         if self.state == TOOL:
-            call.args.update(_tool_body_args(call.args.get("type", ""), text, body[summary.end() :] if summary else body))
-            result = _tool_output(body[summary.end() :] if summary else body)
+            call.args.update(tool_args(call.args.get("type", ""), text, body[summary.end() :] if summary else body))
+            result = tool_output(body[summary.end() :] if summary else body)
             if result:
                 call.result = clip_result(result)
         self.tool_text = []
@@ -325,67 +324,6 @@ class _Reader:
             if stamp:
                 self.start_times.append(stamp.group(0))
         return clip(heading) if heading else title_from_messages(self.messages, self.path.stem)
-
-
-_SUMMARY_ARG = re.compile(
-    r"^(Run command|Read file|Edit file|Write file|Delete file|List directory|Search|Grep for|Fetch)\s*:\s*(.+)$"
-)
-_ARG_FOR = {
-    "Run command": "command",
-    "Read file": "path",
-    "Edit file": "path",
-    "Write file": "path",
-    "Delete file": "path",
-    "List directory": "path",
-}
-_COMMAND_LANGS = {"bash", "sh", "shell", "zsh", "console", "powershell", "pwsh", "cmd", "fish"}
-_INLINE_CODE = re.compile(r"^`([^`]+)`$")
-_FENCE_BLOCK = re.compile(r"^\s{0,3}(`{3,}|~{3,})([^\n`]*)\n(.*?)\n\s{0,3}\1\s*$", re.DOTALL | re.MULTILINE)
-
-
-def _tool_body_args(kind: str, summary: str, body: str) -> dict[str, str]:
-    """The arguments a v2 `<tool-use>` block shows: its summary line, a description
-    line, an inline `path` or command, a bash block with the command."""
-    args: dict[str, str] = {}
-    said = _SUMMARY_ARG.match(summary)
-    if said and said.group(1) in _ARG_FOR:
-        args[_ARG_FOR[said.group(1)]] = said.group(2).strip()
-    outside = _FENCE_BLOCK.sub("", body)
-    for raw in outside.splitlines():
-        line = html.unescape(raw.strip())
-        if line.startswith(("```", "~~~")):
-            break  # a code block never closed: the file was cut inside the tool's output
-        if not line or line.startswith("<"):
-            continue
-        inline = _INLINE_CODE.match(line)
-        if inline:
-            key = "command" if kind == "shell" else "path"
-            args.setdefault(key, inline.group(1).strip())
-        elif "description" not in args and not _RESULT_LABEL.match(line):
-            args["description"] = clip(line, 200)
-    if kind == "shell" and "command" not in args:
-        for block in _FENCE_BLOCK.finditer(body):
-            if block.group(2).strip().lower() in _COMMAND_LANGS:
-                args["command"] = block.group(3).strip()
-                break
-    return args
-
-
-def _tool_output(body: str) -> str:
-    """What the tool answered: the last code block that is not the command itself."""
-    blocks = [b for b in _FENCE_BLOCK.finditer(body) if b.group(2).strip().lower() not in _COMMAND_LANGS]
-    return html.unescape(blocks[-1].group(3)).strip() if blocks else ""
-
-
-def _first_plain_line(lines: list[str]) -> str:
-    """The old form's argument line (`Read file: x`), read before any output starts."""
-    for line in lines:
-        stripped = line.strip()
-        if _FENCE.match(line) or _RESULT_LABEL.match(stripped) or stripped.startswith("<details"):
-            return ""
-        if stripped and not stripped.startswith("<"):
-            return stripped
-    return ""
 
 
 _NAME_STAMP = re.compile(r"^(\d{4}-\d{2}-\d{2})_(\d{2})-(\d{2})(?:-(\d{2}))?(Z?)")
