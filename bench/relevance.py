@@ -121,10 +121,11 @@ def apply_variant(text: str) -> dict[str, str]:
 
 def index_key() -> str:
     """The index settings that change what gets a vector (a cached index built otherwise is stale)."""
-    from convo_tui.core.index import chunks, points
+    from convo_tui.core.index import chunks, keyword_parts, points
 
     knobs: dict[str, Any] = {name: getattr(chunks, name) for name in ("CHUNK_TOKENS", "CHUNK_OVERLAP")}
     knobs.update({name: getattr(points, name) for name in ("MAX_DENSE_CHUNKS", "TURN_TEXT_CHARS")})
+    knobs["PART_PACKED"] = keyword_parts.PART_PACKED  # a message's tool calls and thinking in few points
     for name in INDEX_KNOBS:
         module, attribute, _ = KNOBS[name]
         knobs[name] = getattr(importlib.import_module(module), attribute)

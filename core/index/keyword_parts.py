@@ -1,5 +1,6 @@
 """What of a message is only searchable by its words (thinking, tool input and
-output, the tail of a long message) and how much of each is indexed."""
+output, the tail of a long message), how much of each is indexed, and how a
+message's thinking and tool calls are packed into few points."""
 
 from __future__ import annotations
 
@@ -14,6 +15,10 @@ PART_THINKING = "thinking"
 PART_TOOL_INPUT = "tool input"
 PART_TOOL_OUTPUT = "tool output"
 PART_MESSAGE = ""  # the tail of a long message, past its dense chunks
+# A message's thinking and tool calls packed together (packed_parts); its payload's
+# `part_spans` say which label each stretch of its text has, and a hit shows the
+# label and text of the stretch its words matched (part_at).
+PART_PACKED = "parts"
 KEYWORD_CAPS = {
     PART_THINKING: 32_000,
     PART_TOOL_INPUT: 8_000,  # per tool call
@@ -66,3 +71,51 @@ def tool_input_text(tool: ToolCall) -> str:
 
     walk(tool.args)
     return "\n".join(values)
+
+
+def packed_parts(parts: list[tuple[str, str]]) -> list[tuple[str, list[list[Any]]]]:
+    """A message's keyword-only `parts` ((label, text): its thinking, each tool
+    call's input and output), each capped as KEYWORD_CAPS says, packed in order
+    into pieces of at most KEYWORD_CHUNK_CHARS: (text, spans), each span
+    [start, end, label] of the piece's text.
+
+    One point per part made tool calls most of the index: at 100k messages 189k
+    of 394k points were tool inputs (72 characters on average) and outputs, and
+    every point costs phase 1 its writes and the index ~100 bytes of RAM for
+    good (BENCHMARKS.md, "Twelfth session")."""
+    pieces: list[tuple[str, list[list[Any]]]] = []
+    text, spans = "", list[list[Any]]()
+    for label, raw in parts:
+        for chunk in capped_pieces((raw or "").strip(), KEYWORD_CAPS[label]):
+            chunk = chunk.strip()
+            if not chunk:
+                continue
+            if text and len(text) + 1 + len(chunk) > KEYWORD_CHUNK_CHARS:
+                pieces.append((text, spans))
+                text, spans = "", list[list[Any]]()
+            start = len(text) + 1 if text else 0
+            text = f"{text}\n{chunk}" if text else chunk
+            spans.append([start, len(text), label])
+    if text:
+        pieces.append((text, spans))
+    return pieces
+
+
+def part_at(payload: dict[str, Any], words: list[str]) -> tuple[str, str]:
+    """A keyword-only point's part label and the text a card shows for it: for a
+    packed point, the stretch holding the first of `words` found (casefolded),
+    else its first stretch; for any other point, its own `part` and `text`."""
+    part, text = str(payload.get("part", "") or ""), str(payload.get("text", "") or "")
+    spans = payload.get("part_spans")
+    if part != PART_PACKED or not isinstance(spans, list) or not spans:
+        return part, text
+    lowered = text.casefold()
+    found = [spot for spot in (lowered.find(word.casefold()) for word in words if word) if spot >= 0]
+    at = min(found) if found else 0
+    for span in spans:
+        if isinstance(span, list) and len(span) == 3 and span[0] <= at < span[1]:
+            return str(span[2]), text[span[0] : span[1]]
+    first = spans[0]
+    if isinstance(first, list) and len(first) == 3:
+        return str(first[2]), text[first[0] : first[1]]
+    return part, text

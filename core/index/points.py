@@ -6,9 +6,9 @@ chunk. Every point carries the generation it belongs to and starts invisible;
 indexing flips `visible` once the whole session is written.
 
 Keyword-only points (BM25, no dense vector) make the rest of a session
-searchable by words: a message's thinking, each tool call's input and output
-(message-level points with a `part` label), and the tail of a message longer
-than the dense chunks cover (core/index/keyword_parts.py: how much of each is
+searchable by words: a message's thinking and each tool call's input and output
+(packed together into message-level points whose `part_spans` label each
+stretch), and the tail of a message longer than the dense chunks cover (core/index/keyword_parts.py: how much of each is
 indexed; what lies past that stays in the session record, shown by `show`).
 Message chunks and what a turn's vector reads: core/index/chunks.py.
 """
@@ -24,10 +24,12 @@ from convo_tui.core.index.chunks import TokenizerLike, chunk_spans, covered_pref
 from convo_tui.core.index.keyword_parts import (
     KEYWORD_CAPS,
     PART_MESSAGE,
+    PART_PACKED,
     PART_THINKING,
     PART_TOOL_INPUT,
     PART_TOOL_OUTPUT,
     capped_pieces,
+    packed_parts,
     tool_input_text,
 )
 from convo_tui.core.model import USER, Message, Session, Turn, combined_text, pair_messages
@@ -367,11 +369,14 @@ def _message_points(
             points.append(PendingPoint(key, piece, payload))
     rest = text[word_end(text, spans[-1][1]) :] if spans else ""
     points += _keyword_points(f"{message_key(session_id, index)}:rest", PART_MESSAGE, rest, base)
-    points += _keyword_points(f"{message_key(session_id, index)}:thinking", PART_THINKING, message.thinking, base)
-    for number, tool in enumerate(message.tools):
-        prefix = f"{message_key(session_id, index)}:tool-{number}"
-        points += _keyword_points(f"{prefix}-in", PART_TOOL_INPUT, tool_input_text(tool), base)
-        points += _keyword_points(f"{prefix}-out", PART_TOOL_OUTPUT, tool.result, base)
+    parts = [(PART_THINKING, message.thinking)]
+    for tool in message.tools:
+        parts += [(PART_TOOL_INPUT, tool_input_text(tool)), (PART_TOOL_OUTPUT, tool.result)]
+    key = f"{message_key(session_id, index)}:parts"
+    for chunk, (piece, part_spans) in enumerate(packed_parts(parts)):
+        point_key = f"{key}#{chunk}" if chunk else key
+        payload = {**base, "key": point_key, "chunk": chunk, "text": piece, "part": PART_PACKED, "part_spans": part_spans}
+        points.append(PendingPoint(point_key, "", payload, keyword=piece))
     return points
 
 

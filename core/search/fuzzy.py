@@ -51,8 +51,8 @@ def search_fuzzy(
     top = scored[: limit * 2]
     _fill_dense(store, top, query_dense)
     if level == LEVEL_TURN:
-        return merge(top, _matched_messages(store, top, words, parsed), query_dense, limit, turn_bonus=1.0)
-    return merge([], top, query_dense, limit)
+        return merge(top, _matched_messages(store, top, words, parsed), query_dense, limit, turn_bonus=1.0, words=words)
+    return merge([], top, query_dense, limit, words=words)
 
 
 def _matched_messages(store: Store, turns: list[Scored], words: list[str], parsed: ParsedQuery) -> list[Scored]:

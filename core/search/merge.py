@@ -6,6 +6,7 @@ import operator
 from collections.abc import Sequence
 
 from convo_tui.core.hits import Hit
+from convo_tui.core.index.keyword_parts import part_at
 from convo_tui.core.index.points import from_epoch
 from convo_tui.core.store.base import Scored
 from rapidfuzz import fuzz
@@ -33,8 +34,9 @@ def query_cosine(query: Sequence[float] | None, point: Scored) -> float:
     return cosine(query, point.dense)
 
 
-def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
+def _card(point: Scored, kind: str, score: float, similarity: float, words: Sequence[str] = ()) -> Hit:
     p = point.payload
+    part, part_text = "", ""
     if kind == "turn":
         user_text, ai_text = p.get("user_text", ""), p.get("ai_text", "")
         matched: list[str] = []
@@ -42,6 +44,8 @@ def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
         text = p.get("text", "")
         user_text, ai_text = (text, "") if p.get("role") == "user" else ("", text)
         matched = list(p.get("message_ids", []))
+        if p.get("part"):  # the part the query's words matched in, for a packed point
+            part, part_text = part_at(p, list(words))
     return Hit(
         kind=kind,  # type: ignore[arg-type]
         session_id=p.get("session_id", ""),
@@ -58,8 +62,8 @@ def _card(point: Scored, kind: str, score: float, similarity: float) -> Hit:
         user_text=user_text,
         ai_text=ai_text,
         tools=list(p.get("tools", [])),
-        part=str(p.get("part", "") or "") if kind == "message" else "",
-        part_text=str(p.get("text", "") or "") if kind == "message" and p.get("part") else "",
+        part=part,
+        part_text=part_text,
         stage=point.stage,
         machine=str(p.get("machine", "") or ""),
     )
@@ -83,17 +87,19 @@ def merge(
     limit: int,
     turn_bonus: float = TURN_BONUS,
     floor: float = 0.0,
+    words: Sequence[str] = (),
 ) -> list[Hit]:
     """One ranked list of cards from both levels (scores of one mode, so comparable).
 
-    Cards are sorted by `score`, the number they show; those under `floor` are dropped."""
+    Cards are sorted by `score`, the number they show; those under `floor` are dropped.
+    `words`: the query's, to show the part of a packed point they matched in."""
     cards: dict[tuple[str, int], Hit] = {}
     by_message: dict[tuple[str, str], Hit] = {}
     for point in turns:
         card = _card(point, "turn", point.score * turn_bonus, query_cosine(query_dense, point))
         cards.setdefault((card.session_id, card.turn_index), card)
     for point in sorted(messages, key=lambda s: s.score, reverse=True):
-        hit = _card(point, "message", point.score, query_cosine(query_dense, point))
+        hit = _card(point, "message", point.score, query_cosine(query_dense, point), words)
         turn_card = cards.get((hit.session_id, hit.turn_index))
         if turn_card is not None and turn_card.kind == "turn":
             _fold(turn_card, hit)

@@ -92,7 +92,7 @@ def search(
     matched_turns = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
     turns += part_turns(store, turns, messages)
     floor = RELEVANCE_FLOOR if fusion.METHOD == "weighted" else 0.0
-    hits = merge(turns, messages, query_dense, window, floor=floor)[offset:]
+    hits = merge(turns, messages, query_dense, window, floor=floor, words=parsed.text.split())[offset:]
     for hit in hits:
         if hit.part and (hit.session_id, hit.turn_index) in matched_turns:
             hit.part = hit.part_text = ""  # the turn matched by what was said: no part label

@@ -34,6 +34,7 @@ TEXT_FIELDS = [
     "role",
     "text",
     "part",
+    "part_spans",
     "machine",
 ]
 

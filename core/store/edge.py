@@ -68,9 +68,13 @@ from convo_tui.core.store.resident import release_index_pages
 # memory of a writer stays bounded however large the run. Building a segment
 # maps its source and the new one (about 10 KB a point of RSS while it runs,
 # page cache the kernel may drop): at 41k points an indexing run peaked at
-# 841 MB, at this size under 700. Each roll holds the process (Edge keeps the
-# GIL) for about 6 s of CPU; more, smaller segments cost searches a little.
-ROLL_POINTS = 25_000
+# 841 MB, at 25k under 700. Each roll holds the process (Edge keeps the GIL)
+# for about 6 s of CPU; more, smaller segments cost searches a little. Since a
+# message's thinking and tool calls share points (keyword_parts.packed_parts),
+# a point holds 1.45x the text it did, and 17k points are the bytes 25k were:
+# as many rolls a run, and at 10k messages phase 1 peaked at 448 MB instead
+# of 584 (530 before the packing; BENCHMARKS.md, "Twelfth session").
+ROLL_POINTS = 17_000
 # Ids per request when a filter the dense shard cannot evaluate is turned into ids.
 _ID_PAGE = 4096
 

@@ -54,7 +54,7 @@ def _index(tmp_path: Path) -> tuple[Path, int]:
     store = EdgeStore(index)
     try:
         report = Indexer(store, Manifest(index), CheapEmbedder(), SparseEmbedder()).run(
-            _history(tmp_path / "home", 18), semantic=False
+            _history(tmp_path / "home", 26), semantic=False
         )
     finally:
         store.close()

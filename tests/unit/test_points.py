@@ -27,15 +27,17 @@ def _session() -> Session:
 def test_session_turn_and_message_points_with_payload():
     points = session_points(_session(), generation=7)
     keys = [p.key for p in points]
-    assert keys == ["s1:session", "s1:turn-0", "s1:turn-1", "s1:msg-0", "s1:msg-1", "s1:msg-1:tool-0-in", "s1:msg-1:tool-1-in"]
-    # Tool inputs are keyword-only points labelled with their part, on the message's turn.
-    tool_in = points[5]
-    assert (tool_in.text, tool_in.keyword_text, tool_in.payload["part"], tool_in.payload["turn_index"]) == (
+    assert keys == ["s1:session", "s1:turn-0", "s1:turn-1", "s1:msg-0", "s1:msg-1", "s1:msg-1:parts"]
+    # A message's tool calls are one keyword-only point, on the message's turn, whose
+    # spans say which stretch is which call's input.
+    tools = points[5]
+    assert (tools.text, tools.keyword_text, tools.payload["part"], tools.payload["turn_index"]) == (
         "",
-        "Shell\nls",
-        "tool input",
+        "Shell\nls\nShell",
+        "parts",
         0,
     )
+    assert tools.payload["part_spans"] == [[0, 8, "tool input"], [9, 14, "tool input"]]
     session, turn0 = points[0], points[1]
     assert session.text == "" and stored_record(session.payload)["id"] == "s1"
     assert session.payload["message_count"] == 4 and session.payload["turn_count"] == 2
@@ -86,12 +88,14 @@ def test_a_tool_output_over_its_cap_keeps_its_end_searchable():
     assert len(log) > 3 * KEYWORD_CAPS[PART_TOOL_OUTPUT]
     message = Message("m", "assistant", "running the suite", tools=[ToolCall("Bash", {"command": "pytest"}, result=log)])
     session = Session(id="s", title="", project="", source="", path="", messages=[Message("u", "user", "go"), message])
-    outputs = [p for p in session_points(session, 1, None) if p.payload.get("part") == PART_TOOL_OUTPUT]
-    texts = [p.keyword_text for p in outputs]
-    assert sum(map(len, texts)) <= KEYWORD_CAPS[PART_TOOL_OUTPUT]
-    assert texts[0].startswith("test_case_0 PASSED")
-    assert "FAILED test_ledger_rollover - KeyError: 'eur'" in texts[-1]
-    assert len({p.key for p in outputs}) == len(outputs)  # the end has a point of its own
+    parts = [p for p in session_points(session, 1, None) if p.payload.get("part") == "parts"]
+    outputs = [
+        p.keyword_text[start:end] for p in parts for start, end, label in p.payload["part_spans"] if label == PART_TOOL_OUTPUT
+    ]
+    assert sum(map(len, outputs)) <= KEYWORD_CAPS[PART_TOOL_OUTPUT]
+    assert outputs[0].startswith("test_case_0 PASSED")
+    assert "FAILED test_ledger_rollover - KeyError: 'eur'" in outputs[-1]
+    assert len({p.key for p in parts}) == len(parts) > 1  # the end has a point of its own
 
 
 def test_capped_pieces_keep_short_texts_whole_and_long_ones_head_and_tail():
@@ -136,13 +140,16 @@ def test_thinking_tool_output_and_long_tails_are_keyword_points_with_caps():
     dense = [p for p in points if p.text]
     assert len(dense) == MAX_DENSE_CHUNKS
     by_part: dict[str, list] = {}
+    stretches: dict[str, list[str]] = {}
     for p in points:
         if not p.text:
             by_part.setdefault(p.payload["part"], []).append(p)
-    assert sum(len(p.keyword_text) for p in by_part["thinking"]) <= KEYWORD_CAPS["thinking"]
+            for start, end, label in p.payload.get("part_spans", []):
+                stretches.setdefault(label, []).append(p.keyword_text[start:end])
+    assert sum(map(len, stretches["thinking"])) <= KEYWORD_CAPS["thinking"]
     assert all(len(p.keyword_text) <= KEYWORD_CHUNK_CHARS for ps in by_part.values() for p in ps)
-    assert [p.keyword_text for p in by_part["tool output"]] == ["E AssertionError: boom"]
-    assert by_part["tool input"][0].keyword_text == "Bash\npytest -x\n/repo"
+    assert stretches["tool output"] == ["E AssertionError: boom"]
+    assert stretches["tool input"] == ["Bash\npytest -x\n/repo"]
     # The tail past the dense chunks starts where they stop and is capped.
     tail = by_part[""]
     assert tail[0].key == "s:msg-1:rest" and len(tail) >= KEYWORD_CAPS[""] // KEYWORD_CHUNK_CHARS
@@ -237,3 +244,32 @@ def test_a_long_tool_answer_keeps_its_end_when_a_source_is_read():
     assert f"[{len(log) - RESULT_LIMIT} characters cut]" in kept
     assert len(kept) <= RESULT_LIMIT + 40 and RESULT_TAIL < RESULT_LIMIT
     assert clip_result("  short  ") == "short"
+
+
+def test_a_messages_thinking_and_tool_calls_share_a_point_and_a_hit_names_the_part_it_matched():
+    """Packed: one point for what took five (at 100k messages tool calls were 189k of
+    394k points); a card still says whether the words were in the thinking, a call's
+    input or its output, and shows that stretch."""
+    from convo_tui.core.index.keyword_parts import part_at
+
+    message = Message(
+        "m",
+        "assistant",
+        "checking",
+        thinking="the ledger rollover looks wrong",
+        tools=[
+            ToolCall("Bash", {"command": "pytest tests/ledger"}, result="1 failed: KeyError 'eur'"),
+            ToolCall("Read", {"path": "src/ledger.py"}, result="def rollover(book):"),
+        ],
+    )
+    session = Session(id="s", title="", project="", source="", path="", messages=[Message("u", "user", "go"), message])
+    [packed] = [p for p in session_points(session, 1, None) if p.payload.get("part")]
+    assert packed.key == "s:msg-1:parts" and packed.text == ""
+    payload = packed.payload
+    assert [label for _, _, label in payload["part_spans"]] == ["thinking", *["tool input", "tool output"] * 2]
+    assert part_at(payload, ["KEYERROR"]) == ("tool output", "1 failed: KeyError 'eur'")
+    assert part_at(payload, ["nothing", "src/ledger.py"]) == ("tool input", "Read\nsrc/ledger.py")
+    assert part_at(payload, ["rollover"]) == ("thinking", "the ledger rollover looks wrong")
+    assert part_at(payload, ["absent"]) == ("thinking", "the ledger rollover looks wrong")  # none found: the first
+    # A point written before the packing keeps its own label and text.
+    assert part_at({"part": "tool output", "text": "boom"}, ["boom"]) == ("tool output", "boom")
