@@ -14,7 +14,8 @@ from convo_tui.core.history import QueryHistory, ViewState
 from convo_tui.core.hits import Hit
 from convo_tui.tui.index_state import coverage_note
 from convo_tui.tui.messages import SearchFinished, SearchOutcome
-from convo_tui.tui.query_line import describe_filters, describe_query, highlight_words
+from convo_tui.tui.query_line import describe_query, highlight_words
+from convo_tui.tui.screens.search_empty import DENSE_MODES, filters_match, nothing_found
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, ResultKeys
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
@@ -29,10 +30,7 @@ from textual.widgets import Footer, Header, Input, Static
 from textual.worker import get_current_worker
 
 if TYPE_CHECKING:
-    from convo_tui.core.engine import Engine
     from convo_tui.tui.app import ConvoApp
-
-DENSE_MODES = ("hybrid", "semantic")
 
 
 def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
@@ -232,7 +230,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         self._count = len(outcome.hits)
         self._show_filter_line(count=self._count)
         if not outcome.hits:
-            self._show_note(self._nothing_found(outcome))
+            self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear))
             return
         await self._show_cards(self.in_view_order(outcome.hits), keep_scroll=more)
         cards = self.cards()
@@ -293,31 +291,6 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         """An open card was closed: a change of the index it held back shows now."""
         if self._follow_waiting:
             self.follow_index()
-
-    def _nothing_found(self, outcome: SearchOutcome) -> str:
-        """Why nothing was found, and whether waiting can help."""
-        app = self.app
-        state = app.index_state
-        waiting = app.sessions_may_appear
-        if outcome.filters_match is False:
-            text = f"No conversation matches {describe_filters(outcome.query)}."
-            if waiting:
-                text += "\nSessions are still being read: results refresh as they become searchable."
-            else:
-                text += "\nLoosen a filter (F1 lists them)."
-            return text
-        text = "No matching conversations."
-        share = state.meaning_share
-        if not waiting and state.readiness is not None and not state.readiness.sessions:
-            text = "Nothing is indexed yet: F5 reads the transcripts of every tool found."
-        elif waiting:
-            text = "No matching conversations yet: sessions are still being read; results refresh as they become searchable."
-        elif outcome.mode in DENSE_MODES and state.embedding and share is not None and share < 1:
-            text = (
-                f"No matching conversations yet: search by meaning covers {int(share * 100)}% of texts so far; "
-                "results refresh as it grows."
-            )
-        return text
 
     # -- showing ---------------------------------------------------------------------
 
@@ -434,19 +407,3 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         problem = self.view.save()
         if problem:
             self.app.notify(f"Could not remember the view: {problem}", severity="warning")
-
-
-def filters_match(library: Engine, query: str) -> bool | None:
-    """Whether the query's filters alone match any conversation (None: it has none, or words only)."""
-    from convo_tui.core.errors import QueryError
-    from convo_tui.core.search.query import filters_only, parse_query
-
-    try:
-        parsed = parse_query(query)
-    except QueryError:
-        return None
-    if not parsed.has_filters:
-        return None
-    if not parsed.text and not parsed.phrases:
-        return False  # the search was the filters alone, and it found nothing
-    return bool(library.search(filters_only(query), limit=1, mode="keyword"))

@@ -1,0 +1,55 @@
+"""What the search screen says when a search finds nothing: whether the
+filters alone match, and whether waiting for the index can help."""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING
+
+from convo_tui.tui.query_line import describe_filters
+
+if TYPE_CHECKING:
+    from convo_tui.core.engine import Engine
+    from convo_tui.tui.index_state import IndexState
+    from convo_tui.tui.messages import SearchOutcome
+
+DENSE_MODES = ("hybrid", "semantic")
+
+
+def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool) -> str:
+    """Why nothing was found, and whether waiting can help (`waiting`: sessions
+    may still appear, an index run is reading them)."""
+    if outcome.filters_match is False:
+        text = f"No conversation matches {describe_filters(outcome.query)}."
+        if waiting:
+            text += "\nSessions are still being read: results refresh as they become searchable."
+        else:
+            text += "\nLoosen a filter (F1 lists them)."
+        return text
+    text = "No matching conversations."
+    share = state.meaning_share
+    if not waiting and state.readiness is not None and not state.readiness.sessions:
+        text = "Nothing is indexed yet: F5 reads the transcripts of every tool found."
+    elif waiting:
+        text = "No matching conversations yet: sessions are still being read; results refresh as they become searchable."
+    elif outcome.mode in DENSE_MODES and state.embedding and share is not None and share < 1:
+        text = (
+            f"No matching conversations yet: search by meaning covers {int(share * 100)}% of texts so far; "
+            "results refresh as it grows."
+        )
+    return text
+
+
+def filters_match(library: Engine, query: str) -> bool | None:
+    """Whether the query's filters alone match any conversation (None: it has none, or words only)."""
+    from convo_tui.core.errors import QueryError
+    from convo_tui.core.search.query import filters_only, parse_query
+
+    try:
+        parsed = parse_query(query)
+    except QueryError:
+        return None
+    if not parsed.has_filters:
+        return None
+    if not parsed.text and not parsed.phrases:
+        return False  # the search was the filters alone, and it found nothing
+    return bool(library.search(filters_only(query), limit=1, mode="keyword"))
