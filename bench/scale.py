@@ -216,10 +216,11 @@ def disk_bytes(folder: Path) -> int:
 # -- searching -------------------------------------------------------------------------
 
 
-def cli_times(argv: list[str], rounds: int) -> dict:
+def cli_times(argv: list[str], rounds: int, keep_warm: int = 0) -> dict:
+    """p50/p95 of `rounds` runs of a command; `keep_warm` 0: each one opens the index itself."""
     times, peaks = [], []
     for _ in range(rounds):
-        run = peak_of(argv, dict(os.environ))
+        run = peak_of(argv, {**os.environ, "CONVO_TUI_KEEP_WARM": str(keep_warm)})
         if run.get("rc") not in (0, None) or run.get("timeout"):
             raise RuntimeError(f"{' '.join(argv[1:4])}: {run.get('out', '')[-300:]}")
         times.append(run["seconds"])
@@ -235,6 +236,40 @@ def start_serve(index_dir: Path) -> subprocess.Popen:
         if "ready" in line:
             return proc
     raise RuntimeError("serve did not start")
+
+
+def holder_answers(index_dir: Path, timeout: float = 600) -> float:
+    """Seconds until a holder answers for `index_dir`."""
+    from convo_tui.core.holder import client, protocol
+
+    started = time.perf_counter()
+    while time.perf_counter() - started < timeout:
+        try:
+            client.call(protocol.socket_path(index_dir), "hello")
+            return round(time.perf_counter() - started, 2)
+        except client.NoHolder:
+            time.sleep(0.02)
+    raise RuntimeError(f"no keep_warm holder answered for {index_dir} in {timeout:g} s")
+
+
+def stop_holder(index_dir: Path) -> None:
+    """Stop the holder keep_warm started for `index_dir`, and wait until it is gone."""
+    from convo_tui.core.holder import client, protocol
+
+    socket = protocol.socket_path(index_dir)
+    try:
+        pid = int(client.call(socket, "hello")["pid"])
+    except client.NoHolder:
+        return
+    os.kill(pid, signal.SIGTERM)
+    deadline = time.monotonic() + 120
+    while time.monotonic() < deadline:
+        try:
+            os.kill(pid, 0)
+        except ProcessLookupError:
+            return
+        time.sleep(0.05)
+    raise RuntimeError(f"the keep_warm holder (pid {pid}) did not stop in 120 s")
 
 
 def measure_cli(index_dir: Path) -> dict:
@@ -255,6 +290,17 @@ def measure_cli(index_dir: Path) -> dict:
         _, _, usage = os.wait4(serve.pid, 0)
         serve.returncode = 0
     figures["holder peak_mb"] = {"peak_mb": round(usage.ru_maxrss / 1024)}
+    # With keep_warm, as a user runs them: the first command opens the index itself
+    # and starts the holder as it ends; the next ones are answered by it (cli/keep_warm.py).
+    figures["first search, keep_warm"] = cli_times([*CLI, "search", query, "--mode", "keyword", *index], 1, keep_warm=600)
+    try:
+        figures["keep_warm holder answers"] = {"seconds_after_first": holder_answers(index_dir)}
+        figures["next keyword search, keep_warm"] = cli_times(
+            [*CLI, "search", query, "--mode", "keyword", *index], CLI_ROUNDS, keep_warm=600
+        )
+        figures["next hybrid search, keep_warm"] = cli_times([*CLI, "search", query, *index], CLI_ROUNDS, keep_warm=600)
+    finally:
+        stop_holder(index_dir)
     base = figures["help"]["p50_ms"]
     for figure in figures.values():
         if "p50_ms" in figure:

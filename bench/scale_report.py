@@ -97,8 +97,18 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
     if cli:
         help_ms = _get(cli, "help", "p50_ms")
         parts = [f"`--help` {_fmt(help_ms)} ms"]
-        for name in ("cold keyword search", "cold hybrid search", "served keyword search", "served hybrid search"):
+        for name in (
+            "cold keyword search",
+            "cold hybrid search",
+            "served keyword search",
+            "served hybrid search",
+            "first search, keep_warm",
+            "next keyword search, keep_warm",
+            "next hybrid search, keep_warm",
+        ):
             fig = cli.get(name, {})
+            if not fig and "keep_warm" in name:
+                continue  # measured from the twelfth session on
             parts.append(f"{name} {_fmt(fig.get('p50_ms'))} / {_fmt(fig.get('p95_ms'))} ms ({_fmt(fig.get('x_help'), 'x', 2)})")
         rows.append(("CLI p50 / p95", "; ".join(parts)))
         rows.append(

@@ -63,12 +63,19 @@ def open_index(
 ) -> Iterator[Engine]:
     """The index for the command line's settings: its holder's if another convo-tui
     process has it open (the app, `serve`, `mcp`, an `index` run), else opened here
-    (this process then serves the others until the command ends). `on_wait` is told
-    once, in one line, when another process is still opening the index."""
+    (this process then serves the others until the command ends; a reading
+    command then starts a holder for the next ones: cli/keep_warm.py). `on_wait`
+    is told once, in one line, when another process is still opening the index."""
     from convo_tui.core.holder.access import open_engine
 
-    with open_engine(settings_from_args(args), read_only=read_only, allow_mismatch=allow_mismatch, on_wait=on_wait) as engine:
+    settings = settings_from_args(args)
+    with open_engine(settings, read_only=read_only, allow_mismatch=allow_mismatch, on_wait=on_wait) as engine:
         yield engine
+    if read_only:
+        from convo_tui.cli import keep_warm
+
+        if keep_warm.wanted(settings):
+            keep_warm.start(settings)  # the index let go: it holds it for the next commands
 
 
 def local_time(stamp: datetime | None, fmt: str = "%Y-%m-%d %H:%M") -> str:

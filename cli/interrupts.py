@@ -43,9 +43,12 @@ class StopRequest:
         return self.is_set()
 
     def set(self) -> None:
-        """Ask to stop (as a signal would)."""
+        """Ask to stop (as a signal would), from any thread: a main thread in `wait` wakes."""
         if self.signum is None:
             self.signum = signal.SIGINT
+        if self._pair is not None:
+            with contextlib.suppress(OSError):
+                self._pair[1].send(b"\0")
 
     def wait(self, timeout: float | None = None) -> bool:
         """Block the main thread until a stop signal came (or `timeout` s); True when it did."""

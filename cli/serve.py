@@ -10,6 +10,7 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
+import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -33,6 +34,12 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     )
     parser.add_argument("paths", nargs="*", metavar="PATH", help="folders or files to watch instead of the default sources")
     parser.add_argument("--no-watch", action="store_true", help="only serve: do not index or watch the sources")
+    parser.add_argument(
+        "--idle-exit",
+        type=_seconds,
+        metavar="SECONDS",
+        help="stop once no command has asked anything for this long (what `keep_warm` starts)",
+    )
     add_store_options(parser)
     parser.set_defaults(func=run)
 
@@ -55,9 +62,21 @@ def run(args: argparse.Namespace) -> int:
     # stops within a model batch, the watch ends, and closing the library below cancels
     # the clients' runs, lets their other requests finish and joins every thread before
     # the store closes and the interpreter exits.
-    with StopRequest() as stop, open_local(settings, must_serve=True) as library:
+    idle = threading.Event()
+
+    def on_idle() -> None:
+        idle.set()
+        stop.set()
+
+    with (
+        StopRequest() as stop,
+        open_local(settings, must_serve=True, idle_exit=args.idle_exit, on_idle=on_idle) as library,
+    ):
         _serve(library, paths, args.no_watch, stop, err)
-        _say(err, "stopping: finishing the requests under way")
+        if idle.is_set():
+            _say(err, f"nothing asked for {args.idle_exit:g} s: stopping")
+        else:
+            _say(err, "stopping: finishing the requests under way")
     _say(err, "stopped serving")
     return 0
 
@@ -90,6 +109,19 @@ def _serve_until(stop: StopRequest, err: TextIO) -> None:
     _say(err, "ready")
     while not stop.wait():
         pass
+
+
+def _seconds(value: str) -> float:
+    """`--idle-exit`: a positive number of seconds, at most the one maximum (keep_warm's too)."""
+    from convo_tui.core.limits import MAX_COUNT
+
+    try:
+        seconds = float(value)
+    except ValueError:
+        seconds = -1.0
+    if not 0 < seconds <= MAX_COUNT:
+        raise argparse.ArgumentTypeError(f"{value!r} is not a number of seconds over 0 and at most {MAX_COUNT}")
+    return seconds
 
 
 def _say(err: TextIO, text: str) -> None:

@@ -30,6 +30,8 @@ from convo_tui.core.limits import MAX_COUNT
 APP_NAME = "convo-tui"
 CONFIG_ENV = "CONVO_TUI_CONFIG"
 INDEX_DIR_ENV = "CONVO_TUI_INDEX_DIR"
+# Overrides `keep_warm` (the test suite sets it to 0: no command leaves a holder behind).
+KEEP_WARM_ENV = "CONVO_TUI_KEEP_WARM"
 DEFAULT_MODEL = "all-MiniLM-L6-v2-int8"
 SearchMode = Literal["hybrid", "semantic", "keyword", "fuzzy"]
 # Here rather than in search.py so the faces can offer them without loading search.
@@ -37,6 +39,7 @@ SEARCH_MODES: tuple[str, ...] = get_args(SearchMode)
 # Whole numbers a user sets stay within the one maximum of core/limits.py.
 PageSize = Annotated[int, msgspec.Meta(ge=1, le=MAX_COUNT)]
 Milliseconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
+Seconds = Annotated[int, msgspec.Meta(ge=0, le=MAX_COUNT)]
 # Megabytes of the archive's cap (0: no cap), up to 16 TB.
 Megabytes = Annotated[int, msgspec.Meta(ge=0, le=16 * 2**20)]
 # A machine's name as convo-tui shows it (`machine:NAME`), and an ssh destination
@@ -136,6 +139,9 @@ class Settings:
     theme: str = "textual-dark"
     # Milliseconds between the last key and the search it starts (0: search at once).
     debounce_ms: Milliseconds = 150
+    # Seconds a command's index stays loaded after it, in a holder it starts (`serve
+    # --no-watch --idle-exit`), so that the next command is answered at once (0: never).
+    keep_warm: Seconds = 300
     # binding id -> key(s), e.g. {"reader.next_hit" = "j"}
     keys: dict[str, str] = field(default_factory=dict)
     archive: ArchiveSettings = field(default_factory=ArchiveSettings)
@@ -164,6 +170,11 @@ class Settings:
         settings = from_mapping(data, config_path)
         if os.environ.get(INDEX_DIR_ENV):
             settings.index_dir = default_index_dir()
+        warm = os.environ.get(KEEP_WARM_ENV, "").strip()
+        if warm:
+            if not warm.isdigit() or int(warm) > MAX_COUNT:
+                raise ConfigError(f"{KEEP_WARM_ENV}: must be a whole number of seconds from 0 to {MAX_COUNT:,}, got {warm!r}")
+            settings.keep_warm = int(warm)
         return settings
 
     def check_keys(self, binding_ids: Collection[str]) -> None:
@@ -185,6 +196,7 @@ _EXPECTED = {
     "qdrant_allow_insecure": "true or false",
     "search_limit": f"a whole number from 1 to {MAX_COUNT:,}",
     "debounce_ms": f"a whole number from 0 to {MAX_COUNT:,}",
+    "keep_warm": f"a whole number of seconds from 0 to {MAX_COUNT:,}",
     "search_mode": f"one of {', '.join(SEARCH_MODES)}",
     "keys": "a table of binding id = key",
     "archive": "a table ([archive]: enabled, max_mb, exclude, dir)",

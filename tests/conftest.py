@@ -29,6 +29,8 @@ XDG_DIRS = {
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+# No command leaves a holder running after it (cli/keep_warm.py); tests of it turn it on.
+os.environ["CONVO_TUI_KEEP_WARM"] = "0"
 os.environ["NO_COLOR"] = os.environ.get("NO_COLOR", "")
 
 # A suite started in the background (`nohup pytest &`, some CI runners) starts

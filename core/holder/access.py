@@ -93,11 +93,14 @@ def open_local(
     reading: bool = False,
     serve: bool = True,
     must_serve: bool = False,
+    idle_exit: float | None = None,
+    on_idle: Callable[[], None] | None = None,
 ) -> Engine:
     """Open the Library in this process; with `serve` (an embedded index on a
     system with Unix sockets) it answers the other processes until it closes.
     A server that cannot start only costs the others the lock's message,
-    unless `must_serve` (`convo-tui serve`), where it is the error."""
+    unless `must_serve` (`convo-tui serve`), where it is the error.
+    `idle_exit`, `on_idle`: see HolderServer."""
     from convo_tui.core.library import Library
 
     library = Library.open(settings, read_only=read_only, allow_mismatch=allow_mismatch, reading=reading)
@@ -105,7 +108,7 @@ def open_local(
         from convo_tui.core.holder.server import HolderServer
 
         try:
-            server = HolderServer(library, settings.index_dir).start()
+            server = HolderServer(library, settings.index_dir, idle_exit=idle_exit, on_idle=on_idle).start()
         except ConvoError:
             if must_serve:
                 library.close()

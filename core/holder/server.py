@@ -23,6 +23,7 @@ import queue
 import socket
 import threading
 import time
+from collections.abc import Callable
 from dataclasses import asdict
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
@@ -44,9 +45,20 @@ _DONE = object()
 
 
 class HolderServer:
-    """Serve `engine` (this process's Library) to other processes until `stop()`."""
+    """Serve `engine` (this process's Library) to other processes until `stop()`.
 
-    def __init__(self, engine: Engine, index_dir: Path):
+    With `idle_exit` (seconds), `on_idle` is called once no client has been
+    connected for that long (`serve --idle-exit`, the holder a command starts to
+    keep the index warm for the next ones: cli/keep_warm.py)."""
+
+    def __init__(
+        self,
+        engine: Engine,
+        index_dir: Path,
+        *,
+        idle_exit: float | None = None,
+        on_idle: Callable[[], None] | None = None,
+    ):
         self.engine = engine
         self.index_dir = Path(index_dir).absolute()
         self.path = protocol.socket_path(index_dir)
@@ -58,6 +70,9 @@ class HolderServer:
         self._cancels: set[threading.Event] = set()  # one per running request
         self._edit_lock = threading.Lock()
         self._stopping = threading.Event()
+        self._last_client = time.monotonic()  # when the last connection closed (or the start)
+        self._idle_exit = idle_exit
+        self._on_idle = on_idle
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -79,7 +94,25 @@ class HolderServer:
         self._listener = listener
         self._inode = self.path.stat().st_ino
         self._spawn(self._accept_loop, "holder accept")
+        if self._idle_exit is not None and self._on_idle is not None:
+            threading.Thread(target=self._watch_idle, name="holder idle", daemon=True).start()
         return self
+
+    def idle_for(self) -> float:
+        """Seconds since the last client connection closed; 0 while one is open
+        (a request running, an index run streaming its progress)."""
+        with self._threads_lock:
+            if self._connections:
+                return 0.0
+            return time.monotonic() - self._last_client
+
+    def _watch_idle(self) -> None:
+        assert self._idle_exit is not None and self._on_idle is not None
+        limit = self._idle_exit
+        while not self._stopping.wait(min(1.0, max(limit - self.idle_for(), 0.05))):
+            if self.idle_for() >= limit:
+                self._on_idle()
+                return
 
     def stop(self, wait: float = STOP_WAIT) -> None:
         """Stop accepting, cancel running index runs, let the other requests
@@ -169,6 +202,7 @@ class HolderServer:
         finally:
             with self._threads_lock:
                 self._connections.discard(conn)
+                self._last_client = time.monotonic()
 
     def _serve_lines(self, conn: socket.socket) -> None:
         with conn, conn.makefile("rb") as reader:

@@ -19,6 +19,7 @@ from pathlib import Path
 from convo_tui.core.settings import Settings
 
 from tests.helpers.app import workers_done
+from tests.helpers.holders import holder_pid, stop
 from tests.paths import FIXTURES
 
 # Ours, relative to HOME (platformdirs on Linux without XDG_* set).
@@ -56,7 +57,12 @@ def test_index_search_and_sessions_write_only_into_our_folders(tmp_path):
         )
         assert done.returncode in (0, 1), done.stderr
         assert "Traceback" not in done.stderr
-    assert (home / ".local/share/convo-tui/index/manifest.sqlite3").is_file()  # it did index
+    index_dir = home / ".local/share/convo-tui/index"
+    assert (index_dir / "manifest.sqlite3").is_file()  # it did index
+    # The first search left the index loaded for the next commands (keep_warm's
+    # default): that holder writes nothing outside our folders either.
+    stop(holder_pid(index_dir))
+    assert (index_dir / "keep-warm.log").is_file()
     assert _strays(home, before) == []
     assert _files(tmp) == set(), "left in TMPDIR"
 

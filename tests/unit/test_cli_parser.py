@@ -45,3 +45,18 @@ def test_a_lone_command_parses_as_it_did_among_all(tmp_path):
     alone, among_all = build_parser(argv).parse_args(argv), build_parser().parse_args(argv)
     assert {k: v for k, v in vars(alone).items() if k != "func"} == {k: v for k, v in vars(among_all).items() if k != "func"}
     assert alone.func is among_all.func
+
+
+@pytest.mark.parametrize("value", ["0", "-3", "soon", "nan", "inf", "100001"])
+def test_serve_idle_exit_takes_seconds_over_0_and_at_most_the_maximum(value, capsys):
+    argv = ["serve", "--no-watch", "--idle-exit", value]
+    with pytest.raises(SystemExit) as info:
+        build_parser(argv).parse_args(argv)
+    assert info.value.code == 2
+    assert f"argument --idle-exit: '{value}' is not a number of seconds over 0 and at most 100000" in capsys.readouterr().err
+
+
+def test_serve_idle_exit_reads_a_number_of_seconds():
+    argv = ["serve", "--no-watch", "--idle-exit", "2.5"]
+    assert build_parser(argv).parse_args(argv).idle_exit == 2.5
+    assert build_parser(["serve"]).parse_args(["serve"]).idle_exit is None

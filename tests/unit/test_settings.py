@@ -58,6 +58,7 @@ def test_explicit_path_argument(tmp_path):
         ("sources = 'a'\n", "'sources' must be a list of paths"),
         ("sources = ['a', 3]\n", "'sources' must be a list of paths"),
         ("debounce-ms = 1.5\n", "'debounce-ms' must be a whole number from 0 to 100,000"),
+        ("keep_warm = -5\n", "'keep_warm' must be a whole number of seconds from 0 to 100,000"),
         ("model = 3\n", "'model' must be a string"),
         ("[keys]\n'card.open' = 1\n", "'keys' must be a table of binding id = key"),
         ("config_path = '/x'\n", "unknown setting 'config_path'"),
@@ -136,3 +137,20 @@ def test_the_command_line_refuses_a_keys_typo(isolated_dirs, capsys):
     assert main(["sessions"]) == 1
     err = capsys.readouterr().err
     assert err.count("\n") == 1 and "[keys] unknown binding id 'reader.nexthit'" in err
+
+
+def test_keep_warm_from_the_file_and_the_environment(isolated_dirs, monkeypatch):
+    """The suite turns keep_warm off through CONVO_TUI_KEEP_WARM; a user's file sets it;
+    a bad value in the variable is one line naming it."""
+    (isolated_dirs / "config.toml").write_text("keep_warm = 45\n", encoding="utf-8")
+    monkeypatch.delenv("CONVO_TUI_KEEP_WARM")
+    assert Settings.load().keep_warm == 45
+    monkeypatch.setenv("CONVO_TUI_KEEP_WARM", "0")
+    assert Settings.load().keep_warm == 0
+    monkeypatch.setenv("CONVO_TUI_KEEP_WARM", "soon")
+    with pytest.raises(ConfigError) as info:
+        Settings.load()
+    assert str(info.value) == "CONVO_TUI_KEEP_WARM: must be a whole number of seconds from 0 to 100,000, got 'soon'"
+    (isolated_dirs / "config.toml").write_text("", encoding="utf-8")
+    monkeypatch.delenv("CONVO_TUI_KEEP_WARM")
+    assert Settings.load().keep_warm == 300

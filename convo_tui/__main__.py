@@ -1,0 +1,7 @@
+"""`python -m convo_tui`: the `convo-tui` command (how a command starts the holder that keeps the index warm)."""
+
+import sys
+
+from convo_tui.cli.main import main
+
+sys.exit(main())

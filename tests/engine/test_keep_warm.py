@@ -1,0 +1,85 @@
+"""keep_warm as a person meets it: the first `convo-tui search` answers as it
+always did and then leaves a holder with the index loaded, the next command
+is answered by it, and a holder that nobody asks anything stops by itself.
+Real processes, model and store."""
+
+from __future__ import annotations
+
+import contextlib
+import json
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from convo_tui.core.holder import client, protocol
+
+from tests.helpers.holders import holder_pid, stop
+from tests.paths import ROOT
+
+CLI = [sys.executable, "-m", "convo_tui.cli.main"]
+
+
+@pytest.fixture(scope="module")
+def index_dir(demo_built: Path, tmp_path_factory) -> Path:
+    """A copy of the demo's index (the tests stop the holders they start)."""
+    index_dir = tmp_path_factory.mktemp("keep-warm") / "index"
+    shutil.copytree(demo_built / "index", index_dir, symlinks=True)
+    return index_dir
+
+
+def test_a_search_leaves_the_index_loaded_and_the_next_one_is_answered_by_it(index_dir: Path):
+    env = {**os.environ, "CONVO_TUI_KEEP_WARM": "120"}
+    search = [*CLI, "search", "qdrant collection", "--mode", "keyword", "--json", "--index-dir", str(index_dir)]
+    socket = protocol.socket_path(index_dir)
+    first = subprocess.run(search, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    holder = 0
+    try:
+        assert first.returncode == 0, first.stderr
+        assert first.stderr == ""  # nothing said about the holder: the output is the search's
+        assert [json.loads(line)["kind"] for line in first.stdout.splitlines()]  # it found something
+        holder = holder_pid(index_dir)  # started as the search ended, detached: it answers once it has the index
+        line = Path(f"/proc/{holder}/cmdline").read_bytes().split(b"\0")
+        assert line[3:7] == [b"serve", b"--no-watch", b"--idle-exit", b"120"]
+        second = subprocess.run(search, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+        assert (second.returncode, second.stdout) == (0, first.stdout)
+        assert int(client.call(socket, "hello")["pid"]) == holder  # the same holder answered
+        assert "serving" in (index_dir / "keep-warm.log").read_text()
+    finally:
+        if holder:
+            stop(holder)
+        else:  # failed before it knew the holder: stop one that answers by now
+            with contextlib.suppress(client.NoHolder):
+                stop(int(client.call(socket, "hello")["pid"]))
+    assert not socket.exists()
+
+
+def test_no_holder_is_left_when_keep_warm_is_off(index_dir: Path):
+    (index_dir / "keep-warm.log").unlink(missing_ok=True)  # the other test's
+    env = {**os.environ, "CONVO_TUI_KEEP_WARM": "0"}
+    done = subprocess.run(
+        [*CLI, "search", "qdrant collection", "--mode", "keyword", "--index-dir", str(index_dir)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        env=env,
+    )
+    assert done.returncode == 0, done.stderr
+    # A holder started would have its log opened before it runs, by the search itself.
+    assert not (index_dir / "keep-warm.log").exists()
+    assert not protocol.socket_path(index_dir).exists()
+
+
+def test_serve_stops_by_itself_once_nothing_asks(index_dir: Path):
+    serve = subprocess.run(
+        [*CLI, "serve", "--no-watch", "--idle-exit", "1", "--index-dir", str(index_dir)],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=120,
+    )
+    assert serve.returncode == 0, serve.stderr
+    assert "convo-tui: nothing asked for 1 s: stopping\n" in serve.stderr
+    assert serve.stderr.endswith("convo-tui: stopped serving\n")
