@@ -222,9 +222,10 @@ class RemoteEngine(Engine):
         the switch (the switch rewrites every dense vector under the holder)."""
         wanted = self.settings.model
         if wanted != "auto" and self.index_model and _model_key(wanted) != _model_key(self.index_model):
+            # The holder may be the app, `serve`, or the one a command left for the next (keep_warm).
             raise ConvoError(
-                f"index {self.settings.index_dir} is held by pid {self.holder_pid} (the app or `serve`), which uses "
-                f"{self.index_model}; to switch to {wanted}, close it and run `convo-tui index --model {wanted}` again"
+                f"index {self.settings.index_dir} is held by {self.served_by()}, which uses {self.index_model}; "
+                f"to switch to {wanted}, stop it and run `convo-tui index --model {wanted}` again"
             )
         try:
             report: IndexReport = self._call(

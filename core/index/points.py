@@ -8,8 +8,9 @@ indexing flips `visible` once the whole session is written.
 Keyword-only points (BM25, no dense vector) make the rest of a session
 searchable by words: a message's thinking and each tool call's input and output
 (packed together into message-level points whose `part_spans` label each
-stretch), and the tail of a message longer than the dense chunks cover (core/index/keyword_parts.py: how much of each is
-indexed; what lies past that stays in the session record, shown by `show`).
+stretch), and the tail of a message longer than the dense chunks cover
+(core/index/keyword_parts.py: how much of each is indexed; what lies past
+that stays in the session record, shown by `show`).
 Message chunks and what a turn's vector reads: core/index/chunks.py.
 """
 

@@ -6,6 +6,7 @@ bench's generator."""
 
 from __future__ import annotations
 
+import functools
 import json
 import random
 import shutil
@@ -26,8 +27,15 @@ from bench.scale_corpus import _Sessions
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
 
+@functools.cache
+def _generator() -> _Sessions:
+    """The bench's generator, its word and sentence pools drawn once (a second each)."""
+    return _Sessions(random.Random(0))
+
+
 def _history(root: Path, sessions: int) -> list[Path]:
-    gen = _Sessions(random.Random(5))
+    gen = _generator()
+    gen.rng.seed(5)
     files = []
     for n in range(sessions):
         when = START + timedelta(hours=n)

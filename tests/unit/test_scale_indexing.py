@@ -8,6 +8,7 @@ formats.
 
 from __future__ import annotations
 
+import functools
 import os
 import random
 from datetime import UTC, datetime, timedelta
@@ -39,9 +40,17 @@ class _Annotations:
         return None
 
 
+@functools.cache
+def _generator() -> _Sessions:
+    """The bench's generator, its word and sentence pools drawn once (a second each)."""
+    return _Sessions(random.Random(0))
+
+
 def write(kind: str, path: Path, messages: int, seed: int, when: datetime, word: str = "") -> str:
-    """A Claude Code, Codex or Cursor transcript of about `messages` messages; returns its session id."""
-    gen = _Sessions(random.Random(seed))
+    """A Claude Code, Codex or Cursor transcript of about `messages` messages; returns its session id.
+    The same `seed` writes the same transcript."""
+    gen = _generator()
+    gen.rng.seed(seed)
     exchanges = gen.exchanges(messages, when, "billing", "db", False, one_reply=kind == "codex")
     if word:
         exchanges[0].question += f" {word}"
@@ -197,7 +206,7 @@ def test_the_first_batch_is_small_so_the_newest_session_is_published_first(tmp_p
     root = tmp_path / "src"
     newest = write("claude", root / "newest.jsonl", 8, 21, START + timedelta(days=30), word="lighthousequokka")
     for n in range(6):
-        write("claude", root / f"older{n}.jsonl", 40, 30 + n, START + timedelta(days=n))
+        write("claude", root / f"older{n}.jsonl", 12, 30 + n, START + timedelta(days=n))
     published: list[int] = []
 
     def progress(p) -> None:
