@@ -13,12 +13,12 @@ yet, a folder this user may not write, or one a holder serves already.
 
 from __future__ import annotations
 
-import os
 import subprocess
 import sys
 from pathlib import Path
 
 from convo_tui.core.holder import protocol
+from convo_tui.core.holder.access import is_built, may_write
 from convo_tui.core.settings import Settings
 
 # The holder's output (what it says when it starts, stops or fails), in the index folder.
@@ -31,7 +31,7 @@ def wanted(settings: Settings) -> bool:
     if settings.keep_warm <= 0 or settings.qdrant_url or not protocol.supported():
         return False
     index = Path(settings.index_dir)
-    if not (index / "meta.json").is_file() or not os.access(index, os.W_OK):
+    if not is_built(index) or not may_write(index):
         return False
     # A socket file means a holder (or one that died: the command that opens the
     # index then replaces it, and the next command starts a holder again).

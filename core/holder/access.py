@@ -52,9 +52,9 @@ def attach(
             )
         except (client.NoHolder, client.HolderGone):
             pass  # none, or one that stopped while we asked (its command ended): the lock decides next
-        built = (settings.index_dir / _META_NAME).is_file()
+        built = is_built(settings.index_dir)
         # A reader opens a built index writable, to serve the others' edits, unless it may not write there.
-        writable = _may_write(settings.index_dir)
+        writable = may_write(settings.index_dir)
         try:
             return open_local(
                 settings,
@@ -76,7 +76,12 @@ def attach(
             time.sleep(_POLL)
 
 
-def _may_write(folder: Path) -> bool:
+def is_built(index_dir: Path) -> bool:
+    """Whether a first `index` run has written this embedded index."""
+    return (Path(index_dir) / _META_NAME).is_file()
+
+
+def may_write(folder: Path) -> bool:
     """Whether this process may write the index folder, or create it: a first
     `index` run (no folder yet) must serve the app opened while it runs."""
     for place in (folder, *folder.absolute().parents):

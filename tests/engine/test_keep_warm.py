@@ -16,7 +16,7 @@ from pathlib import Path
 import pytest
 from convo_tui.core.holder import client, protocol
 
-from tests.helpers.holders import holder_pid, stop
+from bench.holders import holder_pid, stop
 from tests.paths import ROOT
 
 CLI = [sys.executable, "-m", "convo_tui.cli.main"]

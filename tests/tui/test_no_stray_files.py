@@ -18,8 +18,8 @@ from pathlib import Path
 
 from convo_tui.core.settings import Settings
 
+from bench.holders import holder_pid, stop
 from tests.helpers.app import workers_done
-from tests.helpers.holders import holder_pid, stop
 from tests.paths import FIXTURES
 
 # Ours, relative to HOME (platformdirs on Linux without XDG_* set).

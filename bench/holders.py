@@ -1,4 +1,5 @@
-"""Holders a test's commands leave behind (keep_warm): found on the index's socket, stopped."""
+"""The holder a command leaves for an index (keep_warm): found on the index's socket, stopped.
+Used by the scale bench and the tests."""
 
 from __future__ import annotations
 
