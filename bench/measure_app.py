@@ -20,6 +20,7 @@ import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
+from typing import NamedTuple
 
 from convo_tui.core.settings import Settings
 
@@ -84,11 +85,21 @@ def _key_event(char: str):
     return events.Key(char if char.isalnum() else _character_to_key(char), char)
 
 
-async def _keystrokes(library, index_dir: Path, queries: Sequence[str], max_keys: int) -> tuple[list[float], list[float]]:
+class Keystrokes(NamedTuple):
+    """Seconds from a key to: the first new cards shown (a hybrid query's keyword pass),
+    the query's last cards shown (its hybrid pass), the hybrid search call's return."""
+
+    shown: list[float]
+    settled: list[float]
+    searched: list[float]
+
+
+async def _keystrokes(library, index_dir: Path, queries: Sequence[str], max_keys: int) -> Keystrokes:
     from convo_tui.tui.app import create_app
 
     app = create_app(settings_for(index_dir, debounce_ms=1), library=library, index_on_start=False)
     samples: list[float] = []
+    settled: list[float] = []
     searched: list[float] = []  # key -> the search call returned (before the cards are built)
     finished: list[float] = []
     search = library.search
@@ -111,7 +122,7 @@ async def _keystrokes(library, index_dir: Path, queries: Sequence[str], max_keys
             for char in query:
                 if len(samples) >= max_keys:
                     library.search = search
-                    return samples, searched
+                    return Keystrokes(samples, settled, searched)
                 before = screen.hits
                 typed = screen.query_text + char
                 started = time.perf_counter()
@@ -126,17 +137,22 @@ async def _keystrokes(library, index_dir: Path, queries: Sequence[str], max_keys
                     await asyncio.sleep(0.0005)
                 await screen.wait_for_refresh()  # the new cards laid out and painted
                 samples.append(time.perf_counter() - started)
+                while not screen.settled and time.perf_counter() < deadline:
+                    await asyncio.sleep(0.0005)
+                await screen.wait_for_refresh()
+                settled.append(time.perf_counter() - started)
                 done = [t for t in finished if t >= started]
                 if done:
                     searched.append(done[-1] - started)
                 await pilot.pause()  # untimed: the app settles, as between a person's keys
     library.search = search
-    return samples, searched
+    return Keystrokes(samples, settled, searched)
 
 
-def keystroke_latencies(library, index_dir: Path, queries: Sequence[str], max_keys: int = 60) -> tuple[list[float], list[float]]:
-    """Seconds from a key press to the new result cards shown, and to the search
-    call's return (the rest is the app building and laying out the cards)."""
+def keystroke_latencies(library, index_dir: Path, queries: Sequence[str], max_keys: int = 60) -> Keystrokes:
+    """Seconds from a key press to the first new result cards shown, to the query's
+    last ones, and to the last search call's return (the rest is the app building
+    and laying out the cards)."""
     return asyncio.run(_keystrokes(library, index_dir, [q for q in queries if q.isascii()], max_keys))
 
 

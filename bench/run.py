@@ -363,10 +363,11 @@ def _app_and_memory(results: Results, console: Console, label: str, edge_dir: Pa
                 peer=f"model load {loading * 1000:.0f} ms (background in the app)",
             )
         )
-        samples, searched = measure_app.keystroke_latencies(library, edge_dir, queries, max_keys=40 if quick else 120)
+        keys = measure_app.keystroke_latencies(library, edge_dir, queries, max_keys=40 if quick else 120)
         library.close()
-        ms = [s * 1000 for s in samples]
-        search_ms = [s * 1000 for s in searched]
+        ms = [s * 1000 for s in keys.shown]
+        final_ms = [s * 1000 for s in keys.settled]
+        search_ms = [s * 1000 for s in keys.searched]
         results.add(
             Figure(
                 "app",
@@ -376,8 +377,10 @@ def _app_and_memory(results: Results, console: Console, label: str, edge_dir: Pa
                 "ms",
                 target="< 100 ms",
                 ok=percentile(ms, 95) < 100,
-                peer=f"p50 {percentile(ms, 50):.0f} ms over {len(ms)} keys; the search call itself returned after "
-                f"p50 {percentile(search_ms, 50):.0f} / p95 {percentile(search_ms, 95):.0f} ms, the rest is building the cards",
+                peer=f"p50 {percentile(ms, 50):.0f} ms over {len(ms)} keys (a hybrid query's keyword pass); its hybrid "
+                f"results p50 {percentile(final_ms, 50):.0f} / p95 {percentile(final_ms, 95):.0f} ms, the search call "
+                f"itself returned after p50 {percentile(search_ms, 50):.0f} / p95 {percentile(search_ms, 95):.0f} ms, "
+                "the rest is building the cards",
                 note="debounce set to 1 ms; " + CHEAP,
             )
         )

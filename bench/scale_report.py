@@ -122,9 +122,15 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
     if app:
         rows.append(
             (
-                "app: F3 to the sessions browser's rows / keystroke to results p50 / p95",
+                "app: F3 to the sessions browser's rows / keystroke to results p50 / p95 "
+                "(a hybrid query's hybrid results after its keyword ones: p50 / p95)",
                 f"{_fmt(app.get('sessions_browser_seconds'), ' s', 2)} / {_fmt(app.get('keystroke_p50_ms'))} / "
                 f"{_fmt(app.get('keystroke_p95_ms'))} ms"
+                + (
+                    f" ({_fmt(app.get('keystroke_final_p50_ms'))} / {_fmt(app.get('keystroke_final_p95_ms'))} ms)"
+                    if app.get("keystroke_final_p50_ms") is not None
+                    else ""
+                )
                 if "error" not in app
                 else app["error"],
             )
@@ -200,6 +206,7 @@ def series(results: dict) -> dict[str, list[tuple[float, float]]]:
             add("browser: convo-tui", x, app.get("sessions_browser_seconds"))
             add("keystroke: p50", x, app.get("keystroke_p50_ms"))
             add("keystroke: p95", x, app.get("keystroke_p95_ms"))
+            add("keystroke: hybrid results p95", x, app.get("keystroke_final_p95_ms"))
         for peer in entry.get("peers", []):
             if peer.get("first_answer_seconds") and not peer.get("timeout"):
                 add(f"first: {peer['tool']}", x, peer["first_answer_seconds"])

@@ -91,6 +91,7 @@ class SearchOutcome:
     limit: int = 0  # how many results were asked for: as many came back means there may be more
     follow: bool = False  # a re-run because the index moved: keep the reader's place if the results allow
     filters_match: bool | None = None  # nothing found: whether the filters alone match something
+    early: bool = False  # a hybrid search's keyword pass: its own results follow, refined by meaning
 
 
 class SearchFinished(Message):

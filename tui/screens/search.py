@@ -9,14 +9,14 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
-from convo_tui.core.errors import ConvoError
 from convo_tui.core.history import QueryHistory, ViewState
 from convo_tui.core.hits import Hit
 from convo_tui.tui.index_state import coverage_note
 from convo_tui.tui.messages import SearchFinished, SearchOutcome
 from convo_tui.tui.query_line import describe_query, highlight_words
-from convo_tui.tui.screens.search_empty import DENSE_MODES, filters_match, nothing_found
+from convo_tui.tui.screens.search_empty import nothing_found
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, ResultKeys
+from convo_tui.tui.screens.search_run import search_passes
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
@@ -66,6 +66,8 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         self._more_pending = False  # the cursor asked past the last card: move on when more arrive
         self._count: int | None = None  # results the filter line counts (None: no search shown)
         self._follow_waiting = False  # the index moved while a card was open: follow when it closes
+        self._early_shown: int | None = None  # the search whose keyword pass is shown, its hybrid one to come
+        self._settled = True  # the shown results are the last the current search will give
         self.view = ViewState()
         self.init_keys(QueryHistory())
 
@@ -134,7 +136,8 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
     @on(Input.Submitted, "#query")
     def _query_submitted(self) -> None:
         self.remember_query(self.query_text)
-        if self.cards() and self._timer is None and not self._searching():
+        shown_are_current = not self._searching() or self._early_shown == self._generation
+        if self.cards() and self._timer is None and shown_are_current:
             self.action_first_card()
         else:  # typed fast: go to the results as soon as they are shown
             self._focus_when_shown = True
@@ -143,6 +146,11 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
     def generation(self) -> int:
         """Number of the latest search started; results of an older one are dropped."""
         return self._generation
+
+    @property
+    def settled(self) -> bool:
+        """No search of the current query is on its way, nor its hybrid pass after the keyword one."""
+        return self._settled and self._timer is None
 
     def _searching(self) -> bool:
         return any(w.group == "search" and not w.is_finished for w in self.workers)
@@ -168,7 +176,8 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         if self.app.library is None:
             return
         wanted = limit or max(self.app.settings.search_limit, 1)
-        self._search(self.query_text, self.app.mode, self._generation, wanted, follow)
+        self._settled = False
+        self._search(self.query_text, self.app.mode, self._generation, wanted, follow, early=limit is None and not follow)
 
     def follow_index(self) -> None:
         """The index moved (sessions published, vectors added): run the shown search again.
@@ -195,32 +204,43 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         return True
 
     @work(thread=True, exclusive=True, group="search")
-    def _search(self, query: str, mode: str, generation: int, limit: int, follow: bool = False) -> None:
+    def _search(self, query: str, mode: str, generation: int, limit: int, follow: bool = False, *, early: bool = False) -> None:
+        """`early`: a new hybrid query shows its keyword pass first (search_run.py)."""
         app = self.app
-        library = app.library
-        assert library is not None
-        used = mode if (mode not in DENSE_MODES or app.model_ready) else "keyword"
+        assert app.library is not None
+        worker = get_current_worker()
         with app.background.running():  # the index stays open until this returns
-            try:
-                hits = library.search(query, limit=limit, mode=used)
-                outcome = SearchOutcome(query, mode, hits, generation=generation, limit=limit, follow=follow)
-                if not hits:
-                    outcome.filters_match = filters_match(library, query)
-            except ConvoError as exc:
-                outcome = SearchOutcome(query, mode, [], error=str(exc), generation=generation, limit=limit)
-        if not get_current_worker().is_cancelled:
-            self.post_message(SearchFinished(outcome))
+            passes = search_passes(
+                app.library,
+                query,
+                mode,
+                model_ready=app.model_ready,
+                generation=generation,
+                limit=limit,
+                follow=follow,
+                early=early,
+                cancelled=lambda: worker.is_cancelled,
+            )
+            for outcome in passes:
+                if worker.is_cancelled:
+                    return
+                self.post_message(SearchFinished(outcome))
 
     async def on_search_finished(self, event: SearchFinished) -> None:
         outcome = event.outcome
         if outcome.generation != self._generation or outcome.query != self.query_text or outcome.mode != self.app.mode:
             return  # a newer search is on its way (or has already been shown)
         if outcome.error:
+            self._settled, self._early_shown = True, None
             self._count = None
             self._show_filter_line(error=outcome.error)
             self._show_note(f"⚠ {outcome.error}\nFix the query to see results.")
             return
-        if outcome.follow and await self._follow(outcome):
+        self._settled = not outcome.early
+        refines = self._early_shown == outcome.generation
+        self._early_shown = outcome.generation if outcome.early else None
+        if (outcome.follow or refines) and await self._follow(outcome):
+            self._focus_if_asked()
             return
         more = self._more_pending
         self._more_pending = False
@@ -236,7 +256,12 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         cards = self.cards()
         if more and len(cards) > shown_before:
             self.select_card(cards[shown_before])
-        elif self._focus_when_shown and cards:
+        else:
+            self._focus_if_asked()
+
+    def _focus_if_asked(self) -> None:
+        """Enter was pressed before this query's results were shown: to the first one now."""
+        if self._focus_when_shown and self.cards():
             self._focus_when_shown = False
             self.action_first_card()
 

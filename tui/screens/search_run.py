@@ -1,0 +1,53 @@
+"""The searches one query makes, run in the search screen's worker thread.
+
+A hybrid query typed anew shows its keyword pass first, then its hybrid results:
+at a million messages the keyword search takes 28 ms of a hybrid search's 103
+(BENCHMARKS.md, issue 25), so the first cards follow the key sooner and the
+hybrid ones replace them with the reader's selection kept (the screen's `_follow`).
+"""
+
+from __future__ import annotations
+
+from collections.abc import Callable, Iterator
+from typing import TYPE_CHECKING
+
+from convo_tui.core.errors import ConvoError
+from convo_tui.tui.messages import SearchOutcome
+from convo_tui.tui.screens.search_empty import DENSE_MODES, filters_match
+
+if TYPE_CHECKING:
+    from convo_tui.core.engine import Engine
+
+
+def search_passes(
+    library: Engine,
+    query: str,
+    mode: str,
+    *,
+    model_ready: bool,
+    generation: int,
+    limit: int,
+    follow: bool = False,
+    early: bool = False,
+    cancelled: Callable[[], bool] = lambda: False,
+) -> Iterator[SearchOutcome]:
+    """The outcomes to show, in order: with `early`, a hybrid query's keyword pass
+    when it found something (nothing found by keyword is no answer yet: meaning may
+    find it), then the search in `mode`. Nothing more once `cancelled()`: a newer
+    key replaced this query before its slower pass. Without the model, the dense
+    modes answer by keyword."""
+    used = mode if (mode not in DENSE_MODES or model_ready) else "keyword"
+    try:
+        if early and used == "hybrid":
+            first = library.search(query, limit=limit, mode="keyword")
+            if cancelled():
+                return
+            if first:
+                yield SearchOutcome(query, mode, first, generation=generation, limit=limit, early=True)
+        hits = library.search(query, limit=limit, mode=used)
+        outcome = SearchOutcome(query, mode, hits, generation=generation, limit=limit, follow=follow)
+        if not hits:
+            outcome.filters_match = filters_match(library, query)
+    except ConvoError as exc:
+        outcome = SearchOutcome(query, mode, [], error=str(exc), generation=generation, limit=limit)
+    yield outcome
