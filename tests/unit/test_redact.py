@@ -6,7 +6,8 @@ All secret values below are made up for these tests (right shape, no real key).
 from __future__ import annotations
 
 import pytest
-from convo_tui.core.redact import KINDS, find_secrets, redact
+from convo_tui.core.redact import find_secrets, redact
+from convo_tui.core.secret_rules import KINDS
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
