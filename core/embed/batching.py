@@ -11,9 +11,11 @@ memory (BENCHMARKS.md, "Meaning at scale").
 from __future__ import annotations
 
 import os
+import sys
 import threading
 from collections.abc import Callable, Sequence
 from concurrent.futures import ThreadPoolExecutor
+from contextlib import suppress
 from typing import Any
 
 
@@ -47,14 +49,36 @@ def runner_count(threads: int | None) -> int:
     return max(1, threads or min(os.cpu_count() or 1, MAX_RUNNERS))
 
 
+# How much nicer than the process the threads that embed documents run (Linux
+# keeps a nice value per thread). Phase 2 takes hours on a big history and keeps
+# every core busy meanwhile; searches, the app's screen and the holder's answers
+# then wait for the cores behind it. At +10 the scheduler gives a thread of the
+# process' own priority about nine times their share of a core it wants, and a
+# machine with nothing else to do still gives the runners all of it.
+EMBED_NICE = 10
+
+
+def yield_to_searches() -> None:
+    """Lower the calling thread's CPU priority by EMBED_NICE (Linux only: elsewhere
+    the call would name a process). Threads it starts after inherit it."""
+    if not sys.platform.startswith("linux"):
+        return
+    me = threading.get_native_id()
+    with suppress(OSError):
+        os.setpriority(os.PRIO_PROCESS, me, min(19, os.getpriority(os.PRIO_PROCESS, me) + EMBED_NICE))
+
+
 def run_all(sessions: Sequence[Any], batches: Sequence[list[int]], run: Callable[[Any, list[int]], None]) -> None:
     """`run(session, batch)` for every batch, each session in a thread of its own
     taking the next batch when it is free (texts differ in length: fixed shares
-    would leave one waiting); a runner's error is raised here."""
+    would leave one waiting); a runner's error is raised here. The runners are
+    threads of this call, at a lower priority (`yield_to_searches`): the caller's
+    own priority, and that of the threads it starts later, stay as they were."""
     todo = iter(batches)
     taking = threading.Lock()
 
     def runner(session: Any) -> None:
+        yield_to_searches()
         while True:
             with taking:
                 batch = next(todo, None)
@@ -63,9 +87,7 @@ def run_all(sessions: Sequence[Any], batches: Sequence[list[int]], run: Callable
             run(session, batch)
 
     used = list(sessions[: len(batches)])
-    if len(used) <= 1:
-        for batch in batches:
-            run(sessions[0], batch)
+    if not used:
         return
     with ThreadPoolExecutor(len(used), thread_name_prefix="embed-run") as pool:
         for future in [pool.submit(runner, session) for session in used]:

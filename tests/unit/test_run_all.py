@@ -2,10 +2,12 @@
 
 from __future__ import annotations
 
+import os
+import sys
 import threading
 
 import pytest
-from convo_tui.core.embed.batching import run_all, runner_count
+from convo_tui.core.embed.batching import EMBED_NICE, run_all, runner_count
 
 
 def test_every_batch_runs_once_and_every_session_takes_a_share():
@@ -23,10 +25,30 @@ def test_every_batch_runs_once_and_every_session_takes_a_share():
     assert {session for session, _ in seen} == {"a", "b"}
 
 
-def test_one_session_runs_every_batch_in_order_on_the_caller_thread():
+def test_one_session_runs_every_batch_in_order_in_one_thread():
     seen = []
     run_all(["only"], [[2], [0, 1]], lambda session, batch: seen.append((session, batch, threading.current_thread())))
-    assert seen == [("only", [2], threading.current_thread()), ("only", [0, 1], threading.current_thread())]
+    assert [(session, batch) for session, batch, _ in seen] == [("only", [2]), ("only", [0, 1])]
+    assert seen[0][2] is seen[1][2]
+
+
+@pytest.mark.skipif(not sys.platform.startswith("linux"), reason="a nice value per thread is Linux's")
+@pytest.mark.parametrize("sessions", [["only"], ["a", "b"]])
+def test_runners_yield_the_cores_to_searches_and_leave_the_callers_priority_alone(sessions):
+    caller = os.getpriority(os.PRIO_PROCESS, threading.get_native_id())
+    seen: list[int] = []
+    run_all(
+        sessions,
+        [[n] for n in range(4)],
+        lambda session, batch: seen.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())),
+    )
+    assert seen and set(seen) == {min(19, caller + EMBED_NICE)}
+    assert os.getpriority(os.PRIO_PROCESS, threading.get_native_id()) == caller
+    spawned: list[int] = []
+    thread = threading.Thread(target=lambda: spawned.append(os.getpriority(os.PRIO_PROCESS, threading.get_native_id())))
+    thread.start()
+    thread.join()
+    assert spawned == [caller]  # a thread the caller starts after (a holder's, the app's) is not slowed
 
 
 def test_a_runners_error_is_raised_to_the_caller():
