@@ -77,9 +77,10 @@ def main(argv: list[str] | None = None) -> int:
             measure(f"phase 2 running, its threads at nice +{nice}")
             stop.set()
             thread.join()
+    model = library.model_info().model
     library.close()
     load = os.getloadavg()[0]
-    print(f"{len(queries)} queries x {args.repeat} per measure, {args.rounds} rounds; load average {load:.1f}")
+    print(f"model {model}; {len(queries)} queries x {args.repeat} per measure, {args.rounds} rounds; load average {load:.1f}")
     print("| search (ms) | " + " | ".join(f"{m} p50 / p95" for m in MODES) + " |")
     print("|---|" + "---|" * len(MODES))
     for label, modes in rows.items():
