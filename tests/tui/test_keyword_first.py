@@ -54,6 +54,22 @@ def keys(hits) -> list[tuple[str, int]]:
     return [(hit.session_id, hit.turn_index) for hit in hits]
 
 
+async def keyword_pass_shown(pilot, held: HeldSearch, query: str):
+    """Type `query` with its hybrid pass held back; the screen once its keyword pass is shown."""
+    held.held.add((query, "hybrid"))
+    await settle(pilot)
+    screen = pilot.app.search_screen
+    screen.set_query(query)
+    await until(pilot, lambda: screen.hits and held.waiting.is_set(), "the keyword pass shown")
+    return screen
+
+
+async def hybrid_pass_shown(pilot, held: HeldSearch) -> None:
+    held.gate.set()
+    await until(pilot, lambda: pilot.app.search_screen.settled, "the hybrid pass shown")
+    await settle(pilot)
+
+
 @run_async
 async def test_keyword_results_show_first_then_the_hybrid_ones_with_the_selection_kept(corpus):
     settings, library = corpus
@@ -63,21 +79,15 @@ async def test_keyword_results_show_first_then_the_hybrid_ones_with_the_selectio
     assert keyword and hybrid and keys(keyword) != keys(hybrid), "the query must rank differently in the two modes"
     app = make_app(corpus)
     with HeldSearch(library) as held:
-        held.held.add((query, "hybrid"))
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            screen = app.search_screen
-            screen.set_query(query)
-            await until(pilot, lambda: screen.hits and held.waiting.is_set(), "the keyword pass shown")
+            screen = await keyword_pass_shown(pilot, held, query)
             assert keys(screen.hits) == keys(keyword)
             assert not screen.settled
             # The reader moves to a card the hybrid pass also finds, before it arrives.
             chosen = next(i for i, hit in enumerate(screen.cards()) if keys([hit.hit])[0] in keys(hybrid) and i > 0)
             screen.select_card(screen.cards()[chosen])
             picked = keys([screen.cards()[chosen].hit])[0]
-            held.gate.set()
-            await until(pilot, lambda: screen.settled, "the hybrid pass shown")
-            await settle(pilot)
+            await hybrid_pass_shown(pilot, held)
             assert keys(screen.hits) == keys(hybrid)
             assert [keys([card.hit])[0] for card in screen.cards()] == keys(hybrid)
             current = screen.current_card()
@@ -103,9 +113,7 @@ async def test_a_query_no_word_of_which_is_indexed_waits_for_meaning_without_say
             await pilot.pause()
             assert screen.hits == [] and not screen.settled
             assert text_of(screen.query_one("#results-note")) == placeholder  # no "nothing found" before meaning
-            held.gate.set()
-            await until(pilot, lambda: screen.settled, "the hybrid pass shown")
-            await settle(pilot)
+            await hybrid_pass_shown(pilot, held)
             assert screen.cards()
             assert "rounding" in screen.cards()[0].hit.session_title
 
@@ -150,19 +158,13 @@ async def test_enter_while_the_hybrid_pass_runs_goes_to_the_first_result_at_once
     query = "postgres index"
     app = make_app(corpus)
     with HeldSearch(library) as held:
-        held.held.add((query, "hybrid"))
         async with app.run_test(size=SIZE) as pilot:
-            await settle(pilot)
-            screen = app.search_screen
-            screen.set_query(query)
-            await until(pilot, lambda: screen.hits and held.waiting.is_set(), "the keyword pass shown")
+            screen = await keyword_pass_shown(pilot, held, query)
             await pilot.press("enter")
             await pilot.pause()
             first = screen.cards()[0]
             assert app.focused is first
             chosen = keys([first.hit])  # the card widget is refilled by the next pass: its hit, not it
-            held.gate.set()
-            await until(pilot, lambda: screen.settled, "the hybrid pass shown")
-            await settle(pilot)
+            await hybrid_pass_shown(pilot, held)
             assert screen.current_card() is not None and app.focused is screen.current_card()
             assert keys([screen.current_card().hit]) == chosen  # the selection stays on its result
