@@ -13,7 +13,7 @@ from typing import TYPE_CHECKING
 import pytest
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
-from tests.paths import FIXTURES, ROOT
+from tests.paths import FIXTURES
 
 if TYPE_CHECKING:
     from convo_tui.core.library import Library
@@ -101,29 +101,10 @@ _RAM_FOLDER = pytest.StashKey[Path]()
 _PASSED = pytest.StashKey[bool]()
 
 
-# Where no bytecode file is kept (PYTHONDONTWRITEBYTECODE, set on this
-# project's machines; a fresh clone has none), Python compiles every module of
-# ours from its source at each import: in each worker, and in each of the
-# hundreds of `convo-tui`, holder and helper processes the tests start. The
-# controller compiles them once before the workers start (0.5 s); Python reads
-# those files whatever the variable says.
-COMPILED = ("convo_tui", "core", "cli", "tui", "bench", "tests/helpers")
-
-
-def _compile_sources() -> None:
-    import compileall
-
-    for part in COMPILED:
-        compileall.compile_dir(ROOT / part, quiet=2, workers=2)  # one that cannot be written is compiled at import, as before
-
-
 @pytest.hookimpl(tryfirst=True)
 def pytest_configure(config: pytest.Config) -> None:
-    if hasattr(config, "workerinput"):
-        return
-    _compile_sources()
     # The controller chooses; xdist gives each worker a folder below its choice.
-    if config.option.basetemp is None:
+    if config.option.basetemp is None and not hasattr(config, "workerinput"):
         folder = _ram_basetemp()
         if folder is not None:
             config.option.basetemp = folder
