@@ -15,7 +15,7 @@ import re
 from collections.abc import Sequence
 
 import numpy as np
-from convo_tui.core.embed.dense import DEFAULT_DIM
+from convo_tui.core.embed.bundled import DEFAULT_DIM
 
 _WORD = re.compile(r"\w+", re.UNICODE)
 

@@ -45,7 +45,8 @@ def corpus_texts(points: int) -> list[str]:
 
 def run_one(config: dict, texts_file: str) -> dict:
     texts = json.loads(Path(texts_file).read_text(encoding="utf-8"))
-    from convo_tui.core.embed.dense import DenseEmbedder, fastembed_bundled
+    from convo_tui.core.embed.bundled import fastembed_bundled
+    from convo_tui.core.embed.dense import DenseEmbedder
     from convo_tui.core.settings import DEFAULT_MODEL
 
     if config.get("raw"):

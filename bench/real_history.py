@@ -127,7 +127,7 @@ def worker(
     )
 
     # Raw fastembed vs our phase-2 path on the same sample of texts.
-    from convo_tui.core.embed.dense import fastembed_bundled
+    from convo_tui.core.embed.bundled import fastembed_bundled
     from convo_tui.core.index.dense_phase import point_text, token_batches
     from convo_tui.core.index.publish import visible_filter
     from convo_tui.core.settings import DEFAULT_MODEL

@@ -3,7 +3,8 @@ from pathlib import Path
 import numpy as np
 import onnxruntime as ort
 import pytest
-from convo_tui.core.embed.dense import EMBED_WINDOW, DenseEmbedder, bundled_model_files
+from convo_tui.core.embed.bundled import bundled_model_files
+from convo_tui.core.embed.dense import EMBED_WINDOW, DenseEmbedder
 from convo_tui.core.embed.sparse import SparseEmbedder
 from tokenizers import Tokenizer
 
@@ -62,7 +63,7 @@ def test_query_vector_is_the_document_vector_bit_for_bit(dense):
 
 def test_direct_onnx_path_gives_fastembeds_vectors(dense):
     """The bundled model no longer goes through fastembed; its vectors are still fastembed's."""
-    from convo_tui.core.embed.dense import fastembed_bundled
+    from convo_tui.core.embed.bundled import fastembed_bundled
 
     reference = fastembed_bundled()
     reference.model.tokenizer.enable_truncation(max_length=EMBED_WINDOW)  # the window we give the model

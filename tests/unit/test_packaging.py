@@ -43,7 +43,7 @@ def test_bundled_tokenizer_is_all_minilm_l6_v2s() -> None:
     published with sentence-transformers/all-MiniLM-L6-v2 (see core/embed/model_data/NOTICE)."""
     import hashlib
 
-    from convo_tui.core.embed.dense import bundled_model_files
+    from convo_tui.core.embed.bundled import bundled_model_files
 
     _, tokenizer = bundled_model_files()
     digest = hashlib.sha256(tokenizer.read_bytes()).hexdigest()

@@ -1,6 +1,6 @@
 from datetime import UTC, datetime
 
-from convo_tui.core.embed.dense import bundled_model_files
+from convo_tui.core.embed.bundled import bundled_model_files
 from convo_tui.core.index.chunks import chunk_text
 from convo_tui.core.index.points import session_points, stored_record
 from convo_tui.core.model import Message, Session, ToolCall
