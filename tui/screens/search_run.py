@@ -4,7 +4,7 @@ A hybrid query typed anew shows its keyword pass first, then its hybrid results,
 which replace them with the reader's selection kept (the screen's `_follow`).
 The keyword search is a fraction of the hybrid one (28 against 103 ms at a
 million messages, in process): at 100k messages the first cards came 10-30%
-sooner in the app, at a million no sooner, and the hybrid ones 30-90 ms later
+sooner in the app, at 10k and at a million no sooner, and the hybrid ones 30-90 ms later
 (BENCHMARKS.md, "Thirteenth session"). A key typed during the keyword pass
 skips the hybrid one.
 """
