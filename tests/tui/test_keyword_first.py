@@ -1,5 +1,6 @@
-"""A hybrid query shows its keyword results first, then the hybrid ones in their place
-(issue 25: at a million messages the keyword pass is a quarter of a hybrid search).
+"""A hybrid query shows its keyword results first, then the hybrid ones in their place,
+while hybrid search is slow (issue 25: at a million messages the keyword pass is a
+quarter of a hybrid search); once it is fast, a query searches once.
 
 The library is the real one over the demo index; the tests only hold a pass of it
 back (an Event) so that what the screen shows between the two passes can be read,
@@ -168,3 +169,28 @@ async def test_enter_while_the_hybrid_pass_runs_goes_to_the_first_result_at_once
             await hybrid_pass_shown(pilot, held)
             assert screen.current_card() is not None and app.focused is screen.current_card()
             assert keys([screen.current_card().hit]) == chosen  # the selection stays on its result
+
+
+@run_async
+async def test_the_keyword_pass_runs_only_while_the_last_hybrid_search_was_slow(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    with HeldSearch(library) as held:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            screen = app.search_screen
+            assert screen.pace.last_ms is None  # nothing measured yet: the first query has its keyword pass
+            for query, last_ms in (("Decimal", None), ("Decimal rounding", 20.0), ("postgres index", 400.0)):
+                screen.pace.last_ms = last_ms
+                screen.set_query(query)
+                await until(pilot, lambda query=query: (query, "hybrid") in held.calls and screen.settled, query)
+                await settle(pilot)
+                assert screen.cards()
+            assert screen.pace.last_ms is not None and screen.pace.last_ms != 400.0  # the real search measured
+    assert held.calls == [
+        ("Decimal", "keyword"),
+        ("Decimal", "hybrid"),
+        ("Decimal rounding", "hybrid"),  # the last hybrid search took 20 ms: no keyword pass
+        ("postgres index", "keyword"),
+        ("postgres index", "hybrid"),
+    ]

@@ -16,7 +16,7 @@ from convo_tui.tui.messages import SearchFinished, SearchOutcome
 from convo_tui.tui.query_line import describe_query, highlight_words
 from convo_tui.tui.screens.search_empty import nothing_found
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, ResultKeys
-from convo_tui.tui.screens.search_run import search_passes
+from convo_tui.tui.screens.search_run import HybridPace, search_passes
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
@@ -68,6 +68,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         self._follow_waiting = False  # the index moved while a card was open: follow when it closes
         self._early_shown: int | None = None  # the search whose keyword pass is shown, its hybrid one to come
         self._settled = True  # the shown results are the last the current search will give
+        self.pace = HybridPace()  # whether a new hybrid query shows its keyword pass first (search_run.py)
         self.view = ViewState()
         self.init_keys(QueryHistory())
 
@@ -205,7 +206,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
 
     @work(thread=True, exclusive=True, group="search")
     def _search(self, query: str, mode: str, generation: int, limit: int, follow: bool = False, *, early: bool = False) -> None:
-        """`early`: a new hybrid query shows its keyword pass first (search_run.py)."""
+        """`early`: a new hybrid query may show its keyword pass first (search_run.py)."""
         app = self.app
         assert app.library is not None
         worker = get_current_worker()
@@ -219,6 +220,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
                 limit=limit,
                 follow=follow,
                 early=early,
+                pace=self.pace,
                 cancelled=lambda: worker.is_cancelled,
             )
             for outcome in passes:

@@ -1,16 +1,21 @@
 """The searches one query makes, run in the search screen's worker thread.
 
-A hybrid query typed anew shows its keyword pass first, then its hybrid results,
-which replace them with the reader's selection kept (the screen's `_follow`).
-The keyword search is a fraction of the hybrid one (28 against 103 ms at a
-million messages, in process): at 100k messages the first cards came 10-30%
-sooner in the app, at 10k and at a million no sooner, and the hybrid ones 30-90 ms later
-(BENCHMARKS.md, "Thirteenth session"). A key typed during the keyword pass
-skips the hybrid one.
+A hybrid query typed anew may show its keyword pass first, then its hybrid
+results, which replace them with the reader's selection kept (the screen's
+`_follow`). That pays only when hybrid search is slow: the keyword pass plus
+painting its cards (about 45 ms) delay the hybrid cards, and they come sooner
+only by what the hybrid search costs over the keyword one. Measured in the app
+(BENCHMARKS.md, "Thirteenth session"): at 10k messages, where a hybrid search
+takes 35 ms, the first cards came no sooner and the hybrid ones 90 ms later; at
+100k, with the hybrid search over 100 ms, the first cards came 10-30% sooner. So
+the keyword pass runs only while the last hybrid search took over
+`HybridPace.slow_ms` (a big history, a loaded machine, phase 2 embedding beside
+it). A key typed during the keyword pass skips the hybrid one.
 """
 
 from __future__ import annotations
 
+import time
 from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
@@ -20,6 +25,22 @@ from convo_tui.tui.screens.search_empty import DENSE_MODES, filters_match
 
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
+
+
+class HybridPace:
+    """How long this screen's last hybrid search took: a keyword pass first only pays when it was slow."""
+
+    slow_ms = 100.0  # over this, the keyword pass's cards come sooner than it delays the hybrid ones
+
+    def __init__(self) -> None:
+        self.last_ms: float | None = None  # None: no hybrid search yet (the first is the slowest: the model warms up)
+
+    @property
+    def slow(self) -> bool:
+        return self.last_ms is None or self.last_ms > self.slow_ms
+
+    def record(self, seconds: float) -> None:
+        self.last_ms = seconds * 1000.0
 
 
 def search_passes(
@@ -32,22 +53,27 @@ def search_passes(
     limit: int,
     follow: bool = False,
     early: bool = False,
+    pace: HybridPace | None = None,
     cancelled: Callable[[], bool] = lambda: False,
 ) -> Iterator[SearchOutcome]:
-    """The outcomes to show, in order: with `early`, a hybrid query's keyword pass
-    when it found something (nothing found by keyword is no answer yet: meaning may
-    find it), then the search in `mode`. Nothing more once `cancelled()`: a newer
-    key replaced this query before its slower pass. Without the model, the dense
-    modes answer by keyword."""
+    """The outcomes to show, in order: with `early`, while `pace` says hybrid search
+    is slow, a hybrid query's keyword pass when it found something (nothing found by
+    keyword is no answer yet: meaning may find it), then the search in `mode`.
+    Nothing more once `cancelled()`: a newer key replaced this query before its
+    slower pass. Without the model, the dense modes answer by keyword."""
+    pace = pace or HybridPace()
     used = mode if (mode not in DENSE_MODES or model_ready) else "keyword"
     try:
-        if early and used == "hybrid":
+        if early and used == "hybrid" and pace.slow:
             first = library.search(query, limit=limit, mode="keyword")
             if cancelled():
                 return
             if first:
                 yield SearchOutcome(query, mode, first, generation=generation, limit=limit, early=True)
+        started = time.perf_counter()
         hits = library.search(query, limit=limit, mode=used)
+        if used == "hybrid":
+            pace.record(time.perf_counter() - started)
         outcome = SearchOutcome(query, mode, hits, generation=generation, limit=limit, follow=follow)
         if not hits:
             outcome.filters_match = filters_match(library, query)
