@@ -15,15 +15,16 @@ from convo_tui.tui.index_state import coverage_note
 from convo_tui.tui.messages import SearchFinished, SearchOutcome
 from convo_tui.tui.query_line import describe_query, highlight_words
 from convo_tui.tui.screens.search_empty import nothing_found
-from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, ResultKeys
+from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, SEARCH_HELP_KEYS, SEARCH_HELP_NOTE, ResultKeys
 from convo_tui.tui.screens.search_run import HybridPace, search_passes
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
 from convo_tui.tui.widgets.preview import HitPreview
+from convo_tui.tui.widgets.result_list import ResultList
 from textual import events, on, work
 from textual.app import ComposeResult
-from textual.containers import Horizontal, VerticalScroll
+from textual.containers import Horizontal
 from textual.screen import Screen
 from textual.timer import Timer
 from textual.widgets import Footer, Header, Input, Static
@@ -40,17 +41,8 @@ def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
 
 class SearchScreen(ResultKeys, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
-    # F1 lists these first: what the bindings table cannot say (tui/screens/help.py).
-    HELP_KEYS = [
-        ("type", "Edit the query, from anywhere", ""),
-        ("enter", "First result, or open/close it", "card.expand"),
-        ("tab", "Open result: its tool calls", ""),
-        ("↓↑ pgdn pgup", "Open result: read on, then next", ""),
-    ]
-    HELP_NOTE = (
-        "Filters in the query: project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME "
-        'after:DATE before:DATE "exact phrase"; DATE: YYYY-MM-DD, today, yesterday, 7d 2w 3m 1y.'
-    )
+    HELP_KEYS = SEARCH_HELP_KEYS
+    HELP_NOTE = SEARCH_HELP_NOTE
 
     app: ConvoApp
 
@@ -60,7 +52,6 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         self.hits: list[Hit] = []
         self._timer: Timer | None = None
         self._focus_when_shown = False  # Enter pressed before the results arrived
-        self._cards: list[ResultCard] = []  # reused from search to search, the unused ones hidden
         self._generation = 0  # of the latest search started: an older one's results are dropped
         self._limit = 0  # how many results the shown search asked for (grows with "more")
         self._more_pending = False  # the cursor asked past the last card: move on when more arrive
@@ -82,7 +73,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
         )
         yield Static(id="filter-line")
         with Horizontal(id="result-area"):
-            yield VerticalScroll(Static(id="results-note", classes="placeholder"), id="results", can_focus=False)
+            yield ResultList(id="results")
             yield HitPreview(id="preview")
         yield IndexStatus(id="index-status")
         yield Footer(compact=True)
@@ -337,60 +328,48 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
             "F3 browses sessions by project · F2 changes the mode."
         )
 
+    @property
+    def results(self) -> ResultList:
+        return self.query_one(ResultList)
+
     def _show_note(self, text: str) -> None:
         """A line in place of the results (no query, an error, nothing found)."""
         self.hits = []
         self._hide_cards_from(0)
         self.query_one(HitPreview).show(None, [], self.app.redactor)
-        note = self.query_one("#results-note", Static)
-        note.update(text)
-        note.display = True
+        self.results.note(text)
 
     def _hide_cards_from(self, start: int) -> None:
-        for card in self._cards[start:]:
-            if card.display:
-                if card.has_focus_within:
-                    self.action_focus_query()
-                card.collapse()
-                card.display = False
+        if self.results.focus_is_after(start):
+            self.action_focus_query()
+        self.results.hide_from(start)
 
     async def _show_cards(self, hits: list[Hit], *, keep_scroll: bool = False) -> None:
         """Refill the card pool in place; new cards are mounted only when the pool is short."""
         if not hits:
             self._show_note("No matching conversations.")
             return
-        self.query_one("#results-note", Static).display = False
+        self.results.note(None)
         terms = highlight_words(self.query_text)
         # Filters alone rank nothing: no bar then, rather than a row of zeros.
         scored = bool(terms) and any(hit.score > 0 for hit in hits)
         self._hide_cards_from(len(hits))
         await self._fill_from(0, hits, terms, scored)
         if not keep_scroll:
-            self.query_one("#results", VerticalScroll).scroll_home(animate=False)
+            self.results.scroll_home(animate=False)
             self._selected = 0
         self.mark_selected()
         self.show_preview()
 
     async def _fill_from(self, start: int, hits: list[Hit], terms: list[str], scored: bool) -> None:
-        """Show `hits` in the cards from `start` on: pooled ones refilled, new ones mounted."""
-        compact, dense = self.view.compact, self.app.short
-        pooled = self._cards[start : start + len(hits)]
-        for card, hit in zip(pooled, hits, strict=False):
-            card.set_view(compact, dense)
-            card.set_hit(hit, terms, scored=scored)
-            if not card.display:
-                card.display = True
-        missing = [ResultCard(hit, terms, shown=self.app.redactor, scored=scored) for hit in hits[len(pooled) :]]
-        for card in missing:
-            card.compact, card.dense = compact, dense
-        if missing:
-            self._cards += missing
-            await self.query_one("#results", VerticalScroll).mount_all(missing)
+        await self.results.fill_from(
+            start, hits, terms, scored=scored, compact=self.view.compact, dense=self.app.short, shown=self.app.redactor
+        )
 
     def fit_cards(self) -> None:
         """Cards as the view and the screen's height want them (the app calls it on a resize)."""
-        for card in self._cards:
-            card.set_view(self.view.compact, self.app.short)
+        for results in self.query(ResultList):  # none before the screen is composed (the app's first resize)
+            results.fit(self.view.compact, self.app.short)
 
     def in_view_order(self, hits: list[Hit]) -> list[Hit]:
         """Core's order (relevance), or the same results newest first when the user sorts by date."""
@@ -405,7 +384,7 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
             self.query_one(HitPreview).show(hit, highlight_words(self.query_text), self.app.redactor)
 
     def cards(self) -> list[ResultCard]:
-        return [card for card in self._cards if card.display]
+        return [card for results in self.query(ResultList) for card in results.cards()]
 
     def current_query(self) -> str:
         return self.query_text

@@ -35,6 +35,18 @@ SEARCH_BINDINGS: list[BindingType] = [
     Binding("f6", "toggle_sort", "Sort", show=False, priority=True, id="search.sort"),
 ]
 
+# F1 lists these first: what the bindings table cannot say (tui/screens/help.py).
+SEARCH_HELP_KEYS = [
+    ("type", "Edit the query, from anywhere", ""),
+    ("enter", "First result, or open/close it", "card.expand"),
+    ("tab", "Open result: its tool calls", ""),
+    ("↓↑ pgdn pgup", "Open result: read on, then next", ""),
+]
+SEARCH_HELP_NOTE = (
+    "Filters in the query: project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME "
+    'after:DATE before:DATE "exact phrase"; DATE: YYYY-MM-DD, today, yesterday, 7d 2w 3m 1y.'
+)
+
 
 class ResultKeys:
     """Mixed into the SearchScreen (which provides cards(), query_box, load_more() and the card actions)."""
