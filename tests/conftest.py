@@ -6,6 +6,7 @@ import fcntl
 import os
 import shutil
 import signal
+import threading
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -113,6 +114,27 @@ def pytest_configure(config: pytest.Config) -> None:
 
 def pytest_sessionfinish(session: pytest.Session, exitstatus: int) -> None:
     session.config.stash[_PASSED] = exitstatus == 0
+    warming = session.config.stash.get(_WARMING, None)
+    if warming is not None:
+        warming.join()
+
+
+# The whole suite's first tests wait for the run's model cache (12 s of building
+# it, one core): the controller starts it as soon as its workers' folders exist,
+# so that it is built while they import and collect the tests.
+_WARMING = pytest.StashKey[threading.Thread]()
+
+
+@pytest.hookimpl(optionalhook=True)
+def pytest_testnodeready(node) -> None:
+    config = node.config
+    whole_suite = config.args_source is pytest.Config.ArgsSource.TESTPATHS and not config.option.markexpr
+    if _WARMING in config.stash or not whole_suite or config.option.basetemp is None:
+        return
+    shared = Path(config.option.basetemp)  # what the workers' `_shared_dir` is: their basetemps' parent
+    warming = threading.Thread(target=_build_once, args=(shared / "model-cache", _make_model_cache), daemon=True)
+    config.stash[_WARMING] = warming
+    warming.start()
 
 
 def pytest_unconfigure(config: pytest.Config) -> None:
@@ -282,7 +304,10 @@ def _shared_dir(tmp_path_factory: pytest.TempPathFactory) -> Path:
 
 def built_once(tmp_path_factory: pytest.TempPathFactory, name: str, build: Callable[[Path], None]) -> Path:
     """The folder `name`, filled by `build(folder)` the first time any worker asks for it."""
-    folder = _shared_dir(tmp_path_factory) / name
+    return _build_once(_shared_dir(tmp_path_factory) / name, build)
+
+
+def _build_once(folder: Path, build: Callable[[Path], None]) -> Path:
     with open(folder.with_suffix(".lock"), "w") as lock:
         fcntl.flock(lock, fcntl.LOCK_EX)
         if not (folder / ".built").exists():
