@@ -9,15 +9,26 @@ from pathlib import Path
 _CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
 
 
+def _escaped(text: str) -> str:
+    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+
+
 def shown(value: object, limit: int = 120) -> str:
     """A value (from a transcript, a query, a request) as part of a one-line
     message: control characters escaped (`\\x0a`), cut at `limit` characters."""
-    text = _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", str(value))
+    text = _escaped(str(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
 class ConvoError(Exception):
     """Base class for expected problems (shown as one line, no traceback)."""
+
+
+def one_line(text: str) -> str:
+    """`text` on one line, whole: a reason may quote the file (SQLite's "malformed
+    database schema (...)" names a table of it, line breaks and all), and a line
+    break or a terminal escape of a file must not reach the user's terminal."""
+    return _escaped(" ".join(text.split()))
 
 
 class ParseError(ConvoError):
@@ -29,7 +40,7 @@ class ParseError(ConvoError):
 
     def __init__(self, path: str | Path, reason: str, line: int | None = None):
         self.path = str(path)
-        self.reason = reason
+        self.reason = one_line(reason)
         self.line = line
         super().__init__(str(self))
 

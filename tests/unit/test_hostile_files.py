@@ -86,3 +86,12 @@ def test_every_file_of_the_hostile_corpus_parses_or_is_refused_in_one_line(tmp_p
             json.dumps([m.text for m in session.messages])  # readable data, whatever it holds
     assert parsed and refused
     assert not any(corpus.rglob("pwned*")) and not (Path.cwd() / "pwned").exists()
+
+
+def test_a_reason_quoting_the_file_stays_on_one_line():
+    """SQLite names a damaged store's table in its message, line breaks and all (the
+    fuzzer's mutated Cursor CLI store: 'malformed database schema (\\nuser:\\n) - orphan
+    index'); a terminal escape in a file name or table must not reach the terminal."""
+    error = ParseError("store.db", "not a readable chat store (malformed database schema (\nuser:\n) - orphan index)\x1b[2J")
+    assert str(error) == "store.db: not a readable chat store (malformed database schema ( user: ) - orphan index)\\x1b[2J"
+    assert "\n" not in error.reason and "\x1b" not in str(error)
