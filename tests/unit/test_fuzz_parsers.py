@@ -205,14 +205,27 @@ SQLITE_HEADER_PAGE = 512  # the samples' page size: past the first page, SQLite 
 SQLITE_STRIDE = 7
 
 
-def _cuts(data: bytes) -> range | list[int]:
-    """Every byte of a text sample; of a SQLite sample, every byte of its first page (the
-    header and schema) and then every 7th: a database cut inside a later page is refused
-    by SQLite alike wherever in the page the cut falls, at a seventh of the cost."""
-    if not data.startswith(b"SQLite format 3\x00"):
-        return range(len(data) + 1)
-    head = list(range(SQLITE_HEADER_PAGE + 1))
-    return [*head, *range(SQLITE_HEADER_PAGE + 1, len(data) + 1, SQLITE_STRIDE), len(data)]
+TEXT_HEAD = 256  # bytes of a text sample cut at every byte: what sniffing reads first
+WORD_BYTES = frozenset(b"abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789 ")
+WORD_STRIDE = 8
+
+
+def _cuts(data: bytes) -> list[int]:
+    """Of a text sample: every byte of its head, then every byte before and after a byte
+    that is not a plain letter, digit or space (quotes, braces, escapes, newlines, markers,
+    every byte of a multi-byte character) and every 8th inside a run of plain ones, where
+    a cut leaves the same shape whichever letter it falls after (a third fewer parses).
+    Of a SQLite sample: every byte of its first page (the header and schema) and then every
+    7th: a database cut inside a later page is refused by SQLite alike wherever in the
+    page the cut falls."""
+    if data.startswith(b"SQLite format 3\x00"):
+        head = list(range(SQLITE_HEADER_PAGE + 1))
+        return [*head, *range(SQLITE_HEADER_PAGE + 1, len(data) + 1, SQLITE_STRIDE), len(data)]
+    cuts = {*range(min(len(data), TEXT_HEAD) + 1), *range(0, len(data) + 1, WORD_STRIDE), len(data)}
+    for at, byte in enumerate(data):
+        if byte not in WORD_BYTES:
+            cuts.update((at, at + 1))
+    return sorted(cuts)
 
 
 # --- random and mutated bytes ---------------------------------------------------
@@ -314,7 +327,7 @@ def test_random_bytes(fmt: SourceFormat, root: Path):
 
 @pytest.mark.parametrize("sample", ALL_SAMPLES, ids=lambda s: s.id)
 def test_mutated_samples(sample: Sample, root: Path):
-    @settings(FUZZ, max_examples=100)
+    @settings(FUZZ, max_examples=60)
     @given(st.data())
     def run(data: st.DataObject) -> None:
         check_parse(sample.fmt, sample.place(root, data.draw(mutated(sample.data))))
