@@ -23,6 +23,7 @@ from pathlib import Path
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import Session
+from convo_tui.core.sources import surrogates
 from convo_tui.core.sources._drift import collecting
 from convo_tui.core.sources.text import (  # re-exported: the readers take their text from here
     HEAD_BYTES,
@@ -248,6 +249,7 @@ def stream_path(
         return
     parts = fmt.stream(path, part_chars)
     yielded = False
+    replaced = 0
     while True:
         seen: Counter[str] = Counter()
         try:
@@ -265,6 +267,9 @@ def stream_path(
             if unknown is not None:
                 unknown.update(seen)
         yielded = True
+        replaced += surrogates.repair(part.session)  # the part's messages, and the title known so far
+        if part.last and replaced:
+            part.session.warnings.append(surrogates.note(path, replaced))
         yield part
 
 
@@ -295,5 +300,7 @@ def _parse(path: Path, fmt: SourceFormat) -> ParsedFile:
     if not sessions:
         raise ParseError(path, f"no messages found in this {fmt.label}")
     for session in sessions:
-        session.warnings[:0] = [note for note in notes if note not in session.warnings]
+        replaced = surrogates.repair(session)
+        own = [surrogates.note(path, replaced)] if replaced else []
+        session.warnings[:0] = [note for note in [*notes, *own] if note not in session.warnings]
     return ParsedFile(fmt, sessions, dict(unknown))

@@ -20,7 +20,7 @@ from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
-from tests.helpers.hostile_corpus import TOKEN, write_hostile_corpus
+from tests.helpers.hostile_corpus import CUT_EMOJI_SESSION, TOKEN, write_hostile_corpus
 from tests.helpers.index_copy import copy_index
 from tests.paths import ROOT
 from tests.unit.test_hostile_values import NUMBERS, QUERIES
@@ -59,6 +59,11 @@ def test_indexing_the_hostile_corpus_tells_every_problem_in_one_line(hostile, ca
     sessions = [json.loads(line) for line in out.splitlines()]
     ids = {s["id"] for s in sessions}
     assert {"--dangerously-skip-permissions", "-rf", "; rm -rf ~"} <= ids  # data, listed as data
+    # Half of an emoji (a lone "\\ud83d" in the JSON) is indexed, found and shown as U+FFFD.
+    code, out, err = _run(capsys, "search", "emoji cut in half", "--mode", "keyword", "--json", "--index-dir", str(index))
+    assert code == 0 and err == "" and json.loads(out.splitlines()[0])["session_id"] == CUT_EMOJI_SESSION
+    code, out, err = _run(capsys, "show", CUT_EMOJI_SESSION, "--index-dir", str(index))
+    assert code == 0 and "an emoji cut in half \ufffd here" in out
 
 
 def test_json_output_masks_titles_as_the_text_does(hostile, capsys):

@@ -22,6 +22,7 @@ TOKEN = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"
 MARKUP = "[/x] [@click=app.quit]quit[/] [b]bold"
 HOSTILE_TITLE = f"deploy with {TOKEN} {MARKUP}"
 PWN = "$(touch pwned)"
+CUT_EMOJI_SESSION = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
 
 
 def _claude(target: Path, *, session_id: str, cwd: str, first: str, stamp: str | None = None, name: str | None = None) -> None:
@@ -56,6 +57,10 @@ def write_hostile_corpus(root: Path) -> Path:
     )
     _claude(claude, session_id="-rf", cwd="-rf", first="a file named like an option", name="--dangerously-skip-permissions.jsonl")
     _claude(claude, session_id="; rm -rf ~", cwd="/tmp", first="a file named like shell", name=f"{PWN}.jsonl")
+    # Half of an emoji, its pair cut off by a tool: JSON can spell it, UTF-8 cannot hold it.
+    cut = claude / f"{CUT_EMOJI_SESSION}.jsonl"
+    _claude(claude, session_id=CUT_EMOJI_SESSION, cwd="/tmp", first="an emoji cut in half @HALF@ here", name=cut.name)
+    cut.write_text(cut.read_text(encoding="utf-8").replace("@HALF@", "\\ud83d"), encoding="utf-8")
 
     codex = root / "codex" / "sessions" / "2025" / "10" / "14"
     codex.mkdir(parents=True)

@@ -72,5 +72,13 @@ def assert_well_formed(session: Session, source: str | None = None) -> None:
     assert paired == expected, f"{where}: turns cover {paired}, messages {expected}"
     assert len(paired) == len(set(paired)), f"{where}: a message is in two turns"
 
+    # Ids, paths, projects and folders may keep a lone surrogate (a file name's byte that is
+    # not UTF-8, or a JSON escape): the index escapes them where it stores them. What is shown
+    # and indexed is valid Unicode (core/sources/surrogates.py).
     for shape in (session_to_json(session), session_to_record(session)):
-        json.dumps(shape, ensure_ascii=False).encode("utf-8")
+        json.dumps(shape, ensure_ascii=False).encode("utf-8", "surrogatepass")
+    shown = [session.title]
+    for message in session.messages:
+        shown += [message.text, message.thinking, message.attachment or ""]
+        shown += [part for tool in message.tools for part in (tool.name, tool.result, json.dumps(tool.args, ensure_ascii=False))]
+    "\n".join(shown).encode("utf-8")
