@@ -22,7 +22,7 @@ from typing import Any
 
 import pytest
 from convo_tui.core.errors import ParseError
-from convo_tui.core.sources import ParsedFile, SourceFormat, detect, formats, parse_file, parse_path
+from convo_tui.core.sources import ParsedFile, SourceFormat, detect, formats, parse_file, parse_path, surrogates
 from helpers.wellformed import assert_well_formed
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
@@ -169,6 +169,8 @@ def _checked(parse: Callable[[Path], Any], path: Path) -> Any:
     sessions = result.sessions if isinstance(result, ParsedFile) else result
     assert isinstance(sessions, list), f"{parse.__name__} returned {type(sessions).__name__}"
     for session in sessions:
+        if not isinstance(result, ParsedFile):
+            surrogates.repair(session)  # what parse_path and stream_path do to every reader's sessions
         assert_well_formed(session)
     ids = [s.id for s in sessions]
     assert len(ids) == len(set(ids)), f"duplicate session ids from one file: {ids}"
