@@ -21,6 +21,7 @@ are the answer's thinking, not its text (`aider/reasoning_tags.py`).
 from __future__ import annotations
 
 import re
+from collections import Counter
 from datetime import UTC, datetime
 from pathlib import Path
 
@@ -178,14 +179,18 @@ def parse(path: Path) -> list[Session]:
             chats[-1].line(raw)
     folder = path.absolute().parent
     sessions: list[Session] = []
+    ids: Counter[str] = Counter()
     for chat in chats:
         messages = chat.finish()
         if not any(m.role == USER for m in messages):
             continue  # started and left: only the banner
         number_messages(messages)
         stamp = chat.started.strftime("%Y-%m-%dT%H:%M:%S") if chat.started else str(len(sessions))
+        # Two chats started in the same second (a script running `aider --message` in a
+        # loop) were one id: the second replaced the first in the index.
+        ids[stamp] += 1
         session = Session(
-            id=f"{folder.name}@{stamp}",
+            id=f"{folder.name}@{stamp}" + (f"#{ids[stamp]}" if ids[stamp] > 1 else ""),
             title=title_from_messages(messages, folder.name),
             project=folder.name,
             source=SOURCE,
@@ -206,7 +211,7 @@ FORMAT = SourceFormat(
     label="Aider chat history",
     sniff=sniff,
     parse=parse,
-    version=2,
+    version=3,  # 3: chats started in the same second get ids of their own
     tool="Aider",
     versions="0.62 – 0.86 (`.aider.chat.history.md`)",
     places="`.aider.chat.history.md` in each repository (add the repository to `sources`)",

@@ -42,3 +42,18 @@ def test_sessions_a_person_would_count():
     assert third.title == "/ask why do we store dates as strings in habits.json?"
     assert [m.role for m in third.messages] == ["user", "assistant"]
     assert len(first.turns) == 3
+
+
+def test_chats_started_in_the_same_second_are_sessions_of_their_own(tmp_path):
+    """A script running `aider --message` in a loop starts chats in the same second:
+    each keeps its own id (one id made the second replace the first in the index)."""
+    chat = "\n# aider chat started at 2026-03-09 10:41:27\n\n#### {question}\n\n{answer}\n"
+    history = tmp_path / "repo" / ".aider.chat.history.md"
+    history.parent.mkdir()
+    history.write_text(
+        chat.format(question="Rename the flag", answer="Renamed it.") + chat.format(question="Add a test", answer="Added one."),
+        encoding="utf-8",
+    )
+    first, second = parse_path(history)
+    assert (first.id, second.id) == ("repo@2026-03-09T10:41:27", "repo@2026-03-09T10:41:27#2")
+    assert (first.messages[0].text, second.messages[0].text) == ("Rename the flag", "Add a test")
