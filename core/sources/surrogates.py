@@ -29,24 +29,29 @@ def _fixed(text: str) -> tuple[str, int]:
     return _LONE.subn(REPLACEMENT, text)
 
 
-def _fixed_value(value: Any) -> tuple[Any, int]:
-    """A tool call's arguments: strings anywhere in nested dicts and lists."""
-    if isinstance(value, str):
-        return _fixed(value)
-    if isinstance(value, dict):
-        total = 0
-        out = {}
-        for key, item in value.items():
-            new_key, a = _fixed(key) if isinstance(key, str) else (key, 0)
-            new_item, b = _fixed_value(item)
-            out[new_key] = new_item
-            total += a + b
-        return (out, total) if total else (value, 0)
-    if isinstance(value, list):
-        pairs = [_fixed_value(item) for item in value]
-        total = sum(n for _, n in pairs)
-        return ([item for item, _ in pairs], total) if total else (value, 0)
-    return value, 0
+def _fix_in_place(root: Any) -> int:
+    """A tool call's arguments: every string in nested dicts and lists, keys too, fixed in
+    place. A loop, not recursion: JSON nested 950 deep parses, and a walk of it called
+    from deep in the indexer's stack would end in a RecursionError."""
+    total = 0
+    stack = [root]
+    while stack:
+        node = stack.pop()
+        slots = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
+        for slot, item in slots:
+            if isinstance(item, str):
+                fixed, n = _fixed(item)
+                if n:
+                    node[slot] = fixed
+                    total += n
+            elif isinstance(item, dict | list):
+                stack.append(item)
+        if isinstance(node, dict):
+            for key in [k for k in node if isinstance(k, str) and _fixed(k)[1]]:
+                fixed, n = _fixed(key)
+                node[fixed] = node.pop(key)
+                total += n
+    return total
 
 
 def repair(session: Session) -> int:
@@ -65,7 +70,7 @@ def repair(session: Session) -> int:
         for tool in message.tools:
             tool.name, a = _fixed(tool.name)
             tool.result, b = _fixed(tool.result)
-            tool.args, c = _fixed_value(tool.args)
+            c = _fix_in_place(tool.args) if isinstance(tool.args, dict | list) else 0
             total += a + b + c
     return total
 

@@ -59,3 +59,24 @@ def test_a_session_read_in_parts_is_repaired_in_each_and_counted_once(tmp_path):
 def test_a_clean_file_carries_no_such_note(tmp_path):
     (session,) = parse_path(CLAUDE)
     assert not [w for w in session.warnings if "surrogate" in w]
+
+
+def test_tool_arguments_are_repaired_at_any_depth_and_a_whole_pair_is_kept():
+    """Arguments nested as deep as json.loads goes (about 950), repaired from deep in a
+    call stack: a walk by recursion ended in a RecursionError there."""
+    from convo_tui.core.model import Message, Session, ToolCall
+    from convo_tui.core.sources import surrogates
+
+    depth = 940
+    deep = json.loads('{"a":' * depth + '"cut \\ud800"' + "}" * depth)
+    flat = json.loads('{"k\\udc00": ["ok", "b\\ud83d", {"n": 1}], "v": "\\ud83d\\ude00 whole"}')
+    tools = [ToolCall(name="Edit", args=deep), ToolCall(name="Bash", args=flat)]
+    session = Session(id="s", title="t", project="p", source="claude-code", path="/s.jsonl")
+    session.messages = [Message(id="m", role="assistant", text="done", tools=tools)]
+
+    def from_deep_in_a_stack(frames: int) -> int:
+        return surrogates.repair(session) if frames == 0 else from_deep_in_a_stack(frames - 1)
+
+    assert from_deep_in_a_stack(200) == 3
+    assert flat == {"k\ufffd": ["ok", "b\ufffd", {"n": 1}], "v": "\U0001f600 whole"}
+    json.dumps([deep, flat], ensure_ascii=False).encode("utf-8")
