@@ -198,7 +198,7 @@ def test_samples_parse_cleanly(sample: Sample, root: Path):
 
 
 @pytest.mark.parametrize("sample", ALL_SAMPLES, ids=lambda s: s.id)
-def test_truncated_at_every_byte(sample: Sample, root: Path):
+def test_truncated_around_every_structural_byte(sample: Sample, root: Path):
     for cut in _cuts(sample.data):
         check_parse(sample.fmt, sample.place(root, sample.data[:cut]))
 
