@@ -17,6 +17,7 @@ from datetime import datetime, timedelta
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.store.base import Cond, Filter
+from convo_tui.core.unicode import without_lone_surrogates
 
 KEYS = ("project", "session", "role", "tool", "has", "source", "machine", "after", "before")
 ROLES = {"user": "user", "ai": "ai", "assistant": "ai"}
@@ -118,7 +119,11 @@ def _midnight(day: datetime) -> float:
 
 
 def parse_query(query: str, *, now: datetime | None = None) -> ParsedQuery:
-    """Words, phrases and filters of a query; `now` anchors relative dates (tests)."""
+    """Words, phrases and filters of a query; `now` anchors relative dates (tests).
+    A lone surrogate (a byte of the command line that is not UTF-8, a "\\ud800" in an
+    MCP or served request) separates words: no model can read it, and a search of it
+    ended in a traceback."""
+    query, _ = without_lone_surrogates(query, " ")
     if query.count('"') % 2:
         raise QueryError('unbalanced quote in query (a phrase needs a closing ")')
     parsed = ParsedQuery(text="")

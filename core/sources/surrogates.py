@@ -14,19 +14,10 @@ surrogate may stand for a byte of a file name that is not UTF-8 (Python's
 
 from __future__ import annotations
 
-import re
 from typing import Any
 
 from convo_tui.core.model import Session
-
-_LONE = re.compile("[\ud800-\udfff]")
-REPLACEMENT = "\ufffd"
-
-
-def _fixed(text: str) -> tuple[str, int]:
-    if text.isascii():  # O(1) in CPython: the common case costs nothing
-        return text, 0
-    return _LONE.subn(REPLACEMENT, text)
+from convo_tui.core.unicode import without_lone_surrogates as _fixed
 
 
 def _fix_in_place(root: Any) -> int:

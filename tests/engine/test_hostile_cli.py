@@ -64,6 +64,10 @@ def test_indexing_the_hostile_corpus_tells_every_problem_in_one_line(hostile, ca
     assert code == 0 and err == "" and json.loads(out.splitlines()[0])["session_id"] == CUT_EMOJI_SESSION
     code, out, err = _run(capsys, "show", CUT_EMOJI_SESSION, "--index-dir", str(index))
     assert code == 0 and "an emoji cut in half \ufffd here" in out
+    # A query byte that is not UTF-8 (argv's "\udcff") is searched around, in every mode.
+    for mode in ("keyword", "hybrid", "semantic"):
+        code, out, err = _run(capsys, "search", "emoji\udcffcut in half", "--mode", mode, "--json", "--index-dir", str(index))
+        assert code == 0 and err == "" and out, mode
 
 
 def test_json_output_masks_titles_as_the_text_does(hostile, capsys):

@@ -95,3 +95,12 @@ def test_relative_dates_combine_and_are_checked_for_order():
     assert cond.lte == datetime(2026, 3, 14).astimezone().timestamp() - 0.001
     with pytest.raises(QueryError, match="after: must be earlier than before:"):
         parse_query("after:today before:7d", now=NOW.astimezone())
+
+
+def test_a_lone_surrogate_in_a_query_separates_words():
+    """A byte of the command line that is not UTF-8 reaches Python as "\\udcff", a JSON
+    request may spell "\\ud800": no model can encode either (a search of one ended in
+    a traceback); it separates words instead."""
+    assert parse_query("login\udcfftest").text == "login test"
+    assert parse_query("\ud800 rollback project:shop").text == "rollback"
+    assert parse_query("😀 emoji").text == "😀 emoji"  # a whole pair is a character like any other
