@@ -28,6 +28,27 @@ XDG_DIRS = {
 
 # Set before any test module imports the app or fastembed.
 os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
+# Pilot waits for the app to go idle after every key and every pause: it sleeps
+# in windows of 20 ms until one passes with under 1 ms of CPU, so each key
+# typed cost at least 40 ms of a worker doing nothing (a fifth of the app
+# tier's time). Windows of 5 ms end those waits four times sooner; the app
+# draws at 240 frames a second so that a pending screen update (and the
+# `call_after_refresh` callbacks it runs) still falls inside one window, as it
+# does with Textual's defaults (60 frames, windows of 20 ms). The programs the
+# end-to-end tests start inherit the frame rate; what they show is the same.
+os.environ.setdefault("TEXTUAL_FPS", "240")
+IDLE_WINDOW_S = 0.005
+
+
+def _shorter_idle_windows() -> None:
+    import textual._wait
+
+    assert hasattr(textual._wait, "SLEEP_GRANULARITY"), "Textual's idle check moved: see tests/conftest.py"
+    textual._wait.SLEEP_GRANULARITY = IDLE_WINDOW_S
+    textual._wait.SLEEP_IDLE = IDLE_WINDOW_S / 20  # idle: under 5% of a window busy, as in Textual
+
+
+_shorter_idle_windows()
 os.environ["HF_HUB_OFFLINE"] = "1"
 os.environ["ORT_DISABLE_TELEMETRY"] = "1"
 # No command leaves a holder running after it (cli/keep_warm.py); tests of it turn it on.

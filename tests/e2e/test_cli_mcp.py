@@ -11,10 +11,9 @@ from typing import Any
 import anyio
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.e2e.terminal import convo_tui
+from tests.helpers.mcp_client import mcp_session
 
 QDRANT_SESSION = "c3d4e5f6-1a2b-4c3d-8e9f-0a1b2c3d4e5f"
 
@@ -26,9 +25,8 @@ def _data(result: Any) -> dict[str, Any]:
 
 async def _drive(index_dir: Path) -> dict[str, Any]:
     program, *args = convo_tui()
-    params = StdioServerParameters(command=program, args=[*args, "mcp", "--index-dir", str(index_dir)], env={**os.environ})
     seen: dict[str, Any] = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with mcp_session(program, [*args, "mcp", "--index-dir", str(index_dir)], env={**os.environ}) as session:
         await session.initialize()
         seen["tools"] = {tool.name: sorted(tool.input_schema["properties"]) for tool in (await session.list_tools()).tools}
         seen["search"] = _data(await session.call_tool("search", {"query": "qdrant collection", "limit": 3}))

@@ -14,9 +14,8 @@ import anyio
 import pytest
 from convo_tui.cli.main import main
 from convo_tui.cli.mcp_tools import TOOL_NAMES
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
+from tests.helpers.mcp_client import mcp_session
 from tests.paths import FIXTURES, ROOT
 
 SAMPLES = FIXTURES / "reliability" / "samples"
@@ -41,14 +40,9 @@ def structured(result: Any) -> dict[str, Any]:
 
 
 async def drive(index_dir: Path) -> dict[str, Any]:
-    params = StdioServerParameters(
-        command=sys.executable,
-        args=["-m", "convo_tui.cli.main", "mcp", "--index-dir", str(index_dir)],
-        env={**os.environ},
-        cwd=str(ROOT),
-    )
     seen: dict[str, Any] = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    args = ["-m", "convo_tui.cli.main", "mcp", "--index-dir", str(index_dir)]
+    async with mcp_session(sys.executable, args, env={**os.environ}, cwd=str(ROOT)) as session:
         init = await session.initialize()
         seen["server"] = init.server_info.name
         seen["tools"] = sorted(tool.name for tool in (await session.list_tools()).tools)

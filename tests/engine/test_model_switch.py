@@ -34,8 +34,6 @@ from convo_tui.core.search.merge import cosine
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from convo_tui.core.store.base import Cond, Point, Query, SparseVec
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.store.qdrant_server import ServerStore
-from qdrant_client import QdrantClient
 
 from tests.paths import ROOT
 
@@ -354,6 +352,9 @@ def test_cli_index_with_another_model_switches_without_reindexing(built, capsys)
 
 
 def test_a_server_store_says_to_rebuild_instead():
+    from convo_tui.core.store.qdrant_server import ServerStore
+    from qdrant_client import QdrantClient  # 2.4 s to import: not for every worker's collection
+
     store = ServerStore(QdrantClient(location=":memory:"))
     store.ensure(4)
     with pytest.raises(IndexUnavailable, match=r"cannot change its embedding model in place; run `convo-tui index --rebuild`"):

@@ -11,11 +11,10 @@ from typing import Any
 import anyio
 import pytest
 from convo_tui.cli.main import main
-from mcp.client.session import ClientSession
-from mcp.client.stdio import StdioServerParameters, stdio_client
 
 from tests.helpers.cost_corpus import cost_corpus
 from tests.helpers.demo_corpus import utc_clock
+from tests.helpers.mcp_client import mcp_session
 
 OPUS_SESSION = "7d2f4a10-3b6c-4e8d-9f01-a2b3c4d5e6f7"  # tests/fixtures/cost/claude_code
 
@@ -62,9 +61,10 @@ def structured(result: Any) -> dict[str, Any]:
     return result.structured_content if result.structured_content is not None else json.loads(result.content[0].text)
 
 
-async def drive(params: StdioServerParameters) -> dict[str, Any]:
+async def drive(entry: dict[str, Any], cwd: Path) -> dict[str, Any]:
+    """Run the server as the agent's config entry `entry` says, in the project `cwd`."""
     seen: dict[str, Any] = {}
-    async with stdio_client(params) as (read, write), ClientSession(read, write) as session:
+    async with mcp_session(entry["command"], entry["args"], env={**os.environ, **entry["env"]}, cwd=str(cwd)) as session:
         await session.initialize()
         seen["tools"] = sorted(tool.name for tool in (await session.list_tools()).tools)
         seen["search"] = structured(
@@ -87,10 +87,7 @@ def test_an_agent_runs_the_server_mcp_install_wrote(index_dir, isolated_dirs, tm
     assert entry["type"] == "stdio" and Path(entry["command"]).is_absolute()
     project = tmp_path / "work" / "deployer"  # agents start the server in the project they work on
     project.mkdir(parents=True)
-    params = StdioServerParameters(
-        command=entry["command"], args=entry["args"], env={**os.environ, **entry["env"]}, cwd=str(project)
-    )
-    seen = anyio.run(drive, params)
+    seen = anyio.run(drive, entry, project)
 
     assert seen["tools"] == sorted(
         ["search", "show_session", "show_turn", "recent_sessions", "context_bundle", "context", "list_sessions"]

@@ -21,7 +21,6 @@ from convo_tui.core.store import open_store
 from convo_tui.core.store.base import PAYLOAD_INDEXES, Cond, Filter, Point, Query, SparseVec, Store, point_id
 from convo_tui.core.store.edge import EdgeStore
 from convo_tui.core.store.qdrant_server import ServerStore, connect_server
-from qdrant_client import QdrantClient
 from qdrant_edge import Bm25, Bm25Config, TokenizerType
 
 DIM = 64
@@ -181,12 +180,19 @@ def keys(scored) -> list[str]:
     return [s.payload["key"] for s in scored]
 
 
+def in_memory_client():
+    """qdrant-client's local mode. Imported here, not by every worker's collection: 2.4 s."""
+    from qdrant_client import QdrantClient
+
+    return QdrantClient(location=":memory:")
+
+
 @pytest.fixture(params=["edge", "server"])
 def store(request, tmp_path) -> Store:
     if request.param == "edge":
         s: Store = EdgeStore(tmp_path / "index")
     else:
-        s = ServerStore(QdrantClient(location=":memory:"))
+        s = ServerStore(in_memory_client())
     s.ensure(DIM)
     yield s
     s.close()
@@ -512,6 +518,8 @@ def test_connect_server_opt_in_and_bad_urls():
 
 
 def test_server_unreachable_is_one_line():
+    from qdrant_client import QdrantClient
+
     client = QdrantClient(url="http://127.0.0.1:9", timeout=1, check_compatibility=False)
     with pytest.raises(IndexUnavailable, match=r"^Qdrant at http://127.0.0.1:9 .*cannot be reached"):
         ServerStore(client)
@@ -519,7 +527,7 @@ def test_server_unreachable_is_one_line():
 
 def test_server_read_only_needs_a_collection():
     with pytest.raises(IndexUnavailable, match="no index in local Qdrant"):
-        ServerStore(QdrantClient(location=":memory:"), read_only=True)
+        ServerStore(in_memory_client(), read_only=True)
 
 
 def test_edge_new_index_keeps_vectors_int8_copies_payload_and_its_indexes_on_disk(tmp_path):
