@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import random
 import re
-import shutil
 import signal
 from pathlib import Path
 
@@ -16,6 +15,7 @@ from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 from tests.e2e.terminal import convo_tui
 from tests.helpers.demo_corpus import copy_demo
+from tests.helpers.index_copy import copy_index
 
 DEMO_SESSIONS = 15
 EXTRA_SESSIONS = 80
@@ -114,7 +114,7 @@ def test_serve_answers_a_search_and_stops_on_ctrl_c_while_a_client_indexes_throu
 
 def test_serve_stops_on_sigterm_after_answering(terminal, tmp_path: Path, demo_built: Path):
     index_dir = tmp_path / "index"
-    shutil.copytree(demo_built / "index", index_dir, symlinks=True)
+    copy_index(demo_built / "index", index_dir)
     serve = terminal([*convo_tui(), "serve", "--no-watch", "--index-dir", str(index_dir)], cols=120, rows=40)
     serve.wait_for("convo-tui: ready")
     sessions = terminal([*convo_tui(), "sessions", "--index-dir", str(index_dir)])

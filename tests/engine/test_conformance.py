@@ -11,7 +11,6 @@ from __future__ import annotations
 
 import dataclasses
 import inspect
-import shutil
 from collections.abc import Callable, Iterator
 from pathlib import Path
 from typing import Any
@@ -26,6 +25,7 @@ from convo_tui.core.library import Library
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 from tests.conftest import build_relevance, built_once
+from tests.helpers.index_copy import copy_index
 
 SESSION = "qdrant-setup"
 STREAMED = ("progress", "cancel")
@@ -66,7 +66,7 @@ def built(tmp_path_factory: pytest.TempPathFactory) -> Path:
 def engines(built: Path, tmp_path: Path) -> Iterator[tuple[Engine, Engine]]:
     """(the Library here, serving; a RemoteEngine asking it), over a copy of the relevance index."""
     index = tmp_path / "index"
-    shutil.copytree(built / "index", index, symlinks=True)
+    copy_index(built / "index", index)
     settings = Settings(index_dir=index, sources=[built / "src"], discover_defaults=False, model=DEFAULT_MODEL)
     with open_local(settings) as local:
         local.load_model()

@@ -8,7 +8,6 @@ from __future__ import annotations
 import contextlib
 import json
 import os
-import shutil
 import subprocess
 import sys
 from pathlib import Path
@@ -17,6 +16,7 @@ import pytest
 from convo_tui.core.holder import client, protocol
 
 from bench.holders import holder_pid, stop
+from tests.helpers.index_copy import copy_index
 from tests.paths import ROOT
 
 CLI = [sys.executable, "-m", "convo_tui.cli.main"]
@@ -26,7 +26,7 @@ CLI = [sys.executable, "-m", "convo_tui.cli.main"]
 def index_dir(demo_built: Path, tmp_path_factory) -> Path:
     """A copy of the demo's index (the tests stop the holders they start)."""
     index_dir = tmp_path_factory.mktemp("keep-warm") / "index"
-    shutil.copytree(demo_built / "index", index_dir, symlinks=True)
+    copy_index(demo_built / "index", index_dir)
     return index_dir
 
 

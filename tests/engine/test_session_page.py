@@ -14,12 +14,13 @@ from convo_tui.core.library.session_rows import Row
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 from tests.conftest import build_relevance, built_once
+from tests.helpers.index_copy import copy_index
 
 
 @pytest.fixture
 def library(tmp_path_factory, tmp_path):
     built = built_once(tmp_path_factory, "relevance-index", build_relevance)
-    shutil.copytree(built / "index", tmp_path / "index", symlinks=True)
+    copy_index(built / "index", tmp_path / "index")
     with Library.open(
         Settings(index_dir=tmp_path / "index", sources=[built / "src"], discover_defaults=False, model=DEFAULT_MODEL)
     ) as lib:

@@ -14,6 +14,7 @@ from convo_tui.tui.widgets.preview import HitPreview
 from textual.widgets import Static
 
 from tests.helpers.app import make_app, run_async, search, settle, until
+from tests.helpers.index_copy import copy_index
 
 SIZE = (80, 24)
 
@@ -101,14 +102,13 @@ async def test_sort_by_date_shows_the_same_results_newest_first(corpus):
 @run_async
 async def test_keyword_search_answers_while_the_model_is_still_loading(corpus, monkeypatch, tmp_path):
     """The model load is held on a gate: a typed query still gets keyword results meanwhile."""
-    import shutil
 
     import convo_tui.core.embed.dense as embed
     from convo_tui.core.library import Library
 
     settings, _ = corpus
     index_copy = tmp_path / "index"
-    shutil.copytree(settings.index_dir, index_copy, ignore=shutil.ignore_patterns("*.lock", "lock", "*.sock"))
+    copy_index(settings.index_dir, index_copy, skip=("*.lock", "lock", "*.sock"))
     copy_settings = dataclasses.replace(settings, index_dir=index_copy, debounce_ms=0)
     gate = threading.Event()
     real_shared_dense = embed.shared_dense

@@ -9,7 +9,6 @@ from __future__ import annotations
 import functools
 import json
 import random
-import shutil
 from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
@@ -23,6 +22,7 @@ from convo_tui.core.store.edge import EdgeStore
 
 from bench.cheap import CheapEmbedder
 from bench.scale_corpus import _Sessions
+from tests.helpers.index_copy import copy_index
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -96,7 +96,7 @@ def test_with_edges_default_threshold_the_run_left_a_tail(old_index):
 
 def test_an_index_made_with_the_old_settings_takes_them_when_opened_to_write(old_index, tmp_path):
     shard = tmp_path / "index" / "shard"
-    shutil.copytree(old_index[0].parent, shard.parent)
+    copy_index(old_index[0].parent, shard.parent)
     assert edge_schema.optimizers_behind(shard)
     EdgeStore(shard.parent, read_only=True).close()
     assert edge_schema.optimizers_behind(shard), "a reader never writes the index"
