@@ -36,8 +36,14 @@ os.environ.setdefault("TEXTUAL_ANIMATIONS", "none")
 # `call_after_refresh` callbacks it runs) still falls inside one window, as it
 # does with Textual's defaults (60 frames, windows of 20 ms). The programs the
 # end-to-end tests start inherit the frame rate; what they show is the same.
-os.environ.setdefault("TEXTUAL_FPS", "240")
-IDLE_WINDOW_S = 0.005
+os.environ["TEXTUAL_FPS"] = "240"  # not a default: the windows below are cut to it
+os.environ["HF_HUB_OFFLINE"] = "1"
+os.environ["ORT_DISABLE_TELEMETRY"] = "1"
+# No command leaves a holder running after it (cli/keep_warm.py); tests of it turn it on.
+os.environ["CONVO_TUI_KEEP_WARM"] = "0"
+os.environ["NO_COLOR"] = os.environ.get("NO_COLOR", "")
+
+IDLE_WINDOW_S = 0.005  # Pilot's idle windows (above, TEXTUAL_FPS)
 
 
 def _shorter_idle_windows() -> None:
@@ -49,11 +55,6 @@ def _shorter_idle_windows() -> None:
 
 
 _shorter_idle_windows()
-os.environ["HF_HUB_OFFLINE"] = "1"
-os.environ["ORT_DISABLE_TELEMETRY"] = "1"
-# No command leaves a holder running after it (cli/keep_warm.py); tests of it turn it on.
-os.environ["CONVO_TUI_KEEP_WARM"] = "0"
-os.environ["NO_COLOR"] = os.environ.get("NO_COLOR", "")
 
 # A suite started in the background (`nohup pytest &`, some CI runners) starts
 # with SIGINT ignored, and every process it spawns inherits that: a `serve` then

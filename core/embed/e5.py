@@ -34,7 +34,8 @@ E5_BATCH_TOKENS = 1536
 # its parallel loops are too short to share, and with OMP_WAIT_POLICY=PASSIVE
 # (below) every loop wakes a sleeping thread. On 2 idle cores a query took 32-36
 # ms on two threads and 23-26 ms on one; with a busy process beside it 23-27
-# against 21-25 ms (BENCHMARKS.md, "Fifteenth session").
+# against 21-25 ms; with both cores busy 24-29 against 29-45 ms, the one case
+# it loses (BENCHMARKS.md, "Fifteenth session: e5 queries on one OpenMP thread").
 QUERY_THREADS = 1
 
 # One span per CJK character, word or punctuation mark: close to (slightly
