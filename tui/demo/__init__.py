@@ -9,13 +9,13 @@ folder, and `remove_demo_folder` takes it all away when the demo ends.
 from __future__ import annotations
 
 import dataclasses
-import os
 import shutil
 import tempfile
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
 
+from convo_tui.core.environ import environment_variable
 from convo_tui.core.settings import Settings
 
 DEMO_DIR = Path(__file__).parent / "corpus"
@@ -52,14 +52,10 @@ def temporary_files_in(settings: Settings) -> Iterator[None]:
     are imported.
     """
     folder = str(demo_folder(settings))
-    before_env, before_module = os.environ.get("TMPDIR"), tempfile.tempdir
-    os.environ["TMPDIR"] = folder
+    before = tempfile.tempdir
     tempfile.tempdir = folder
     try:
-        yield
+        with environment_variable("TMPDIR", folder):
+            yield
     finally:
-        if before_env is None:
-            os.environ.pop("TMPDIR", None)
-        else:
-            os.environ["TMPDIR"] = before_env
-        tempfile.tempdir = before_module
+        tempfile.tempdir = before
