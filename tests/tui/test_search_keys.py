@@ -198,6 +198,7 @@ async def test_every_palette_command_works_from_every_screen(corpus, where):
         async def to_card():
             await to_search()
             app.search_screen.cards()[0].focus()
+            await settle(pilot)  # focus() lands on the next message: the start state is the card's
 
         async def to_reader():
             await to_card()
