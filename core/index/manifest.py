@@ -50,6 +50,12 @@ CREATE TABLE IF NOT EXISTS sessions (
 );
 CREATE INDEX IF NOT EXISTS sessions_by_id ON sessions (session_id);
 """
+# A reader opens the manifest while the first index run may be creating it:
+# the tables appear in one transaction, and a reader takes a manifest without
+# all of them for an empty one. (The app's archive status read it between the
+# two CREATE TABLEs once and its worker died on "no such table: sessions".)
+_SCHEMA_AT_ONCE = f"BEGIN;\n{_SCHEMA}COMMIT;\n"
+_TABLES = ("files", "sessions")
 _COLUMNS = "size, mtime_ns, hash, format, parser_version, model, generation, error, unknown"
 
 
@@ -109,7 +115,7 @@ class Manifest:
         try:
             db.execute("PRAGMA journal_mode=WAL")
             db.execute("PRAGMA synchronous=NORMAL")
-            db.executescript(_SCHEMA)
+            db.executescript(_SCHEMA_AT_ONCE)
             if legacy.exists():
                 self._import(db, legacy)
                 db.commit()
@@ -125,17 +131,18 @@ class Manifest:
                 Path(f"{self.path}{suffix}").unlink(missing_ok=True)
             os.close(os.open(self.path, os.O_WRONLY | os.O_CREAT, 0o600))
             db = sqlite3.connect(self.path, check_same_thread=False)
-            db.executescript(_SCHEMA)
+            db.executescript(_SCHEMA_AT_ONCE)
         return db
 
     def _read_only(self) -> sqlite3.Connection | None:
-        """The manifest opened for reading, or None when it has no table yet."""
+        """The manifest opened for reading, or None until it has every table."""
         uri = self.path.absolute().as_uri()
         # mode=ro first; `immutable` in a folder we may not write (no -shm file possible).
         for mode in ("mode=ro", "immutable=1"):
             db = sqlite3.connect(f"{uri}?{mode}", uri=True, check_same_thread=False)
             try:
-                db.execute("SELECT COUNT(*) FROM files").fetchone()
+                for table in _TABLES:
+                    db.execute(f"SELECT COUNT(*) FROM {table}").fetchone()
                 return db
             except sqlite3.OperationalError as exc:
                 db.close()
