@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import sqlite3
 
 from convo_tui.core.index.manifest import LEGACY_NAME, MANIFEST_NAME, FileEntry, Manifest
 
@@ -98,8 +99,6 @@ def test_a_reader_sees_an_empty_manifest_while_an_index_run_is_only_creating_it(
 def test_a_reader_sees_an_empty_manifest_while_only_some_of_its_tables_exist(tmp_path):
     """Between the indexer's CREATE TABLEs (a manifest of an older writer, or a crash
     then), the app's archive status read `sessions` and its worker died."""
-    import sqlite3
-
     with sqlite3.connect(tmp_path / MANIFEST_NAME) as db:
         db.execute("CREATE TABLE files (path BLOB PRIMARY KEY, size INTEGER NOT NULL)")
     reader = Manifest.load(tmp_path, read_only=True)
