@@ -38,10 +38,11 @@ def _fix_in_place(root: Any) -> int:
             elif isinstance(item, dict | list):
                 stack.append(item)
         if isinstance(node, dict):
-            for key in [k for k in node if isinstance(k, str) and _fixed(k)[1]]:
+            for key in [k for k in node if isinstance(k, str) and not k.isascii()]:
                 fixed, n = _fixed(key)
-                node[fixed] = node.pop(key)
-                total += n
+                if n:
+                    node[fixed] = node.pop(key)
+                    total += n
     return total
 
 
