@@ -23,6 +23,7 @@ import tempfile
 from collections.abc import Iterator
 from contextlib import AbstractContextManager, contextmanager, nullcontext
 from dataclasses import dataclass, field
+from functools import partial
 from pathlib import Path, PurePosixPath
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,7 @@ from convo_tui.core.archive.sqlite_dump import dump, restore
 from convo_tui.core.archive.store import Archive
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.index.manifest import file_hash
+from convo_tui.core.index.reading import Relabel
 from convo_tui.core.index.source_files import FileStat, source_key
 
 if TYPE_CHECKING:
@@ -73,6 +75,18 @@ class Machines:
             if folder == prefix or folder.startswith(prefix + "/"):
                 return local.rstrip("/") + folder[len(prefix) :]
         return folder
+
+
+def label_session(session: Session, *, staged: str, original: str, machine: str, folders: dict[str, str]) -> None:
+    """A session read from a file as the file's own: the archive's staging copy
+    (`staged`) named as the `original`, and another machine's name and folder
+    mapping (Machines.map_folder) put on it."""
+    if staged:
+        session.path = original if session.path == staged else session.path.replace(staged, original)
+        session.warnings = [w.replace(staged, original) for w in session.warnings]
+    if machine:
+        session.meta[MACHINE] = machine
+        session.cwd = Machines(path_maps={machine: folders}).map_folder(machine, session.cwd)
 
 
 def excluded(key: str, patterns: list[str]) -> bool:
@@ -206,20 +220,14 @@ class ArchivedFiles:
             self.notes.append(f"{path}: not archived ({type(exc).__name__}: {exc})")
         return file_hash(readable)
 
-    def parsed(self, path: Path, readable: Path, sessions: list[Session]) -> list[Session]:
+    def relabel(self, path: Path, readable: Path) -> Relabel:
         key = source_key(path)
         entry = self._restored.get(key)
-        if entry is not None:
-            staged, original = str(readable), key
-            for session in sessions:
-                session.path = original if session.path == staged else session.path.replace(staged, original)
-                session.warnings = [w.replace(staged, original) for w in session.warnings]
+        staged = str(readable) if entry is not None else ""
         machine = entry.machine if entry is not None and entry.machine else self.machines.machine_of(key)
-        if machine:
-            for session in sessions:
-                session.meta[MACHINE] = machine
-                session.cwd = self.machines.map_folder(machine, session.cwd)
-        return sessions
+        return partial(
+            label_session, staged=staged, original=key, machine=machine, folders=self.machines.path_maps.get(machine, {})
+        )
 
     # -- archiving ----------------------------------------------------------------------
 

@@ -21,6 +21,10 @@ class SparseEmbedder:
 
         self._bm25 = Bm25(Bm25Config(tokenizer=TokenizerType.Multilingual))
 
+    def __reduce__(self) -> tuple[type[SparseEmbedder], tuple[()]]:
+        """Pickled by name: phase 1's reader process makes its own (Edge's model is not picklable)."""
+        return (SparseEmbedder, ())
+
     def embed_document(self, text: str) -> SparseVec:
         vec = self._bm25.embed_document(text)
         return SparseVec(list(vec.indices), list(vec.values))

@@ -1,9 +1,9 @@
 """Phase 1's batches: the points of parsed sessions written, then published
 session by session (the protocol is in publish.py's docstring).
 
-The indexer reads files and hands each parsed part of a session here as a
-`Unit`; once a batch is full (by texts or by time) its points are written with
-their keyword vectors, and the dense vectors the content cache already holds,
+The indexer hands each part of a session here as a `Unit`, its points made and
+their keyword vectors computed (reading.py); once a batch is full (by texts or
+by time) its points are written with them, and with the dense vectors the content cache already holds,
 then each of its sessions (or parts) is flipped visible and its older
 generations deleted. A file's manifest entry is written when every session it
 holds is published.
@@ -13,14 +13,12 @@ from __future__ import annotations
 
 import time
 from dataclasses import dataclass
-from typing import Any
 
 from convo_tui.core.index.intake import FileWork, SessionStream
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.points import PendingPoint
 from convo_tui.core.index.progress import IndexReport
 from convo_tui.core.index.vector_cache import VectorCache
-from convo_tui.core.model import Session
 from convo_tui.core.store.base import Cond, Filter, Point, Store, point_id
 
 # Phase 1 publishes what it has parsed when this many texts are pending, or
@@ -43,7 +41,6 @@ class Unit:
     """One parsed part of a session, waiting in a batch."""
 
     file: FileWork
-    session: Session
     points: list[PendingPoint]
     stream: SessionStream
     last: bool
@@ -64,10 +61,9 @@ class GenerationPoint(Point):
 class Batches:
     """The batch being filled, and what writing the batches so far did."""
 
-    def __init__(self, store: Store, manifest: Manifest, sparse: Any, cache: VectorCache | None):
+    def __init__(self, store: Store, manifest: Manifest, cache: VectorCache | None):
         self.store = store
         self.manifest = manifest
-        self.sparse = sparse
         self.cache = cache
         self.published_sessions = 0  # sessions made wholly visible this run
         self.written = 0  # points written this run
@@ -99,13 +95,11 @@ class Batches:
         cached = self.cache.get_many(p.text for p in pending if p.text) if self.cache is not None else {}
         out: list[Point] = []
         for item in pending:
-            keyword = item.keyword_text
-            sparse = self.sparse.embed_document(keyword) if keyword else None
             dense = cached.get(item.text) if item.text else None
             payload = item.payload
             if item.text:
                 payload = {**payload, "dense_ready": dense is not None}
-            out.append(GenerationPoint(item.key, dense, sparse, payload, generation))
+            out.append(GenerationPoint(item.key, dense, item.sparse, payload, generation))
             if len(out) >= UPSERT_POINTS:
                 self.store.upsert(out)
                 out = []

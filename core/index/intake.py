@@ -1,37 +1,31 @@
-"""What phase 1 reads and makes of it: which files (newest first), and the
-points of each part of each session (core/index/batches.py writes them).
+"""What phase 1 reads: which files (newest first), and the state of each file
+and session while it is written (core/index/batches.py writes them).
 
 `files_to_read` checks every candidate against the manifest by `stat` alone
 (and a hash when only the mtime moved) and keeps a path and an mtime of each
 file to read: the run then reads them newest first across every source, so
 the first batch holds today's sessions whatever the size of the history.
-`part_points` turns one part of a session (core/sources `stream_path`) into
-its points, keeping the session's counts across parts in a `SessionStream`.
+What becomes of each part of each session: reading.py makes its points,
+publish.py decides what is written (a `SessionStream` per session).
 """
 
 from __future__ import annotations
 
 import os
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from dataclasses import dataclass
 from functools import partial
 from pathlib import Path
 from typing import Any
 
-from convo_tui.core.index.chunks import TokenizerLike
+from convo_tui.core.errors import ParseError
 from convo_tui.core.index.manifest import FileEntry, Manifest
-from convo_tui.core.index.points import (
-    PendingPoint,
-    content_points,
-    message_count,
-    record_point,
-    session_point,
-)
+from convo_tui.core.index.points import PendingPoint
 from convo_tui.core.index.progress import CancelLike, IndexProgress, IndexReport, ProgressFn, is_cancelled
+from convo_tui.core.index.reading import ReadJob
 from convo_tui.core.index.source_files import FileAccess, FileStat
-from convo_tui.core.model import Session, pair_messages
-from convo_tui.core.serialize import session_to_record
-from convo_tui.core.sources import SessionPart, format_by_name
+from convo_tui.core.sources import format_by_name
 
 
 @dataclass
@@ -41,11 +35,7 @@ class SessionStream:
     session_id: str
     new: bool  # no file in the manifest holds it: publish each part as it is written
     skip: bool = False  # the user deleted it, another file holds it, or its points failed
-    turns: int = 0
-    messages: int = 0
-    parts: int = 0
-    started_at: Any = None
-    updated_at: Any = None
+    parts: int = 0  # parts written so far
     head: PendingPoint | None = None  # a new session's session point, to write once its part is visible
 
 
@@ -60,6 +50,20 @@ class FileWork:
     read: bool = False  # every part has been read
     failed: bool = False  # reading stopped with an error: no manifest entry
     current: SessionStream | None = None
+
+
+@dataclass
+class Prepared:
+    """A file handed to the reader (reader_process.py) and not yet written:
+    `stack` holds it readable (the archive may put a gone file back for it),
+    `job` is what the reader reads, `unreadable` why it has no job."""
+
+    path: Path
+    size: int
+    stack: ExitStack
+    file: FileWork | None = None
+    job: ReadJob | None = None
+    unreadable: ParseError | None = None
 
 
 Contain = Callable[[Path, IndexReport, Callable[[], Any]], Any]
@@ -131,49 +135,3 @@ def _same_parser(entry: FileEntry, model: str) -> bool:
         return True
     fmt = format_by_name(entry.format)
     return fmt is not None and fmt.version == entry.parser_version
-
-
-def part_points(
-    session: Session,
-    part: SessionPart,
-    stream: SessionStream,
-    generation: int,
-    tokenizer: TokenizerLike | None,
-    *,
-    window: int | None = None,
-    questions: bool = False,
-) -> list[PendingPoint]:
-    """The points of one part: its turns and messages, its record (in the session
-    point for a session read whole, else a record point), and the session point
-    when the session ends here or is new (for a new session's later parts it
-    waits in `stream.head`: written with the part, it would hide the session's
-    visible point until the part is flipped)."""
-    turns = pair_messages(session.messages)
-    points = content_points(
-        session,
-        generation,
-        tokenizer,
-        first_message=part.first_message,
-        first_turn=stream.turns,
-        turns=turns,
-        window=window,
-        questions=questions,
-    )
-    stream.turns += len(turns)
-    stream.messages += message_count(session.messages)
-    stream.started_at = stream.started_at or session.started_at
-    stream.updated_at = max((t for t in (stream.updated_at, session.updated_at) if t is not None), default=None)
-    if part.last and stream.parts == 0:  # a session read whole: its record in its session point
-        head = session_point(session, generation, stream.turns, stream.messages, session_to_record(session))
-        return [head, *points]
-    points.append(record_point(session, generation, stream.parts))
-    stream.parts += 1
-    if part.last or stream.new:  # the session point, final or as read so far
-        session.started_at, session.updated_at = stream.started_at, stream.updated_at
-        record = session_to_record(session, with_messages=False)
-        head = session_point(session, generation, stream.turns, stream.messages, record, record_parts=stream.parts)
-        if stream.new and stream.parts > 1:
-            stream.head = head
-        else:
-            points.insert(0, head)
-    return points

@@ -35,6 +35,7 @@ from convo_tui.core.index.keyword_parts import (
 )
 from convo_tui.core.model import USER, Message, Session, Turn, combined_text, pair_messages
 from convo_tui.core.serialize import message_records, pack, session_to_record, unpack
+from convo_tui.core.store.base import SparseVec
 
 LEVEL_SESSION = "session"
 LEVEL_TURN = "turn"
@@ -78,6 +79,7 @@ class PendingPoint:
     text: str
     payload: dict[str, Any] = field(default_factory=dict)
     keyword: str | None = None
+    sparse: SparseVec | None = None  # the keyword text's BM25 vector, once computed (reading.py)
 
     @property
     def keyword_text(self) -> str:

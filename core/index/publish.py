@@ -38,8 +38,9 @@ from __future__ import annotations
 
 import os
 import time
-from collections import Counter
+from collections import deque
 from collections.abc import Callable, Iterable
+from contextlib import ExitStack
 from functools import partial
 from pathlib import Path
 from typing import Any
@@ -48,9 +49,8 @@ from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.index.batches import Batches, Unit
 from convo_tui.core.index.dense_phase import DensePhase
-from convo_tui.core.index.intake import FileWork, SessionStream, files_to_read, part_points
+from convo_tui.core.index.intake import FileWork, Prepared, SessionStream, files_to_read
 from convo_tui.core.index.manifest import FileEntry, Manifest
-from convo_tui.core.index.points import clean_text
 from convo_tui.core.index.progress import (  # re-exported: the library, the faces and the tests import them from here
     CancelLike,
     CancelView,
@@ -59,12 +59,13 @@ from convo_tui.core.index.progress import (  # re-exported: the library, the fac
     ProgressFn,
     is_cancelled,
 )
+from convo_tui.core.index.reader_process import AHEAD_FILES, Source, opened_reader
+from convo_tui.core.index.reading import FileEnd, FileFailed, PartRead, PartReader, ReadFailed, ReadJob
 from convo_tui.core.index.source_files import FileAccess, LocalFiles, source_key  # source_key re-exported
 from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
 from convo_tui.core.index.visible import count_visible
-from convo_tui.core.model import Session
-from convo_tui.core.sources import SessionPart, detect_format, stream_path
+from convo_tui.core.sources import detect_format
 from convo_tui.core.store.base import Cond, Filter, Store
 
 # Rebuild the search graphs only after this many points were written or given
@@ -89,16 +90,6 @@ __all__ = [
 
 def visible_filter(*conds: Cond) -> Filter:
     return Filter(must=(Cond("visible", value=True), *conds))
-
-
-def _clean_session(session: Session) -> None:
-    """Strings made from file names that are not valid UTF-8 -> storable text."""
-    session.id = clean_text(session.id)
-    session.title = clean_text(session.title)
-    session.project = clean_text(session.project)
-    session.path = clean_text(session.path)
-    if session.cwd is not None:
-        session.cwd = clean_text(session.cwd)
 
 
 class Indexer:
@@ -129,7 +120,7 @@ class Indexer:
         self.sparse = sparse
         self.cache = cache
         self.model = dense.name
-        self._batches = Batches(store, manifest, sparse, cache)
+        self._batches = Batches(store, manifest, cache)
         self.embedded = 0
 
     def run(
@@ -145,7 +136,7 @@ class Indexer:
         notify = progress or (lambda _p: None)
         self.store.ensure(self.dense.dim)
         self._clean_leftovers()
-        self._batches = Batches(self.store, self.manifest, self.sparse, self.cache)
+        self._batches = Batches(self.store, self.manifest, self.cache)
         self._keyword_phase(files, report, notify, cancel)
         report.keyword_seconds = time.perf_counter() - started
         if semantic and not report.cancelled:
@@ -185,21 +176,65 @@ class Indexer:
         generation = time.time_ns()
         # The time left follows the bytes read (files differ in size by thousands of times).
         self._pace, self._bytes_left, self._bytes_read = Throughput(), sum(size for _, _, size in todo), 0
-        for done, (_mtime, name, size) in enumerate(todo):
-            if is_cancelled(cancel):
-                report.cancelled = True
-                break
-            self._tell(notify, done, len(todo), name)
-            self._bytes_read += size
-            path = Path(name)
-            self._contained(path, report, partial(self._read_file, path, generation, report, notify, cancel, done, len(todo)))
-            if report.cancelled:
-                break
+        reader = PartReader(
+            self.dense.tokenizer,
+            self.sparse,
+            generation,
+            PART_CHARS,
+            window=getattr(self.dense, "window", None),
+            questions=getattr(self.dense, "embed_questions", False),
+        )
+        waiting: deque[Prepared] = deque()  # handed to the reader, not yet written
+        with opened_reader(reader, self._bytes_left) as source:
+            try:
+                self._read_all(todo, waiting, source, generation, report, notify, cancel)
+            finally:
+                for prepared in waiting:  # a run cancelled or stopped: the files it had not reached
+                    prepared.stack.close()
         if self._batches:
             self._batches.write(generation, report)
         if not report.cancelled:
             self._tell(notify, len(todo), len(todo), None)
         return self._batches.wrote
+
+    def _read_all(
+        self,
+        todo: list[tuple[int, str, int]],
+        waiting: deque[Prepared],
+        source: Source,
+        generation: int,
+        report: IndexReport,
+        notify: ProgressFn,
+        cancel: CancelLike,
+    ) -> None:
+        """Each file in turn, the reader handed files ahead of the one written
+        (as far as `source.ahead_bytes` lets it: this process reads them one by one)."""
+        ahead = 0  # the next file to hand over
+        for done, (_mtime, name, size) in enumerate(todo):
+            if is_cancelled(cancel):
+                report.cancelled = True
+                break
+            while ahead < len(todo) and (
+                not waiting or (sum(p.size for p in waiting) < source.ahead_bytes and len(waiting) < AHEAD_FILES)
+            ):
+                path = Path(todo[ahead][1])
+                prepared = Prepared(path, todo[ahead][2], ExitStack())
+                self._contained(path, report, partial(self._prepare, prepared, generation))
+                if prepared.job is not None:
+                    source.submit(prepared.job)
+                waiting.append(prepared)
+                ahead += 1
+            prepared = waiting.popleft()
+            self._tell(notify, done, len(todo), name)
+            self._bytes_read += size
+            with prepared.stack:
+                self._contained(
+                    prepared.path,
+                    report,
+                    partial(self._read_file, prepared, source, generation, report, notify, cancel, done, len(todo)),
+                )
+            if report.cancelled:
+                break
 
     def _tell(self, notify: ProgressFn, done: int, total: int, path: str | None) -> None:
         """Phase 1's progress, with the time left from the pace of the bytes read."""
@@ -207,33 +242,12 @@ class Indexer:
         eta = self._pace.eta(self._bytes_left - self._bytes_read)
         notify(IndexProgress("index", done, total, path, self._batches.published_sessions, eta))
 
-    def _read_file(
-        self,
-        path: Path,
-        generation: int,
-        report: IndexReport,
-        notify: ProgressFn,
-        cancel: CancelLike,
-        done: int,
-        total: int,
-    ) -> None:
-        """Read one file part by part, queueing its sessions for publishing
-        (through `self.files`: the disk, or the archive's copy of a gone file)."""
-        with self.files.opened(path) as readable:
-            self._read_parts(path, readable, generation, report, notify, cancel, done, total)
-
-    def _read_parts(
-        self,
-        path: Path,
-        readable: Path,
-        generation: int,
-        report: IndexReport,
-        notify: ProgressFn,
-        cancel: CancelLike,
-        done: int,
-        total: int,
-    ) -> None:
-        key = self.files.key(path)
+    def _prepare(self, prepared: Prepared, generation: int) -> None:
+        """What a file needs before its reading (through `self.files`: the disk, or
+        the archive's copy of a gone file): its manifest entry as it stands, its
+        format, and its copy in the archive, made as it is handed to the reader."""
+        path = prepared.path
+        readable = prepared.stack.enter_context(self.files.opened(path))
         stat = self.files.stat(path)
         entry = FileEntry(
             size=stat.st_size,
@@ -244,15 +258,45 @@ class Indexer:
             model=self.model,
             generation=generation,
         )
-        file = FileWork(key, os.fsdecode(path), entry)
+        file = FileWork(self.files.key(path), os.fsdecode(path), entry)
         try:
-            fmt = detect_format(readable)  # the one sniff of this file (stream_path takes it)
-            entry.format, entry.parser_version = fmt.name, fmt.version
-            entry.hash = self.files.keep(path, readable, fmt)  # archived as it is read
-            unknown: Counter[str] = Counter()  # what its reader did not know (format drift, `sources`)
-            for part in stream_path(readable, PART_CHARS, fmt, unknown):
-                self.files.parsed(path, readable, [part.session])
-                self._take(file, part, generation, report)
+            fmt = detect_format(readable)  # the one sniff of this file (the reader takes it by name)
+        except ParseError as exc:
+            prepared.file, prepared.unreadable = file, exc
+            return
+        entry.format, entry.parser_version = fmt.name, fmt.version
+        entry.hash = self.files.keep(path, readable, fmt)  # archived as it is read
+        prepared.job = ReadJob(file.path, os.fsdecode(readable), fmt.name, self.files.relabel(path, readable))
+        prepared.file = file  # last: a file whose preparation failed (and was reported) is not read
+
+    def _read_file(
+        self,
+        prepared: Prepared,
+        source: Source,
+        generation: int,
+        report: IndexReport,
+        notify: ProgressFn,
+        cancel: CancelLike,
+        done: int,
+        total: int,
+    ) -> None:
+        """Take one file's parts from the reader as they come, queueing its
+        sessions for publishing."""
+        file = prepared.file
+        if file is None:  # its preparation failed, and was reported then
+            return
+        entry = file.entry
+        try:
+            if prepared.unreadable is not None:
+                raise prepared.unreadable
+            assert prepared.job is not None
+            for item in source.items(prepared.job):
+                if isinstance(item, FileFailed):
+                    item.raise_for(file.path)
+                if isinstance(item, FileEnd):
+                    entry.unknown = item.unknown  # what its reader did not know (format drift, `sources`)
+                    break
+                self._take(file, item, report)
                 if self._batches.full():
                     self._batches.write(generation, report)
                     self._tell(notify, done, total, file.path)
@@ -267,54 +311,50 @@ class Indexer:
                 report.skipped.append((file.path, exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"))
                 return
             entry.error = exc.reason if exc.line is None else f"line {exc.line}: {exc.reason}"
-            entry.hash = entry.hash or self.files.hash(path)
+            entry.hash = entry.hash or self.files.hash(prepared.path)
             report.skipped.append((file.path, entry.error))
-            old = self.manifest.get(key)
+            old = self.manifest.get(file.key)
             if old is None or not old.sessions:
-                self.manifest.put(key, entry)
+                self.manifest.put(file.key, entry)
             # A file that used to parse keeps its indexed sessions (archive).
             return
-        entry.unknown = dict(unknown)
+        except ReadFailed:
+            file.failed = True  # whatever was published stays; the next run reads the file again
+            raise
         file.read = True
         if file.pending == 0:
             self._batches.finish_file(file, report)
 
-    def _take(self, file: FileWork, part: SessionPart, generation: int, report: IndexReport) -> None:
-        """Points for one part of a session, into the batch."""
-        session = part.session
-        _clean_session(session)
-        if part.first_message == 0 or file.current is None:
-            file.current = self._start(file, session, report)
+    def _take(self, file: FileWork, read: PartRead, report: IndexReport) -> None:
+        """One part of a session, into the batch."""
+        if read.first_message == 0 or file.current is None:
+            file.current = self._start(file, read.session_id, read.session_path, report)
         stream = file.current
         if stream.skip:
             return
-        try:
-            points = part_points(
-                session,
-                part,
-                stream,
-                generation,
-                self.dense.tokenizer,
-                window=getattr(self.dense, "window", None),
-                questions=getattr(self.dense, "embed_questions", False),
-            )
-        except (IndexUnavailable, KeyboardInterrupt, MemoryError):
-            raise
-        except Exception as exc:  # a keying bug costs this session, not the file's others
-            report.skipped.append((file.path, f"session {session.id} could not be indexed ({type(exc).__name__}: {exc})"))
+        if read.failure:
+            report.skipped.append((file.path, read.failure))
             stream.skip = True
             file.entry.sessions.remove(stream.session_id)
             file.pending -= 1
             return
-        self._batches.add(Unit(file, session, points, stream, part.last))
+        points = read.points
+        if not read.whole:
+            stream.parts += 1
+            if read.head is not None and (read.last or stream.new):
+                if stream.new and stream.parts > 1:
+                    stream.head = read.head  # written once this part is visible (batches.py)
+                else:
+                    points.insert(0, read.head)
+        self._batches.add(Unit(file, points, stream, read.last))
 
-    def _start(self, file: FileWork, session: Session, report: IndexReport) -> SessionStream:
+    def _start(self, file: FileWork, session_id: str, session_path: str, report: IndexReport) -> SessionStream:
         """A session's first part: is it kept, and is it new to the index?"""
-        stream = SessionStream(session.id, new=self.manifest.owner_of(session.id) is None)
-        if self.suppressed(session.id, session.path) or not self._first_claim(file.key, file.path, session, report):
+        stream = SessionStream(session_id, new=self.manifest.owner_of(session_id) is None)
+        if self.suppressed(session_id, session_path) or not self._first_claim(file.key, file.path, session_id, report):
             stream.skip = True
             return stream
-        file.entry.sessions.append(session.id)
+        file.entry.sessions.append(session_id)
         file.pending += 1
         return stream
 
@@ -336,7 +376,7 @@ class Indexer:
             report.skipped.append((os.fsdecode(path), f"could not be indexed ({type(exc).__name__}: {exc})"))
         return None
 
-    def _first_claim(self, key: str, path: str, session: Session, report: IndexReport) -> bool:
+    def _first_claim(self, key: str, path: str, session_id: str, report: IndexReport) -> bool:
         """A session id belongs to the file named after it once that file holds
         it in the index; within one run, to the first file that has it (newest
         first).
@@ -346,14 +386,14 @@ class Indexer:
         longer copy's extra turns would be published beside the shorter copy's
         record. The later copy is skipped and reported instead.
         """
-        own = self._own_file(session.id, key, path)
+        own = self._own_file(session_id, key, path)
         if own is not None:
-            report.skipped.append((path, f"session {session.id} is also in {own}, the file named after it; indexed from there"))
+            report.skipped.append((path, f"session {session_id} is also in {own}, the file named after it; indexed from there"))
             return False
-        first = self.manifest.claim(session.id, key)
+        first = self.manifest.claim(session_id, key)
         if first == key:
             return True
-        report.skipped.append((path, f"session {session.id} is also in {first}; indexed from there"))
+        report.skipped.append((path, f"session {session_id} is also in {first}; indexed from there"))
         return False
 
     def _own_file(self, session_id: str, key: str, path: str) -> str | None:

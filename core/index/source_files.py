@@ -1,6 +1,6 @@
 """How the indexer sees a source file: its key, its state, its bytes, its sessions.
 
-Phase 1 (publish.py) asks these five questions of every file it indexes.
+Phase 1 (publish.py) asks these six questions of every file it indexes.
 `LocalFiles` answers them from the disk, as the indexer always did. The
 archive (core/archive/files.py) answers them too: it keeps a copy of each
 file's bytes as they are read, and it answers for files whose source is gone
@@ -16,9 +16,9 @@ from pathlib import Path
 from typing import TYPE_CHECKING, Protocol
 
 from convo_tui.core.index.manifest import file_hash
+from convo_tui.core.index.reading import Relabel, unchanged
 
 if TYPE_CHECKING:
-    from convo_tui.core.model import Session
     from convo_tui.core.sources import SourceFormat
 
 
@@ -56,8 +56,9 @@ class FileAccess(Protocol):
         """Called once the file's format is known, before it is parsed; returns its hash."""
         ...
 
-    def parsed(self, path: Path, readable: Path, sessions: list[Session]) -> list[Session]:
-        """The sessions read from `readable`, as they belong to `path`."""
+    def relabel(self, path: Path, readable: Path) -> Relabel:
+        """What makes a session read from `readable` belong to `path` (a
+        picklable function: phase 1 may read the file in another process)."""
         ...
 
 
@@ -80,5 +81,5 @@ class LocalFiles:
     def keep(self, path: Path, readable: Path, fmt: SourceFormat | None) -> str:
         return file_hash(readable)
 
-    def parsed(self, path: Path, readable: Path, sessions: list[Session]) -> list[Session]:
-        return sessions
+    def relabel(self, path: Path, readable: Path) -> Relabel:
+        return unchanged

@@ -8,15 +8,11 @@ formats.
 
 from __future__ import annotations
 
-import functools
-import os
-import random
 from datetime import UTC, datetime, timedelta
-from pathlib import Path
 
 import pytest
 from convo_tui.core.embed.sparse import SparseEmbedder
-from convo_tui.core.index import batches, intake, publish
+from convo_tui.core.index import batches, publish, reading
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.points import LEVEL_RECORD
 from convo_tui.core.index.publish import Indexer, visible_filter
@@ -27,7 +23,7 @@ from convo_tui.core.store.base import Cond
 from convo_tui.core.store.edge import EdgeStore
 
 from bench.cheap import CheapEmbedder
-from bench.scale_corpus import _Sessions
+from tests.helpers.generated import write
 
 START = datetime(2026, 3, 1, tzinfo=UTC)
 
@@ -38,28 +34,6 @@ class _Annotations:
 
     def get(self, _sid: str) -> None:
         return None
-
-
-@functools.cache
-def _generator() -> _Sessions:
-    """The bench's generator, its word and sentence pools drawn once (a second each)."""
-    return _Sessions(random.Random(0))
-
-
-def write(kind: str, path: Path, messages: int, seed: int, when: datetime, word: str = "") -> str:
-    """A Claude Code, Codex or Cursor transcript of about `messages` messages; returns its session id.
-    The same `seed` writes the same transcript."""
-    gen = _generator()
-    gen.rng.seed(seed)
-    exchanges = gen.exchanges(messages, when, "billing", "db", False, one_reply=kind == "codex")
-    if word:
-        exchanges[0].question += f" {word}"
-    sid = f"{seed:08d}-0000-4000-8000-000000000000"
-    data, _ = {"claude": gen.claude, "codex": gen.codex, "cursor": gen.cursor}[kind](sid, "billing", exchanges)
-    path.parent.mkdir(parents=True, exist_ok=True)
-    path.write_bytes(data)
-    os.utime(path, (when.timestamp(), when.timestamp()))
-    return sid if kind != "cursor" else path.stem
 
 
 @pytest.fixture
@@ -186,13 +160,13 @@ def test_batches_and_parts_are_bounded(tmp_path, indexer, monkeypatch):
     write("claude", path, 200, 13, START)
     sizes: list[int] = []
     upserts: list[int] = []
-    points_of = intake.content_points
+    points_of = reading.content_points
 
     def counting(session, *args, **kwargs):
         sizes.append(sum(len(m.text) + len(m.thinking) + sum(len(t.result) for t in m.tools) for m in session.messages))
         return points_of(session, *args, **kwargs)
 
-    monkeypatch.setattr(intake, "content_points", counting)
+    monkeypatch.setattr(reading, "content_points", counting)
     upsert = indexer.store.upsert
     monkeypatch.setattr(indexer.store, "upsert", lambda points: (upserts.append(len(points)), upsert(points)))
     indexer.run([path], semantic=False)
