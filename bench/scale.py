@@ -192,7 +192,10 @@ def run_index(index_dir: Path, history: ScaleHistory, budget: float | None) -> d
     return {
         "wall_seconds": round(wall, 1),
         "returncode": proc.returncode,
-        "peak_rss_mb": round(usage.ru_maxrss / 1024),
+        # The index process's peak (wait4 reports the larger of it and its reader's),
+        # and its reader process's (core/index/reader_process.py; 0: it read itself).
+        "peak_rss_mb": indexed.get("peak_mb") or round(usage.ru_maxrss / 1024),
+        "reader_peak_mb": indexed.get("reader_peak_mb") or 0,
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
         "model_loaded": next((e["t"] for e in events if e.get("event") == "model_loaded"), None),
         "first_publish": next((e["t"] for e in events if e.get("event") == "first_publish"), None),

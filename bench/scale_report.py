@@ -20,6 +20,12 @@ def _get(data: dict, *path: str, default: Any = None) -> Any:
     return data
 
 
+def _index_peak(ix: dict) -> float | None:
+    """`index`'s peak RSS: its own and its reader process's added (an upper bound on both at once)."""
+    own = ix.get("peak_rss_mb")
+    return None if own is None else own + (ix.get("reader_peak_mb") or 0)
+
+
 def _fmt(value: Any, unit: str = "", digits: int = 1) -> str:
     if value is None:
         return "–"
@@ -75,8 +81,9 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
             _fmt((indexed.get("projected_semantic_seconds") or 0) / 3600 or None, " h", 2),
         ),
         (
-            "`index` peak RSS / CPU seconds / wall",
-            f"{_fmt(ix.get('peak_rss_mb'))} MB / {_fmt(ix.get('cpu_seconds'))} s / {_fmt(ix.get('wall_seconds'))} s",
+            "`index` peak RSS (the two processes' peaks added: writer + reader) / CPU seconds / wall",
+            f"{_fmt(_index_peak(ix))} MB ({_fmt(ix.get('peak_rss_mb'))} + {_fmt(ix.get('reader_peak_mb') or 0)}) / "
+            f"{_fmt(ix.get('cpu_seconds'))} s / {_fmt(ix.get('wall_seconds'))} s",
         ),
         (
             "index on disk / source",
@@ -194,7 +201,7 @@ def series(results: dict) -> dict[str, list[tuple[float, float]]]:
         add("first: convo-tui", x, newest)
         add("all: convo-tui", x, _get(ix, "indexed", "keyword_done"))
         add("semantic: convo-tui", x, (_get(ix, "indexed", "projected_semantic_seconds") or 0) / 3600)
-        add("rss: convo-tui index", x, ix.get("peak_rss_mb"))
+        add("rss: convo-tui index", x, _index_peak(ix))
         add("rss: holder", x, _get(cli, "holder peak_mb", "peak_mb"))
         add("hybrid: hybrid p95", x, _get(entry, "search", "modes", "hybrid", "p95"))
         add("hybrid: keyword p95", x, _get(entry, "search", "modes", "keyword", "p95"))

@@ -28,7 +28,7 @@ STARTED = time.perf_counter()
 
 def usage() -> dict[str, float]:
     """CPU seconds so far (user + system: what the machine's load does not change)
-    and the peak RSS so far (VmHWM, MB)."""
+    and the peak RSS so far (VmHWM, MB), of this process and of its reader process."""
     import resource
 
     own = resource.getrusage(resource.RUSAGE_SELF)
@@ -36,7 +36,14 @@ def usage() -> dict[str, float]:
     for line in Path("/proc/self/status").read_text().splitlines():
         if line.startswith("VmHWM:"):
             peak = int(line.split()[1]) // 1024
-    return {"cpu": round(own.ru_utime + own.ru_stime, 2), "peak_mb": peak}
+    # Phase 1's reader process (core/index/reader_process.py), once it has ended.
+    reader = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return {
+        "cpu": round(own.ru_utime + own.ru_stime, 2),
+        "peak_mb": peak,
+        "reader_cpu": round(reader.ru_utime + reader.ru_stime, 2),
+        "reader_peak_mb": reader.ru_maxrss // 1024,
+    }
 
 
 def say(**data: object) -> None:

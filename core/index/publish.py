@@ -220,7 +220,7 @@ class Indexer:
                 path = Path(todo[ahead][1])
                 prepared = Prepared(path, todo[ahead][2], ExitStack())
                 self._contained(path, report, partial(self._prepare, prepared, generation))
-                if prepared.job is not None:
+                if prepared.job is not None and ahead:  # the newest file is read here while the reader starts
                     source.submit(prepared.job)
                 waiting.append(prepared)
                 ahead += 1

@@ -37,7 +37,7 @@ PROCESS_BYTES = 32 * 2**20
 AHEAD_BYTES = 64 * 2**20
 AHEAD_FILES = 256
 # Text the reader process holds ready beyond what the pipe holds (characters).
-BUFFER_CHARS = 32_000_000
+BUFFER_CHARS = 8_000_000
 
 
 class InlineReader:
@@ -119,11 +119,14 @@ class ProcessReader:
         self._sent.append(job)
 
     def items(self, job: ReadJob) -> Iterator[ReadItem]:
-        while self._inline is None and self._sent and self._sent[0] is not job:
-            self._skip_rest()  # a file whose parts the writer stopped taking (its error was reported)
-        if self._inline is not None or not self._sent:
+        if self._inline is not None or job not in self._sent:  # not handed over (the run's first file): read here
             yield from (self._inline or InlineReader(self.reader)).items(job)
             return
+        while self._sent[0] is not job:
+            self._skip_rest()  # a file whose parts the writer stopped taking (its error was reported)
+            if self._inline is not None:
+                yield from self._inline.items(job)
+                return
         taken = 0
         while True:
             item = self._receive()

@@ -49,6 +49,13 @@ def test_every_target_has_a_chart_and_every_chart_a_line_of_ours():
     assert not any("slowpoke" in name for name in data)  # a peer that timed out draws nothing
 
 
+def test_the_index_peak_counts_its_reader_process_too():
+    with_reader = _entry(100_000, 10)
+    with_reader["index"]["reader_peak_mb"] = 150.0
+    data = series({"sizes": {"10k": _entry(10_000, 1), "100k": with_reader}})
+    assert data["rss: convo-tui index"] == [(10_000, 450.0), (100_000, 600.0)]  # an older run, read in one process: its own
+
+
 def test_an_app_that_failed_draws_no_app_figures():
     entry = _entry(10_000, 1)
     entry["app"] = {"error": "app worker failed (1)", "keystroke_p50_ms": 5.0}
