@@ -195,7 +195,7 @@ def run_index(index_dir: Path, history: ScaleHistory, budget: float | None) -> d
         # The index process's peak (wait4 reports the larger of it and its reader's),
         # and its reader process's (core/index/reader_process.py; 0: it read itself).
         "peak_rss_mb": indexed.get("peak_mb") or round(usage.ru_maxrss / 1024),
-        "reader_peak_mb": indexed.get("reader_peak_mb") or 0,
+        "reader_peak_mb": reader_peak(events),
         "cpu_seconds": round(usage.ru_utime + usage.ru_stime, 1),
         "model_loaded": next((e["t"] for e in events if e.get("event") == "model_loaded"), None),
         "first_publish": next((e["t"] for e in events if e.get("event") == "first_publish"), None),
@@ -204,6 +204,14 @@ def run_index(index_dir: Path, history: ScaleHistory, budget: float | None) -> d
         "needles": polls,
         "load_during": loads,
     }
+
+
+def reader_peak(events: list[dict]) -> int:
+    """Phase 1's reader process's peak RSS (MB), as `index` reported it when phase 2
+    began: later children (the int8 graph's conversion) are not the reader."""
+    phase1 = next((e for e in events if e.get("event") == "keyword_done"), None)
+    phase1 = phase1 or next((e for e in events if e.get("event") == "indexed"), {})
+    return int(phase1.get("reader_peak_mb") or 0)
 
 
 def disk_bytes(folder: Path) -> int:

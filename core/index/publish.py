@@ -48,8 +48,9 @@ from typing import Any
 from convo_tui.core.errors import ConvoError, IndexUnavailable, ParseError
 from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.index.batches import Batches, Unit
+from convo_tui.core.index.claims import SessionClaims
 from convo_tui.core.index.dense_phase import DensePhase
-from convo_tui.core.index.intake import FileWork, Prepared, SessionStream, files_to_read
+from convo_tui.core.index.intake import FileWork, Prepared, files_to_read
 from convo_tui.core.index.manifest import FileEntry, Manifest
 from convo_tui.core.index.progress import (  # re-exported: the library, the faces and the tests import them from here
     CancelLike,
@@ -59,7 +60,7 @@ from convo_tui.core.index.progress import (  # re-exported: the library, the fac
     ProgressFn,
     is_cancelled,
 )
-from convo_tui.core.index.reader_process import AHEAD_FILES, Source, opened_reader
+from convo_tui.core.index.reader_process import AHEAD_FILES, HAND_OVER, Source, opened_reader
 from convo_tui.core.index.reading import FileEnd, FileFailed, PartRead, PartReader, ReadFailed, ReadJob
 from convo_tui.core.index.source_files import FileAccess, LocalFiles, source_key  # source_key re-exported
 from convo_tui.core.index.throughput import Throughput
@@ -115,7 +116,7 @@ class Indexer:
         self.store = store
         self.manifest = manifest
         # (session id, source path) -> True for a session the user deleted (core/annotations.py).
-        self.suppressed = suppressed or (lambda _sid, _path: False)
+        self._claims = SessionClaims(manifest, suppressed or (lambda _sid, _path: False))
         self.dense = dense
         self.sparse = sparse
         self.cache = cache
@@ -209,18 +210,23 @@ class Indexer:
     ) -> None:
         """Each file in turn, the reader handed files ahead of the one written
         (as far as `source.ahead_bytes` lets it: this process reads them one by one)."""
-        ahead = 0  # the next file to hand over
+        ahead = 0  # the next file to prepare
         for done, (_mtime, name, size) in enumerate(todo):
             if is_cancelled(cancel):
                 report.cancelled = True
                 break
+            handing = source.ready  # until the reader process has started, files are read here
+            # A few files handed over per file written: preparing one (its hash, its
+            # archive copy) is this process's work, and the newest must not wait for it.
+            step = ahead + HAND_OVER
             while ahead < len(todo) and (
-                not waiting or (sum(p.size for p in waiting) < source.ahead_bytes and len(waiting) < AHEAD_FILES)
+                not waiting
+                or (handing and ahead < step and sum(p.size for p in waiting) < source.ahead_bytes and len(waiting) < AHEAD_FILES)
             ):
                 path = Path(todo[ahead][1])
                 prepared = Prepared(path, todo[ahead][2], ExitStack())
                 self._contained(path, report, partial(self._prepare, prepared, generation))
-                if prepared.job is not None and ahead:  # the newest file is read here while the reader starts
+                if prepared.job is not None and handing:
                     source.submit(prepared.job)
                 waiting.append(prepared)
                 ahead += 1
@@ -328,7 +334,7 @@ class Indexer:
     def _take(self, file: FileWork, read: PartRead, report: IndexReport) -> None:
         """One part of a session, into the batch."""
         if read.first_message == 0 or file.current is None:
-            file.current = self._start(file, read.session_id, read.session_path, report)
+            file.current = self._claims.start(file, read.session_id, read.session_path, report)
         stream = file.current
         if stream.skip:
             return
@@ -348,16 +354,6 @@ class Indexer:
                     points.insert(0, read.head)
         self._batches.add(Unit(file, points, stream, read.last))
 
-    def _start(self, file: FileWork, session_id: str, session_path: str, report: IndexReport) -> SessionStream:
-        """A session's first part: is it kept, and is it new to the index?"""
-        stream = SessionStream(session_id, new=self.manifest.owner_of(session_id) is None)
-        if self.suppressed(session_id, session_path) or not self._first_claim(file.key, file.path, session_id, report):
-            stream.skip = True
-            return stream
-        file.entry.sessions.append(session_id)
-        file.pending += 1
-        return stream
-
     def _contained(self, path: Path, report: IndexReport, work: Callable[[], Any]) -> Any:
         """Run one file's work; any failure becomes one skipped line, the run goes on.
 
@@ -375,37 +371,6 @@ class Indexer:
         except Exception as exc:  # a parser or keying bug must not cost the other files
             report.skipped.append((os.fsdecode(path), f"could not be indexed ({type(exc).__name__}: {exc})"))
         return None
-
-    def _first_claim(self, key: str, path: str, session_id: str, report: IndexReport) -> bool:
-        """A session id belongs to the file named after it once that file holds
-        it in the index; within one run, to the first file that has it (newest
-        first).
-
-        Two files holding the same session (a backup copy, an export saved
-        twice) would write the same point ids in the same generation, and the
-        longer copy's extra turns would be published beside the shorter copy's
-        record. The later copy is skipped and reported instead.
-        """
-        own = self._own_file(session_id, key, path)
-        if own is not None:
-            report.skipped.append((path, f"session {session_id} is also in {own}, the file named after it; indexed from there"))
-            return False
-        first = self.manifest.claim(session_id, key)
-        if first == key:
-            return True
-        report.skipped.append((path, f"session {session_id} is also in {first}; indexed from there"))
-        return False
-
-    def _own_file(self, session_id: str, key: str, path: str) -> str | None:
-        """The file named after this session, when this one is a copy under
-        another name (a backup, a file cut short) and that file already holds
-        the session in the index. A copy made today of a session indexed
-        yesterday is the newest file, so it would otherwise be read first and
-        replace the session with whatever it holds, turns cut off included."""
-        if Path(path).stem == session_id:
-            return None
-        held = self.manifest.files_holding(session_id)
-        return next((other for other in held if Path(other).stem == session_id and other != key), None)
 
     def _clean_leftovers(self) -> None:
         hidden = Filter(must=(Cond("visible", value=False),))

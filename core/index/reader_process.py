@@ -9,6 +9,8 @@ of sessions and the crash-safe protocol (publish.py) are unchanged.
 
 Bounded: the writer hands over files up to AHEAD_BYTES ahead of the one it
 writes, and the reader keeps at most BUFFER_CHARS of text waiting to be sent.
+Until the process has started (about a second), the writer reads the files
+itself, so the newest sessions are published as soon as without it.
 A run with little to read (under PROCESS_BYTES) reads in this process, as does
 a run on one core; the reader's start (about a second) would cost more than
 it saves. If the reader process dies, the file it was reading is reported
@@ -36,14 +38,21 @@ PROCESS_BYTES = 32 * 2**20
 # this many bytes and this many files.
 AHEAD_BYTES = 64 * 2**20
 AHEAD_FILES = 256
+# Files handed over at most for each file written (the reader reads about twice
+# as fast as the writer writes, so it keeps ahead; handing 64 MB at once kept
+# the writer preparing them while the newest sessions waited).
+HAND_OVER = 4
 # Text the reader process holds ready beyond what the pipe holds (characters).
 BUFFER_CHARS = 8_000_000
+# What the reader process sends first, once it can read.
+READY = "ready"
 
 
 class InlineReader:
     """Reads each file in this process when the writer takes its parts."""
 
     ahead_bytes = 0
+    ready = False  # files are never handed over: each is read when its turn comes
 
     def __init__(self, reader: PartReader):
         self.reader = reader
@@ -97,7 +106,20 @@ class ProcessReader:
             raise
         self._sent: deque[ReadJob] = deque()  # submitted, not yet read to their end
         self._inline: InlineReader | None = None  # after the process died
+        self._started = False  # the process said it is ready (READY)
         self.stopped = ""  # why the process stopped, once it did
+
+    @property
+    def ready(self) -> bool:
+        """Whether the process has started and takes files (until then the writer
+        reads them itself: the newest sessions are not kept waiting a second)."""
+        if not self._started and self._inline is None:
+            try:
+                if self._items.poll(0):
+                    self._started = self._items.recv() == READY
+            except (EOFError, OSError):
+                self._lost()
+        return self._started and self._inline is None
 
     @property
     def pid(self) -> int | None:
@@ -119,7 +141,7 @@ class ProcessReader:
         self._sent.append(job)
 
     def items(self, job: ReadJob) -> Iterator[ReadItem]:
-        if self._inline is not None or job not in self._sent:  # not handed over (the run's first file): read here
+        if self._inline is not None or job not in self._sent:  # not handed over (it was not ready yet): read here
             yield from (self._inline or InlineReader(self.reader)).items(job)
             return
         while self._sent[0] is not job:
@@ -152,10 +174,14 @@ class ProcessReader:
     def _receive(self) -> ReadItem | None:
         """The next item, or None once the process is gone (then read here)."""
         try:
-            item: ReadItem = self._items.recv()
+            item: ReadItem | str = self._items.recv()
+            if item == READY:
+                self._started = True
+                item = self._items.recv()
         except (EOFError, OSError):
             self._lost()
             return None
+        assert not isinstance(item, str)
         return item
 
     def _lost(self) -> None:
@@ -222,6 +248,7 @@ def serve(jobs: Connection, items: Connection) -> None:
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the writer's to handle; it stops this process
     try:
         reader: PartReader = jobs.recv()
+        items.send(READY)
     except (EOFError, OSError):
         return
     ready: queue.Queue[tuple[ReadItem, int] | None] = queue.Queue()
