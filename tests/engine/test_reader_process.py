@@ -124,6 +124,33 @@ def test_a_cancelled_run_stops_its_reader_process(tmp_path, monkeypatch, long_se
     assert not started[0].running  # ended with the run, not left behind
 
 
+def test_a_reader_killed_mid_run_costs_at_most_a_file_and_the_next_run_reads_it(
+    tmp_path, monkeypatch, long_sessions_in_parts, started
+):
+    files = corpus(tmp_path / "home")
+    monkeypatch.setattr(reader_process, "PROCESS_BYTES", 0)
+    killed: list[int] = []
+
+    def kill_the_reader(p) -> None:
+        if p.phase == "index" and p.sessions and not killed and started and started[0].pid is not None:
+            killed.append(started[0].pid)
+            os.kill(started[0].pid, signal.SIGKILL)
+
+    store = EdgeStore(tmp_path / "index")
+    try:
+        indexer = Indexer(
+            store, Manifest(tmp_path / "index"), CheapEmbedder(tokenizer=chunking_tokenizer(), window=128), SparseEmbedder()
+        )
+        first = indexer.run(files, semantic=False, progress=kill_the_reader)
+        assert killed and not first.cancelled
+        lost = [reason for _path, reason in first.skipped if "reader process stopped" in reason]
+        assert len(lost) <= 1 and all("killed by signal 9" in reason and "read again next run" in reason for reason in lost)
+        second = indexer.run(files, semantic=False)
+        assert second.sessions == 9 and second.added + second.updated == len(lost)  # what the kill cost, and only that
+    finally:
+        store.close()
+
+
 def jobs(files: list[Path]) -> list[ReadJob]:
     return [ReadJob(str(f), str(f), detect_format(f).name) for f in files]
 
