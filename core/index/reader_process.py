@@ -66,10 +66,6 @@ class InlineReader:
     def close(self) -> None:
         pass
 
-    @property
-    def pid(self) -> int | None:
-        return None
-
 
 class ProcessReader:
     """A reader process: `submit` hands it a file, `items` takes that file's

@@ -167,7 +167,7 @@ class PartReader:
             read.points, read.head = part_points(
                 session, part, state, self.generation, self.tokenizer, window=self.window, questions=self.questions
             )
-            for point in [*read.points, *([read.head] if read.head is not None else [])]:
+            for point in read.points:  # a session point (`head`) has no keyword text
                 keyword = point.keyword_text
                 point.sparse = self.sparse.embed_document(keyword) if keyword else None
         except MemoryError:
