@@ -30,6 +30,7 @@ from convo_tui.core.model import ASSISTANT, SYSTEM, USER, Message, Role, Session
 from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SessionPart, SourceFormat, read_lines
 from convo_tui.core.sources._anthropic import Parts, api_usage
+from convo_tui.core.sources._claude_text import clean_user_text
 from convo_tui.core.sources._common import (
     Names,
     clip,
@@ -45,17 +46,6 @@ SOURCE = "claude-code"
 _LINE_TYPE = re.compile(
     r'"type"\s*:\s*"(user|assistant|summary|system|file-history-snapshot|queue-operation|custom-title|ai-title|progress|attachment)"'
 )
-# Blocks Claude Code injects into the user's line: reminders, hook output, IDE
-# context, local command output. They are not the user's words.
-_INJECTED = re.compile(
-    r"<(system-reminder|local-command-stdout|local-command-stderr|local-command-caveat|command-message|"
-    r"bash-stdout|bash-stderr|user-prompt-submit-hook|ide_opened_file|ide_selection|ide_diagnostics)>.*?</\1>",
-    re.DOTALL,
-)
-_COMMAND_NAME = re.compile(r"<command-name>(.*?)</command-name>", re.DOTALL)
-_COMMAND_ARGS = re.compile(r"<command-args>(.*?)</command-args>", re.DOTALL)
-_BASH_INPUT = re.compile(r"<bash-input>(.*?)</bash-input>", re.DOTALL)
-_INTERRUPTED = re.compile(r"^\[Request interrupted by user[^\]]*\]$", re.MULTILINE)
 # Line types that hold nothing of the conversation.
 _BOOKKEEPING = Names({"system", "file-history-snapshot", "queue-operation"})
 
@@ -84,22 +74,6 @@ def sniff(path: Path, head: str) -> bool:
     if not first.lstrip().startswith("{"):
         return False
     return bool(_LINE_TYPE.search(first)) and ('"sessionId"' in head or '"leafUuid"' in head)
-
-
-def clean_user_text(text: str) -> str:
-    """The user's own words: injected blocks removed, a slash command shown as typed."""
-    name = _COMMAND_NAME.search(text)
-    if name:
-        args = _COMMAND_ARGS.search(text)
-        command = name.group(1).strip()
-        if args and args.group(1).strip():
-            command = f"{command} {args.group(1).strip()}"
-        text = _COMMAND_ARGS.sub("", _COMMAND_NAME.sub("", text))
-        text = f"{command}\n\n{text}"
-    text = _BASH_INPUT.sub(lambda m: f"!{m.group(1).strip()}", text)
-    text = _INJECTED.sub("", text)
-    text = _INTERRUPTED.sub("", text)
-    return re.sub(r"\n{3,}", "\n\n", text).strip()
 
 
 def _join(parts: list[str]) -> str:

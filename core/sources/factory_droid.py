@@ -22,6 +22,7 @@ from convo_tui.core.model import ASSISTANT, USER, Message, Session
 from convo_tui.core.resume import command as resume_command
 from convo_tui.core.sources import SourceFormat, read_text
 from convo_tui.core.sources._anthropic import Parts
+from convo_tui.core.sources._claude_text import clean_user_text
 from convo_tui.core.sources._common import (
     Names,
     dict_of,
@@ -34,7 +35,6 @@ from convo_tui.core.sources._common import (
 )
 from convo_tui.core.sources._drift import unknown
 from convo_tui.core.sources._session import Calls, build_session
-from convo_tui.core.sources.claude_code import clean_user_text
 
 SOURCE = "factory-droid"
 _BOOKKEEPING = Names({"todo_state", "compaction_state", "session_event", "session_start"})

@@ -14,7 +14,6 @@ write so searches run on HNSW segments rather than brute force.
 from __future__ import annotations
 
 import json
-import os
 import shutil
 import threading
 from collections.abc import Iterator, Sequence
@@ -34,7 +33,7 @@ from convo_tui.core.store.base import (
     Scored,
     Store,
 )
-from convo_tui.core.store.edge_query import dense_filters, newest, records, search
+from convo_tui.core.store.edge_query import ID_PAGE, dense_filters, newest, records, search
 from convo_tui.core.store.edge_schema import (
     FILTER_FIELDS,
     INDEX_SCHEMA,
@@ -57,6 +56,7 @@ from convo_tui.core.store.files import (
     damaged,
     holds_dense,
     missing_before_load,
+    private_dir,
     store_missing,
 )
 from convo_tui.core.store.lock import IndexLock
@@ -75,18 +75,6 @@ from convo_tui.core.store.resident import release_index_pages
 # as many rolls a run, and at 10k messages phase 1 peaked at 448 MB instead
 # of 584 (530 before the packing; BENCHMARKS.md, "Twelfth session").
 ROLL_POINTS = 17_000
-# Ids per request when a filter the dense shard cannot evaluate is turned into ids.
-_ID_PAGE = 4096
-
-
-def _private_dir(path: Path) -> None:
-    try:
-        path.mkdir(parents=True, exist_ok=True, mode=0o700)
-        os.chmod(path, 0o700)
-    except OSError as exc:
-        if space.is_disk_full(exc):
-            raise space.disk_full(path.parent, "create the index folder") from None
-        raise IndexUnavailable(f"index folder {path}: {exc.strerror or exc}") from None
 
 
 class EdgeStore(Store):
@@ -116,7 +104,7 @@ class EdgeStore(Store):
         if read_only and not readonly.writable(self.path):
             self._lock: IndexLock | readonly.SharedLock = readonly.SharedLock(self.path / "lock")
         else:
-            _private_dir(self.path)
+            private_dir(self.path)
             self._lock = IndexLock(self.path)
         self._lock.acquire()
         try:
@@ -345,7 +333,7 @@ class EdgeStore(Store):
     def _dense_filters(self, flt: Filter) -> list[qe.Filter]:
         """`flt` as the dense shard can evaluate it, by pages of ids where it must (edge_query)."""
         with edge_errors(self.path, "reading"):
-            return [f or qe.Filter() for f in dense_filters(self._need(), flt, page=_ID_PAGE)]
+            return [f or qe.Filter() for f in dense_filters(self._need(), flt, page=ID_PAGE)]
 
     def _rolled(self, written: int) -> None:
         """Roll the appendable segment once ROLL_POINTS points were written to it."""

@@ -22,7 +22,8 @@ from convo_tui.core.store.edge_schema import (
     to_sparse,
 )
 
-_ID_PAGE = 4096
+# Ids per filter when a filter the dense shard cannot evaluate is turned into ids.
+ID_PAGE = 4096
 
 
 def _sparse_of(q: Query) -> Any:
@@ -83,7 +84,7 @@ def dense_filters(main: qe.EdgeShard, flt: Filter | None, *, page: int | None = 
     the ids of the main shard's matches, `page` ids a filter (all in one without)."""
     if filter_keys(flt) <= FILTER_FIELDS:
         return [to_filter(flt)]
-    ids = [r.id for r in records(main, flt, with_payload=False, batch=_ID_PAGE)]
+    ids = [r.id for r in records(main, flt, with_payload=False, batch=ID_PAGE)]
     size = page or len(ids) or 1
     return [qe.Filter(must=[qe.HasIdCondition(set(ids[i : i + size]))]) for i in range(0, max(len(ids), 1), size)]
 

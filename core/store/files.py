@@ -14,10 +14,12 @@ core/index/health.py says what to do about them.
 from __future__ import annotations
 
 import json
+import os
 from pathlib import Path
 from typing import Any
 
 from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.store import space
 from convo_tui.core.store.base import DENSE
 from convo_tui.core.store.segment_files import check_segment, children, sample_reads
 
@@ -103,3 +105,14 @@ def missing_before_load(index_dir: Path) -> list[str]:
             wanted.append(dense / "matrix.dat")
         problems.extend(f"{path} is missing" for path in wanted if not path.exists())
     return problems
+
+
+def private_dir(path: Path) -> None:
+    """The index folder, made or narrowed to mode 0700 (transcripts are private)."""
+    try:
+        path.mkdir(parents=True, exist_ok=True, mode=0o700)
+        os.chmod(path, 0o700)
+    except OSError as exc:
+        if space.is_disk_full(exc):
+            raise space.disk_full(path.parent, "create the index folder") from None
+        raise IndexUnavailable(f"index folder {path}: {exc.strerror or exc}") from None

@@ -11,7 +11,7 @@ import pytest
 from convo_tui.cli.main import main
 from convo_tui.core.errors import ParseError
 from convo_tui.core.sources import detect, parse_path
-from convo_tui.core.sources.claude_code import clean_user_text
+from convo_tui.core.sources._claude_text import clean_user_text
 
 from tests.paths import FIXTURES
 

@@ -17,6 +17,7 @@ from convo_tui.tui.query_line import describe_query, highlight_words
 from convo_tui.tui.screens.search_empty import nothing_found
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, SEARCH_HELP_KEYS, SEARCH_HELP_NOTE, ResultKeys
 from convo_tui.tui.screens.search_run import HybridPace, search_passes
+from convo_tui.tui.screens.search_view import ViewChoices
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
@@ -39,7 +40,7 @@ def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
     return (hit.session_id, hit.turn_index, hit.kind, tuple(hit.message_ids))
 
 
-class SearchScreen(ResultKeys, SessionActions, Screen):
+class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
     HELP_KEYS = SEARCH_HELP_KEYS
     HELP_NOTE = SEARCH_HELP_NOTE
@@ -366,17 +367,6 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
             start, hits, terms, scored=scored, compact=self.view.compact, dense=self.app.short, shown=self.app.redactor
         )
 
-    def fit_cards(self) -> None:
-        """Cards as the view and the screen's height want them (the app calls it on a resize)."""
-        for results in self.query(ResultList):  # none before the screen is composed (the app's first resize)
-            results.fit(self.view.compact, self.app.short)
-
-    def in_view_order(self, hits: list[Hit]) -> list[Hit]:
-        """Core's order (relevance), or the same results newest first when the user sorts by date."""
-        if self.view.sort != "date":
-            return hits
-        return sorted(hits, key=lambda hit: hit.timestamp.timestamp() if hit.timestamp else float("-inf"), reverse=True)
-
     def show_preview(self) -> None:
         if self.view.compact:
             card = self.current_card()
@@ -388,28 +378,3 @@ class SearchScreen(ResultKeys, SessionActions, Screen):
 
     def current_query(self) -> str:
         return self.query_text
-
-    # -- view choices (remembered across runs) --------------------------------------------
-
-    async def action_toggle_compact(self) -> None:
-        self.view.compact = not self.view.compact
-        self.set_class(self.view.compact, "-compact-list")
-        self.fit_cards()
-        self.show_preview()
-        self._save_view()
-        current = self.card_of(self.focused)
-        if current is not None:
-            self.call_after_refresh(current.scroll_visible, animate=False)
-
-    async def action_toggle_sort(self) -> None:
-        self.view.sort = "relevance" if self.view.sort == "date" else "date"
-        self._save_view()
-        self._show_filter_line(count=len(self.hits) if self.hits else None)
-        if self.hits:
-            await self._show_cards(self.in_view_order(self.hits))
-        self.app.notify(f"Sorted by {self.view.sort}", timeout=2)
-
-    def _save_view(self) -> None:
-        problem = self.view.save()
-        if problem:
-            self.app.notify(f"Could not remember the view: {problem}", severity="warning")

@@ -1,0 +1,73 @@
+"""The search screen's view choices, remembered across runs: the compact list
+with its preview pane (F4) and the order of the results (F6, relevance or date).
+
+They change how results are shown, never which: the same hits are re-shown in
+place, and the choice is saved (core/history.py ViewState) for the next run.
+"""
+
+from __future__ import annotations
+
+from typing import TYPE_CHECKING, Any
+
+from convo_tui.core.history import ViewState
+from convo_tui.core.hits import Hit
+from convo_tui.tui.widgets.result_list import ResultList
+
+if TYPE_CHECKING:
+    from convo_tui.tui.app import ConvoApp
+    from convo_tui.tui.widgets.card import ResultCard
+    from textual.widget import Widget
+
+
+class ViewChoices:
+    """Mixed into the SearchScreen (which provides the cards, the filter line and the preview)."""
+
+    view: ViewState
+    hits: list[Hit]
+
+    if TYPE_CHECKING:  # provided by the SearchScreen
+        app: ConvoApp
+        focused: Widget | None
+
+        query: Any  # DOMNode's
+        set_class: Any
+
+        def card_of(self, widget: Widget | None) -> ResultCard | None: ...
+        def call_after_refresh(self, callback: object, *args: object, **kwargs: object) -> bool: ...
+        def show_preview(self) -> None: ...
+        def _show_filter_line(self, *, count: int | None = None, error: str | None = None) -> None: ...
+        async def _show_cards(self, hits: list[Hit], *, keep_scroll: bool = False) -> None: ...
+
+    def fit_cards(self) -> None:
+        """Cards as the view and the screen's height want them (the app calls it on a resize)."""
+        for results in self.query(ResultList):  # none before the screen is composed (the app's first resize)
+            results.fit(self.view.compact, self.app.short)
+
+    def in_view_order(self, hits: list[Hit]) -> list[Hit]:
+        """Core's order (relevance), or the same results newest first when the user sorts by date."""
+        if self.view.sort != "date":
+            return hits
+        return sorted(hits, key=lambda hit: hit.timestamp.timestamp() if hit.timestamp else float("-inf"), reverse=True)
+
+    async def action_toggle_compact(self) -> None:
+        self.view.compact = not self.view.compact
+        self.set_class(self.view.compact, "-compact-list")
+        self.fit_cards()
+        self.show_preview()
+        self._save_view()
+        current = self.card_of(self.focused)
+        if current is not None:
+            self.call_after_refresh(current.scroll_visible, animate=False)
+
+    async def action_toggle_sort(self) -> None:
+        self.view.sort = "relevance" if self.view.sort == "date" else "date"
+        self._save_view()
+        self._show_filter_line(count=len(self.hits) if self.hits else None)
+        if self.hits:
+            await self._show_cards(self.in_view_order(self.hits))
+        self.app.notify(f"Sorted by {self.view.sort}", timeout=2)
+
+    def _save_view(self) -> None:
+        problem = self.view.save()
+        if problem:
+            self.app.notify(f"Could not remember the view: {problem}", severity="warning")
