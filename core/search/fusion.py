@@ -168,9 +168,11 @@ def fuse(
     keyword = sparse_relevance(sparse, coverage)
     points: dict[str, Scored] = {}
     for point in list(dense) + list(sparse):
-        points.setdefault(point.id, point)
-        if point.dense is not None and points[point.id].dense is None:
-            points[point.id].dense = point.dense
+        kept = points.setdefault(point.id, point)
+        if point.dense is not None and kept.dense is None:
+            kept.dense = point.dense
+        if kept.partial and not point.partial:  # a keyword hit carries the whole payload
+            kept.payload, kept.partial, kept.terms = point.payload, False, point.terms
     fused: list[Scored] = []
     for pid, point in points.items():
         s = keyword.get(pid, 0.0)

@@ -62,10 +62,12 @@ def partition_filters(flt: Filter) -> tuple[Filter, Filter]:
     return cjk, other
 
 
-def dense_queries(dense: Sequence[float], flt: Filter, depth: int, split: bool) -> list[Query]:
-    if not split:
-        return [Query(dense=dense, filter=embedded(flt), limit=depth, with_dense=True)]
-    return [Query(dense=dense, filter=embedded(part), limit=depth, with_dense=True) for part in partition_filters(flt)]
+def dense_queries(
+    dense: Sequence[float], flt: Filter, depth: int, split: bool, fields: Sequence[str] | None = None
+) -> list[Query]:
+    """`fields`: the payload fields the hits need (None: whole payloads)."""
+    parts = partition_filters(flt) if split else (flt,)
+    return [Query(dense=dense, filter=embedded(part), limit=depth, with_dense=True, fields=fields) for part in parts]
 
 
 def point_lang(point: Scored) -> str:

@@ -18,6 +18,7 @@ from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
 from convo_tui.core.search.fuzzy import search_fuzzy
 from convo_tui.core.search.merge import cosine, merge
+from convo_tui.core.search.page import LIGHT_FIELDS, page
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
 from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, embedded, level_filter, point_terms, point_text
@@ -87,14 +88,15 @@ def search(
     # only one that found none asks the whole index (one more search, 5 ms at 1M messages).
     if mode == "hybrid" and dense is not None and not worded and nonsense():
         return []
-    turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
-    messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
-    matched_turns = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
+    if parsed.phrases:  # read whole (`_light`): a phrase is checked in the text
+        turns = [t for t in turns if parsed.matches_phrases(t.payload.get("user_text", ""), t.payload.get("ai_text", ""))]
+        messages = [m for m in messages if parsed.matches_phrases(m.payload.get("text", ""))]
+    matched_turns = {t.payload.get("key") for t in turns}
     turns += part_turns(store, turns, messages)
     floor = RELEVANCE_FLOOR if fusion.METHOD == "weighted" else 0.0
-    hits = merge(turns, messages, query_dense, window, floor=floor, words=parsed.text.split())[offset:]
+    hits = page(store, turns, messages, query_dense, window, floor=floor, words=parsed.text.split())[offset:]
     for hit in hits:
-        if hit.part and (hit.session_id, hit.turn_index) in matched_turns:
+        if hit.part and turn_key(hit.session_id, hit.turn_index) in matched_turns:
             hit.part = hit.part_text = ""  # the turn matched by what was said: no part label
     return [around_match(hit, parsed.text) for hit in hits]
 
@@ -121,7 +123,7 @@ def _stands_out(store: Store, parsed: ParsedQuery, dense: Sequence[float], scale
     second). Never for Chinese, Japanese or Korean on a model that cannot read them."""
     if not scale.cjk and CJK.search(parsed.text):
         return False
-    best = store.query([Query(dense=dense, filter=embedded(level_filter(parsed, LEVEL_TURN)), limit=2)])[0]
+    best = store.query([Query(dense=dense, filter=embedded(level_filter(parsed, LEVEL_TURN)), limit=2, fields=("key",))])[0]
     if not best:
         return False
     first = best[0].score
@@ -151,12 +153,12 @@ def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]
     points) that the query did not return itself, so that merge folds each
     part into its turn's card; a turn takes its best part's score (and, like
     any turn hit, the turn bonus)."""
-    have = {(t.payload.get("session_id"), t.payload.get("turn_index")) for t in turns}
+    have = {t.payload.get("key") for t in turns}  # a meaning hit's payload may hold little more (page.py)
     wanted: dict[str, float] = {}
     for m in messages:
         p = m.payload
-        if p.get("part") and (p.get("session_id"), p.get("turn_index")) not in have and p.get("turn_index", -1) >= 0:
-            key = turn_key(p.get("session_id", ""), p.get("turn_index", -1))
+        key = turn_key(p.get("session_id", ""), p.get("turn_index", -1))
+        if p.get("part") and key not in have and p.get("turn_index", -1) >= 0:
             wanted[key] = max(wanted.get(key, 0.0), m.score)
     if not wanted:
         return []
@@ -195,13 +197,14 @@ def _two_levels(
     depth = max(fusion.PREFETCH, window * 2) if not parsed.phrases else max(window * 10, 100)
     levels = [LEVEL_MESSAGE] if parsed.role else [LEVEL_TURN, LEVEL_MESSAGE]
     split = dense is not None and scale.cjk and meaning.ALIGN_LANGUAGES
+    fields = LIGHT_FIELDS if _light(parsed, kind) else None
     query_lang = text_lang(parsed.text)
     translated = TranslatedSearch.of(embedders, parsed, query_lang, scale) if dense is not None and sparse is not None else None
     queries: list[Query] = []
     shape: list[tuple[int, int]] = []  # per level: (dense queries, sparse queries)
     for level in levels:
         flt = level_filter(parsed, level)
-        dense_part = meaning.dense_queries(dense, flt, depth, split) if dense is not None else []
+        dense_part = meaning.dense_queries(dense, flt, depth, split, fields) if dense is not None else []
         # A keyword search ranks by words alone: its hits' vectors would be read for nothing
         # (and a cold `search --mode keyword` would load the dense shard for them).
         wants = query_dense is not None
@@ -263,6 +266,12 @@ def _two_levels(
     if parsed.role:
         return [], fused[0], worded
     return fused[0], fused[1], worded
+
+
+def _light(parsed: ParsedQuery, kind: QueryKind) -> bool:
+    """Whether meaning hits may come with a few fields only (page.py): not when
+    fusion reads their text (a phrase, the exact tier's identifiers)."""
+    return not parsed.phrases and not kind.identifiers and fusion.METHOD == "weighted"
 
 
 def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:

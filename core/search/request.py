@@ -73,6 +73,7 @@ def with_vectors(store: Store, query_dense: Sequence[float], keys: Sequence[str]
                 filter=Filter(must=(Cond("key", any=tuple(keys)), Cond("visible", value=True))),
                 limit=len(keys) * 2,
                 with_dense=True,
+                fields=("key", "lang"),
             )
         ]
     )[0]

@@ -152,6 +152,12 @@ class Query:
     # Return the token ids of the stored sparse vector: which query terms a text
     # holds as indexed (re-tokenizing the candidates' texts cost 24 ms a search).
     with_terms: bool = False
+    # Only these payload fields on each hit (None: the whole payload), its `partial`
+    # set. A meaning query asking only for indexed fields (PAYLOAD_INDEXES) is
+    # answered by Edge's dense shard alone, without reading the main shard's
+    # payloads by id (58 us a hit at a million messages): search reads whole
+    # payloads afterwards (`Store.payloads`) for the hits that can reach the page.
+    fields: Sequence[str] | None = None
 
     def stored_vectors(self) -> list[str]:
         """The stored vectors a hit should carry back (`with_dense`, `with_terms`)."""
@@ -170,6 +176,8 @@ class Scored:
     # Set by search (core/search/meaning.py): `dense`'s cosine to the query, measured
     # once per search (merge reads it again for the card's similarity).
     cosine: float | None = None
+    # The payload holds only the fields the query asked for (`Query.fields`).
+    partial: bool = False
 
 
 # Given a page of payloads, the payload and dense vector (or None) each copy gets.
@@ -230,6 +238,10 @@ class Store(ABC):
     @abstractmethod
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         """Every matching point (payload only, or only `fields` of it)."""
+
+    @abstractmethod
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        """The whole payload of each of these points, by id (a point not there is left out)."""
 
     def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
         """The `limit` matching points with the latest `timestamp`, latest first

@@ -373,6 +373,14 @@ class EdgeStore(Store):
             wants_dense = any(q.dense is not None or q.with_dense for q in queries)
             return search(self._shard, self._dense_shard() if wants_dense else None, queries)
 
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if self._shard is None or not ids:
+            return {}
+        with edge_errors(self.path, "reading"):
+            return {
+                str(r.id): from_stored(r.payload) for r in self._shard.retrieve(list(ids), with_payload=True, with_vector=False)
+            }
+
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         if self._shard is None:
             return

@@ -121,7 +121,8 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
         if sparse is not None and not wants_dense:
             # Keyword only: answered whole by the main shard (its vectors, if wanted, read after).
             vectors: Any = [SPARSE] if q.with_terms else False
-            main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=True, vectors=vectors))
+            payload: Any = qe.PayloadSelector.Include(list(q.fields)) if q.fields is not None else True
+            main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=payload, vectors=vectors))
             main_slots.append((i, True))
             continue
         if not wants_dense:
@@ -130,7 +131,8 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
         vector = [float(x) for x in q.dense or ()]
         [flt] = dense_filters(main, q.filter)
         own = [DENSE] if q.with_dense and sparse is None else False
-        dense_requests.append(_request(q, vector, DENSE, pre, DENSE_PARAMS, payload=False, vectors=own, flt=flt))
+        light: Any = qe.PayloadSelector.Include(list(q.fields or ())) if _dense_answers(q) else False
+        dense_requests.append(_request(q, vector, DENSE, pre, DENSE_PARAMS, payload=light, vectors=own, flt=flt))
         dense_slots.append(i)
         if sparse is not None:
             main_requests.append(_request(q, to_sparse(sparse), SPARSE, pre, None, payload=False, vectors=False))
@@ -139,11 +141,12 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
     scores: dict[int, dict[Any, float]] = {}
     found: dict[str, Scored] = {}  # what the queries returned whole: payload (and terms) by id
     vectors_of: dict[str, list[float]] = {}  # dense vectors the meaning queries returned
+    partial: dict[str, dict[str, Any]] = {}  # the fields a meaning query asked for, from the dense shard
     if main_requests:
         for (i, whole), points in zip(main_slots, main.query_batch(qe.QueryBatchRequest(main_requests)), strict=True):
             if whole:
-                results[i] = [to_scored(p) for p in points]
-                found.update((hit.id, hit) for hit in results[i])
+                results[i] = [to_scored(p, partial=queries[i].fields is not None) for p in points]
+                found.update((hit.id, hit) for hit in results[i] if not hit.partial)
             else:
                 ranked.setdefault(i, []).append([str(p.id) for p in points])
     if dense_requests and dense is not None:
@@ -156,14 +159,21 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
                     returned: Any = p.vector
                     if isinstance(returned, dict) and DENSE in returned:
                         vectors_of[pid] = list(returned[DENSE])
+                    if _dense_answers(queries[i]):
+                        partial[pid] = from_stored(p.payload or {})
     chosen: dict[int, list[tuple[Any, float]]] = {}
     for i, lists in ranked.items():
         if i in scores:  # a meaning query: its own scores
             chosen[i] = list(scores[i].items())[: queries[i].limit]
         else:
             chosen[i] = fuse(lists, queries[i].limit)
-    _attach(main, dense, queries, chosen, results, found, vectors_of)
+    _attach(main, dense, queries, chosen, results, found, vectors_of, partial)
     return results
+
+
+def _dense_answers(q: Query) -> bool:
+    """Whether the dense shard's copy of the filter fields is all this meaning query wants of a payload."""
+    return q.fields is not None and q.sparse is None and set(q.fields) <= FILTER_FIELDS
 
 
 def _attach(
@@ -174,17 +184,24 @@ def _attach(
     results: list[list[Scored]],
     found: dict[str, Scored],
     vectors_of: dict[str, list[float]],
+    partial: dict[str, dict[str, Any]],
 ) -> None:
     """The ranked hits' payloads (and terms) and the dense vectors of hits that
     want them, read by id where the queries did not return them; a hit the main
-    shard no longer holds (deleted between the two reads) is left out."""
+    shard no longer holds (deleted between the two reads) is left out. A meaning
+    query that asked only for indexed fields has them from the dense shard."""
     with_terms = any(queries[i].with_terms for i in chosen)
 
     def whole(pid: str, q: Query) -> Scored | None:
         known = found.get(pid)
         return known if known is not None and (known.terms is not None or not q.with_terms) else None
 
-    missing = list(dict.fromkeys(pid for i, hits in chosen.items() for pid, _ in hits if whole(pid, queries[i]) is None))
+    light = {i for i in chosen if _dense_answers(queries[i])}
+
+    def read_here(pid: str, i: int) -> bool:
+        return whole(pid, queries[i]) is None and not (i in light and pid in partial)
+
+    missing = list(dict.fromkeys(pid for i, hits in chosen.items() for pid, _ in hits if read_here(pid, i)))
     records: dict[str, Any] = {}
     if missing:
         with_vector = [SPARSE] if with_terms else False
@@ -204,8 +221,11 @@ def _attach(
         out = []
         for pid, score in hits:
             known = whole(pid, q)
+            answered = known is None and i in light and pid in partial  # the asked fields, from the dense shard
             if known is not None:
                 payload, terms = known.payload, known.terms
+            elif answered:
+                payload, terms = partial[pid], None
             else:
                 record = records.get(pid)
                 if record is None:
@@ -220,6 +240,7 @@ def _attach(
                     payload=dict(payload),
                     dense=vectors_of.get(pid) if q.with_dense else None,
                     terms=terms if q.with_terms else None,
+                    partial=answered,
                 )
             )
         results[i] = out

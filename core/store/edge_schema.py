@@ -264,14 +264,14 @@ def to_sparse(v: SparseVec) -> qe.SparseVector:
     return qe.SparseVector(list(v.indices), [float(x) for x in v.values])
 
 
-def to_scored(p: Any) -> Scored:
+def to_scored(p: Any, *, partial: bool = False) -> Scored:
     dense, terms = None, None
     if isinstance(p.vector, dict):
         if DENSE in p.vector:
             dense = list(p.vector[DENSE])
         if SPARSE in p.vector:
             terms = frozenset(p.vector[SPARSE].indices)
-    return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense, terms=terms)
+    return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense, terms=terms, partial=partial)
 
 
 def edge_points(points: Sequence[Point]) -> tuple[list[qe.Point], list[qe.Point], list[qe.PointId]]:

@@ -101,6 +101,10 @@ class GuardedStore(Store):
         with self._lock.shared():
             return self.inner.query(queries)
 
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        with self._lock.shared():
+            return self.inner.payloads(ids)
+
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         """Each page is read under the lock; a close between pages ends the scroll."""
         pages = self.inner.scroll(flt, fields=fields, batch=batch)

@@ -221,8 +221,15 @@ class ServerStore(Store):
             with _reaching(self._where):
                 batch = self.client.query_batch_points(self.collection, requests)
             for i, response in zip(slots, batch, strict=False):
-                results[i] = [_scored(p) for p in response.points]
+                results[i] = [_scored(p, partial=queries[i].fields is not None) for p in response.points]
         return results
+
+    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
+        if not self._exists or not ids:
+            return {}
+        with _reaching(self._where):
+            records = self.client.retrieve(self.collection, list(ids), with_payload=True, with_vectors=False)
+        return {str(r.id): dict(r.payload or {}) for r in records}
 
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         if not self._exists:
@@ -352,7 +359,7 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
             query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)),
             filter=flt,
             limit=q.limit,
-            with_payload=True,
+            with_payload=list(q.fields) if q.fields is not None else True,
             with_vector=with_vector,
         )
     if q.dense is not None:
@@ -362,12 +369,13 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
         query, using, params = _sparse(sparse), SPARSE, None
     else:
         return None
+    payload: Any = list(q.fields) if q.fields is not None else True
     return m.QueryRequest(
-        query=query, using=using, filter=flt, params=params, limit=q.limit, with_payload=True, with_vector=with_vector
+        query=query, using=using, filter=flt, params=params, limit=q.limit, with_payload=payload, with_vector=with_vector
     )
 
 
-def _scored(p: m.ScoredPoint) -> Scored:
+def _scored(p: m.ScoredPoint, *, partial: bool = False) -> Scored:
     from qdrant_client import models as m
 
     dense, terms = None, None
@@ -377,4 +385,4 @@ def _scored(p: m.ScoredPoint) -> Scored:
         stored = p.vector.get(SPARSE)
         if isinstance(stored, m.SparseVector):
             terms = frozenset(stored.indices)
-    return Scored(id=str(p.id), score=float(p.score), payload=dict(p.payload or {}), dense=dense, terms=terms)
+    return Scored(id=str(p.id), score=float(p.score), payload=dict(p.payload or {}), dense=dense, terms=terms, partial=partial)

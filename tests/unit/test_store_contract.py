@@ -273,6 +273,29 @@ def test_dense_only_query_returns_cosine_and_stored_vector(filled):
     assert plain[0].dense is None
 
 
+def test_a_query_asking_for_some_fields_marks_its_hits_partial_and_payloads_reads_the_rest(filled):
+    vec = hashed_bow_embed("pytest fixture fails")
+    [whole] = filled.query([Query(dense=vec, limit=3, with_dense=True)])
+    [light, worded] = filled.query(
+        [
+            Query(dense=vec, limit=3, with_dense=True, fields=("key", "session_id", "lang")),
+            Query(sparse=bm25_query("pytest"), limit=10, fields=("key",)),
+        ]
+    )
+    assert [p.id for p in light] == [p.id for p in whole]  # the same hits, ranked the same
+    assert all(p.dense == pytest.approx(q.dense, abs=1e-6) for p, q in zip(light, whole, strict=True))
+    assert all(p.partial and "text" not in p.payload for p in light)
+    assert all(not p.partial and "text" in p.payload for p in whole)
+    assert {p.payload["key"] for p in light} == {p.payload["key"] for p in whole}
+    assert [p.payload["session_id"] for p in light] == [p.payload["session_id"] for p in whole]
+    assert all(p.partial and p.payload.get("key") for p in worded)
+    # The rest of each payload, by id; an id not there is left out.
+    read = filled.payloads([p.id for p in light] + [point_id("nope:turn-9")])
+    assert set(read) == {p.id for p in light}
+    assert all(read[p.id] == q.payload for p, q in zip(light, whole, strict=True))
+    assert filled.payloads([]) == {}
+
+
 def test_sparse_only_query_finds_exact_words(filled):
     [got] = filled.query([Query(sparse=bm25_query("pytest"), limit=10)])
     assert set(keys(got)) == {"s2:turn-0", "s2:msg-0"}
