@@ -31,8 +31,9 @@ from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.session_filter import BrowserPrefs
 from convo_tui.tui.session_messages import ProjectsLoaded, SessionEdited, SessionsChanged
+from convo_tui.tui.system_commands import SystemCommands
 from textual import events, work
-from textual.app import App, SystemCommand
+from textual.app import App
 from textual.binding import Binding
 
 if TYPE_CHECKING:
@@ -49,7 +50,7 @@ NARROW_COLUMNS = 100
 STYLES = Path(__file__).parent / "styles"
 
 
-class ConvoApp(IndexFollowing, App):
+class ConvoApp(IndexFollowing, SystemCommands, App):
     TITLE = "convo-tui"
     CSS_PATH = [
         STYLES / "app.tcss",
@@ -280,33 +281,6 @@ class ConvoApp(IndexFollowing, App):
             self.library.close()
         gc.unfreeze()  # what the app kept alive may now be collected (tests run many apps in one process)
 
-    def get_system_commands(self, screen):
-        """Textual's own commands, less what does not fit this app: "Keys" (F1 is the
-        help), "Maximize" (it hatched the search screen around its query box); and a
-        "Screenshot" that names where it saved the picture, or why it could not."""
-        for command in super().get_system_commands(screen):
-            if command.title in ("Keys", "Maximize", "Minimize"):
-                continue
-            if command.title == "Screenshot":
-                yield SystemCommand(
-                    "Screenshot",
-                    f"Save an SVG picture of the screen in {screenshots_dir(self.settings)}",
-                    lambda: self.set_timer(0.1, self.take_screenshot),  # once the palette is gone
-                )
-                continue
-            yield command
-
-    def take_screenshot(self) -> None:
-        folder = screenshots_dir(self.settings)
-        try:
-            folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-            path = self.save_screenshot(path=str(folder))
-        except OSError as exc:
-            self.notify(f"Could not save the screenshot in {folder}: {exc.strerror or exc}", severity="error", timeout=8)
-            return
-        where = f"{path} (demo: removed when the app ends)" if self.demo else path
-        self.notify(f"Screenshot saved to {where}", timeout=8)
-
     # -- actions -----------------------------------------------------------------------
 
     def action_help(self) -> None:
@@ -372,11 +346,6 @@ class ConvoApp(IndexFollowing, App):
         from convo_tui.tui.query_line import with_filter
 
         self.set_query(with_filter(self.search_screen.query_text, key, value))
-
-
-def screenshots_dir(settings: Settings) -> Path:
-    """Beside the index folder, like exports/ and copies/ (the demo's: in its temporary folder)."""
-    return Path(settings.index_dir).parent / "screenshots"
 
 
 def keep_out_of_collections() -> None:
