@@ -141,7 +141,7 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
     scores: dict[int, dict[Any, float]] = {}
     found: dict[str, Scored] = {}  # what the queries returned whole: payload (and terms) by id
     vectors_of: dict[str, list[float]] = {}  # dense vectors the meaning queries returned
-    partial: dict[str, dict[str, Any]] = {}  # the fields a meaning query asked for, from the dense shard
+    partial: dict[int, dict[str, dict[str, Any]]] = {}  # per meaning query: the fields it asked for, from the dense shard
     if main_requests:
         for (i, whole), points in zip(main_slots, main.query_batch(qe.QueryBatchRequest(main_requests)), strict=True):
             if whole:
@@ -155,12 +155,12 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
             ranked.setdefault(i, []).append(ids)
             if _sparse_of(queries[i]) is None:
                 scores[i] = {pid: float(p.score) for pid, p in zip(ids, points, strict=True)}
+                if _dense_answers(queries[i]):
+                    partial[i] = {pid: from_stored(p.payload or {}) for pid, p in zip(ids, points, strict=True)}
                 for pid, p in zip(ids, points, strict=True):
                     returned: Any = p.vector
                     if isinstance(returned, dict) and DENSE in returned:
                         vectors_of[pid] = list(returned[DENSE])
-                    if _dense_answers(queries[i]):
-                        partial[pid] = from_stored(p.payload or {})
     chosen: dict[int, list[tuple[Any, float]]] = {}
     for i, lists in ranked.items():
         if i in scores:  # a meaning query: its own scores
@@ -184,7 +184,7 @@ def _attach(
     results: list[list[Scored]],
     found: dict[str, Scored],
     vectors_of: dict[str, list[float]],
-    partial: dict[str, dict[str, Any]],
+    partial: dict[int, dict[str, dict[str, Any]]],
 ) -> None:
     """The ranked hits' payloads (and terms) and the dense vectors of hits that
     want them, read by id where the queries did not return them; a hit the main
@@ -196,10 +196,8 @@ def _attach(
         known = found.get(pid)
         return known if known is not None and (known.terms is not None or not q.with_terms) else None
 
-    light = {i for i in chosen if _dense_answers(queries[i])}
-
     def read_here(pid: str, i: int) -> bool:
-        return whole(pid, queries[i]) is None and not (i in light and pid in partial)
+        return whole(pid, queries[i]) is None and pid not in partial.get(i, {})
 
     missing = list(dict.fromkeys(pid for i, hits in chosen.items() for pid, _ in hits if read_here(pid, i)))
     records: dict[str, Any] = {}
@@ -221,11 +219,11 @@ def _attach(
         out = []
         for pid, score in hits:
             known = whole(pid, q)
-            answered = known is None and i in light and pid in partial  # the asked fields, from the dense shard
+            answered = known is None and pid in partial.get(i, {})  # the asked fields, from the dense shard
             if known is not None:
                 payload, terms = known.payload, known.terms
             elif answered:
-                payload, terms = partial[pid], None
+                payload, terms = partial[i][pid], None
             else:
                 record = records.get(pid)
                 if record is None:
