@@ -17,7 +17,6 @@ from __future__ import annotations
 
 import time
 from collections.abc import Callable, Sequence
-from dataclasses import dataclass
 from itertools import islice
 from typing import Any, Protocol
 
@@ -25,7 +24,6 @@ from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.index.points import LEVEL_TURN, turn_text
 from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
-from convo_tui.core.index.visible import count_visible
 from convo_tui.core.store.base import Cond, Filter, Store
 
 # Texts fetched, embedded and written per round (bounds memory and the work a kill loses).
@@ -46,26 +44,8 @@ BATCH_TOKENS = 512
 MAX_BATCH = 32
 
 
-@dataclass
-class SemanticStatus:
-    """How much of the index is found by meaning: `ready` of `total` text points."""
-
-    ready: int
-    total: int
-
-    @property
-    def fraction(self) -> float:
-        return 1.0 if self.total == 0 else self.ready / self.total
-
-
 def _visible(*conds: Cond) -> Filter:
     return Filter(must=(Cond("visible", value=True), *conds))
-
-
-def semantic_status(store: Store) -> SemanticStatus:
-    pending = count_visible(store, "dense_ready", False)
-    ready = count_visible(store, "dense_ready", True)
-    return SemanticStatus(ready, ready + pending)
 
 
 def point_text(payload: dict[str, Any]) -> str:

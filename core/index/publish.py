@@ -65,7 +65,7 @@ from convo_tui.core.index.reading import FileEnd, FileFailed, PartRead, PartRead
 from convo_tui.core.index.source_files import FileAccess, LocalFiles, source_key  # source_key re-exported
 from convo_tui.core.index.throughput import Throughput
 from convo_tui.core.index.vector_cache import VectorCache
-from convo_tui.core.index.visible import count_visible
+from convo_tui.core.index.visible import count_visible, visible_filter  # visible_filter re-exported
 from convo_tui.core.sources import detect_format
 from convo_tui.core.store.base import Cond, Filter, Store
 
@@ -87,10 +87,6 @@ __all__ = [
     "source_key",
     "visible_filter",
 ]
-
-
-def visible_filter(*conds: Cond) -> Filter:
-    return Filter(must=(Cond("visible", value=True), *conds))
 
 
 class Indexer:

@@ -30,8 +30,7 @@ from typing import TYPE_CHECKING
 from convo_tui.core.annotations import overlay_summary
 from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
 from convo_tui.core.index.points import LEVEL_SESSION
-from convo_tui.core.index.publish import visible_filter
-from convo_tui.core.index.visible import count_visible
+from convo_tui.core.index.visible import count_visible, visible_filter
 from convo_tui.core.library import session_rows
 from convo_tui.core.library.reading import summary_of
 from convo_tui.core.library.session_rows import ROW_FIELDS, Row, keep_newest, row_of

@@ -16,19 +16,18 @@ from __future__ import annotations
 
 from collections.abc import Callable
 from contextlib import suppress
+from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits
 from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.index.dense_phase import SemanticStatus, semantic_status
 from convo_tui.core.index.health import FilesCheck
 from convo_tui.core.index.manifest import Manifest, source_readings
-from convo_tui.core.library.archiving import Archiving
+from convo_tui.core.index.visible import SemanticStatus, semantic_status
 from convo_tui.core.library.catalogue import Catalogue
 from convo_tui.core.library.edits import Editor
-from convo_tui.core.library.indexing import IndexRuns
 from convo_tui.core.library.models import Models
 from convo_tui.core.library.opening import open_checked
 from convo_tui.core.library.reading import Reader
@@ -43,6 +42,8 @@ if TYPE_CHECKING:
     from convo_tui.core.context import ChatMessage
     from convo_tui.core.hits import Hit, SessionPage, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexProgress, IndexReport, ProgressFn
+    from convo_tui.core.library.archiving import Archiving
+    from convo_tui.core.library.indexing import IndexRuns
     from convo_tui.core.model import Session
     from convo_tui.core.stats import Stats
 
@@ -76,10 +77,9 @@ class Library(Engine):
         # The sessions list's rows: read once, then only what changed; kept beside the manifest.
         self.catalogue = Catalogue(self.store, self.annotations, folder, writable=not read_only)
         self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
-        self.archiving = Archiving(settings, folder, self.annotations)
         self.files = FilesCheck(self.store, settings.index_dir, needed=not settings.qdrant_url)
-        self.runs = IndexRuns(settings, self.store, self.models, self.annotations, folder, self.archiving, self.files)
-        self.runs.meta_error = meta_error
+        self._folder = folder
+        self._meta_error = meta_error  # why the index may not be read, until a rebuild (IndexRuns)
         # Ids as people type them (a unique 8+ character prefix) -> the session's id.
         self.ids = SessionIds(self.store, lambda: [sid for sid, note in self.annotations.all().items() if note.deleted])
 
@@ -92,6 +92,28 @@ class Library(Engine):
         sessions are named, not silently served as an empty index."""
         store, error = open_checked(settings, read_only=read_only, allow_mismatch=allow_mismatch, reading=reading)
         return cls(settings, store, read_only=read_only, meta_error=error)
+
+    # Indexing and the archive are made on first use: a search, a listing or `show`
+    # never imports their machinery (phase 1 and 2, the archive, SSH pulls).
+
+    @cached_property
+    def archiving(self) -> Archiving:
+        from convo_tui.core.library.archiving import Archiving
+
+        return Archiving(self.settings, self._folder, self.annotations)
+
+    @cached_property
+    def runs(self) -> IndexRuns:
+        from convo_tui.core.library.indexing import IndexRuns
+
+        runs = IndexRuns(self.settings, self.store, self.models, self.annotations, self._folder, self.archiving, self.files)
+        runs.meta_error = self._meta_error
+        return runs
+
+    def _unreadable(self) -> IndexUnavailable | None:
+        """Why the index may not be searched (its metadata), as the index runs know it now."""
+        runs: IndexRuns | None = self.__dict__.get("runs")  # made already (cached_property keeps it there)
+        return runs.meta_error if runs is not None else self._meta_error
 
     def on_close(self, closer: Callable[[], None]) -> None:
         """Run `closer` first when the library closes (the holder's server stops there)."""
@@ -112,14 +134,14 @@ class Library(Engine):
     # -- search ----------------------------------------------------------------
 
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0) -> list[Hit]:
-        embedders = self.models.embedders(mode, self.runs.meta_error)
+        embedders = self.models.embedders(mode, self._unreadable())
         hits = search(
             self.store, embedders, query, limit=limit, mode=mode, offset=offset, resolve_session=self.ids.resolve_in_query
         )
         return overlay_hits(hits, self.annotations.all())
 
     def hits_in_session(self, query: str, session_id: str, *, mode: str = "hybrid") -> list[Hit]:
-        embedders = self.models.embedders(mode, self.runs.meta_error)
+        embedders = self.models.embedders(mode, self._unreadable())
         session_id = self.ids.resolve_in_query(session_id)
         hits = hits_in_session(self.store, embedders, query, session_id, mode=mode, resolve_session=self.ids.resolve_in_query)
         return overlay_hits(hits, self.annotations.all())

@@ -11,8 +11,7 @@ from typing import TYPE_CHECKING
 from convo_tui.core.embed.choice import AUTO, ModelChoice, choose_model, pending_switch, sample_texts
 from convo_tui.core.engine import ModelInfo
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.index.model_switch import SwitchResult, switch_dense_model
-from convo_tui.core.index.publish import CancelLike, IndexProgress, ProgressFn, is_cancelled
+from convo_tui.core.index.progress import CancelLike, IndexProgress, ProgressFn, is_cancelled
 from convo_tui.core.search.request import Embedders
 from convo_tui.core.settings import Settings
 from convo_tui.core.store.base import Store
@@ -20,6 +19,7 @@ from convo_tui.core.store.base import Store
 if TYPE_CHECKING:
     from convo_tui.core.embed.dense import DenseModel
     from convo_tui.core.embed.sparse import SparseEmbedder
+    from convo_tui.core.index.model_switch import SwitchResult
 
 
 class Models:
@@ -106,6 +106,7 @@ class Models:
         if not current or target.model == current:
             return None
         from convo_tui.core.embed.dense import shared_dense, vector_id
+        from convo_tui.core.index.model_switch import switch_dense_model
         from convo_tui.core.index.vector_cache import VectorCache
 
         dense = shared_dense(target.model)

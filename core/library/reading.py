@@ -14,10 +14,8 @@ from convo_tui.core.annotations import Annotations, overlay_session, overlay_sum
 from convo_tui.core.engine import Readiness
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.hits import SessionSummary
-from convo_tui.core.index.dense_phase import semantic_status
 from convo_tui.core.index.points import LEVEL_RECORD, LEVEL_SESSION, from_epoch, stored_messages, stored_record
-from convo_tui.core.index.publish import visible_filter
-from convo_tui.core.index.visible import count_visible
+from convo_tui.core.index.visible import count_visible, semantic_status, visible_filter
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import session_from_record
 from convo_tui.core.stats import Stats, count_sessions

@@ -13,7 +13,7 @@ from collections.abc import Callable, Iterable
 
 from convo_tui.core.errors import AmbiguousSessionId, ConvoError
 from convo_tui.core.index.points import LEVEL_SESSION
-from convo_tui.core.index.publish import visible_filter
+from convo_tui.core.index.visible import visible_filter
 from convo_tui.core.store.base import Cond, Store
 
 # Shortest prefix accepted (a card shows 8 characters of the id).
