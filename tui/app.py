@@ -82,6 +82,7 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         self.mode: str = settings.search_mode if settings.search_mode in MODES else "hybrid"
         self.model_ready = library is not None and library.model_info().ready
         self.indexing = False
+        self.quitting = False  # see IndexFollowing
         self.cancel_indexing = threading.Event()  # set when the app exits: every worker stops early
         self.background = BackgroundThreads()  # the threads the index must outlive
         self.browser = BrowserPrefs()
@@ -184,6 +185,8 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         self.post_message(ModelLoaded())
 
     def on_library_opened(self, _: LibraryOpened) -> None:
+        if self.quitting:
+            return
         keep_out_of_collections()
         if self.model_ready:
             self.search_screen.status.finish()
@@ -215,14 +218,18 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
             self.notify(line, title="History", severity="warning", timeout=15)
 
     def on_model_loaded(self, _: ModelLoaded) -> None:
-        keep_out_of_collections()
         self.model_ready = True
+        if self.quitting:
+            return
+        keep_out_of_collections()
         self.search_screen.status.finish()
         self.search_screen.refresh_search()
         if self.index_on_start:
             self.start_indexing()
 
     def on_background_failed(self, event: BackgroundFailed) -> None:
+        if self.quitting:
+            return
         self.search_screen.status.say(f"Could not {event.what}")
         self.notify(f"Could not {event.what}: {event.error}", severity="error", timeout=10)
 
@@ -242,6 +249,8 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
     def on_session_edited(self, event: SessionEdited) -> None:
         from convo_tui.tui.screens.reader import ReaderScreen
 
+        if self.quitting:
+            return
         if event.deleted and isinstance(self.screen, ReaderScreen) and self.screen.session.id == event.session_id:
             self.pop_screen()  # its session is gone; before the toast, which the next screen would clear
         self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted, title=event.title, starred=event.starred))
@@ -268,6 +277,7 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
         """Tell the workers to stop as soon as the user quits, not when the screens are gone."""
+        self.quitting = True
         self.cancel_indexing.set()
         super().exit(*args, **kwargs)
 

@@ -39,6 +39,9 @@ class IndexFollowing:
     index_state: IndexState
     _followed: float
     _follow_timer: Any
+    # Set when the user quits: a worker's report that arrives after that (the
+    # screens may be gone) is dropped, not shown.
+    quitting: bool
 
     # Provided by textual.app.App and ConvoApp.
     @property
@@ -85,12 +88,16 @@ class IndexFollowing:
         self.post_message(IndexingFinished(report))
 
     def on_indexing_progress(self, event: IndexingProgress) -> None:
+        if self.quitting:
+            return
         self.search_screen.status.progress(event.phase, event.done, event.total, event.path, event.sessions, event.eta)
         if self.index_state.progress(event.phase, event.done, event.total, event.sessions):
             self.index_moved()
 
     def on_indexing_finished(self, event: IndexingFinished) -> None:
         self.indexing = False
+        if self.quitting:
+            return
         self.index_state.finished()
         self.search_screen.status.finish()
         report = event.report
@@ -146,6 +153,8 @@ class IndexFollowing:
             self.post_message(ReadinessRead(readiness, follow))
 
     def on_readiness_read(self, event: ReadinessRead) -> None:
+        if self.quitting:
+            return
         old = self.index_state.readiness
         changed = self.index_state.read(event.readiness)
         if self.indexing and self.index_state.waiting:  # another run goes on: say how far it is

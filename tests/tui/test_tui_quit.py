@@ -106,3 +106,27 @@ def test_a_demo_closed_by_a_signal_removes_its_temporary_folder(tmp_path, signum
             process.wait()
         os.close(main)
     assert list(temp.iterdir()) == []
+
+
+@run_async
+async def test_a_workers_report_that_arrives_after_the_quit_is_dropped(demo_copy):
+    """A worker may post its report (readiness, progress, a failure) just before
+    the user quits, and the app handle it once its screens are gone: it is
+    dropped, never a StopIteration looking for the search screen."""
+    from convo_tui.tui.messages import BackgroundFailed, IndexingFinished, IndexingProgress, ModelLoaded, ReadinessRead
+    from convo_tui.tui.screens.search import SearchScreen
+
+    settings, library = demo_copy
+    app = create_app(settings, library=library, index_on_start=False)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        readiness = library.readiness()
+        await pilot.press("ctrl+q")
+    assert app.quitting
+    assert not any(isinstance(screen, SearchScreen) for screen in app.screen_stack)
+    app.on_readiness_read(ReadinessRead(readiness, True))
+    app.on_indexing_progress(IndexingProgress("index", 1, 2, None, 1))
+    app.on_indexing_finished(IndexingFinished(None))
+    app.on_background_failed(BackgroundFailed("index", "the disk went away"))
+    app.on_model_loaded(ModelLoaded())
+    assert not app.indexing
