@@ -158,6 +158,16 @@ def test_a_cold_keyword_search_loads_no_model(index_dir: Path):
     loaded = {name.split(".")[0] for name in report["modules"]}
     assert "convo_tui.core.library" in report["modules"]  # it held the index itself
     assert loaded.isdisjoint({"fastembed", "onnxruntime", "huggingface_hub"})
+    # Nor the indexing machinery (phase 1 and 2, the archive, SSH pulls): made on first use.
+    indexing = {
+        "convo_tui.core.index.publish",
+        "convo_tui.core.index.dense_phase",
+        "convo_tui.core.index.reader_process",
+        "convo_tui.core.library.indexing",
+        "convo_tui.core.library.archiving",
+        "convo_tui.core.remote.pull",
+    }
+    assert indexing.isdisjoint(report["modules"]), sorted(indexing & set(report["modules"]))
 
 
 def test_a_remote_index_run_stops_waiting_when_cancelled_and_the_holder_goes_on(index_dir: Path, holder: subprocess.Popen):
