@@ -14,9 +14,9 @@ before the library lets go of the index).
 
 from __future__ import annotations
 
+import threading
 from collections.abc import Callable
 from contextlib import suppress
-from functools import cached_property
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -80,6 +80,10 @@ class Library(Engine):
         self.files = FilesCheck(self.store, settings.index_dir, needed=not settings.qdrant_url)
         self._folder = folder
         self._meta_error = meta_error  # why the index may not be read, until a rebuild (IndexRuns)
+        # Made on first use (`runs`, `archiving`), once: the holder serves several threads.
+        self._parts = threading.RLock()
+        self._runs: IndexRuns | None = None
+        self._archiving: Archiving | None = None
         # Ids as people type them (a unique 8+ character prefix) -> the session's id.
         self.ids = SessionIds(self.store, lambda: [sid for sid, note in self.annotations.all().items() if note.deleted])
 
@@ -96,23 +100,31 @@ class Library(Engine):
     # Indexing and the archive are made on first use: a search, a listing or `show`
     # never imports their machinery (phase 1 and 2, the archive, SSH pulls).
 
-    @cached_property
+    @property
     def archiving(self) -> Archiving:
-        from convo_tui.core.library.archiving import Archiving
+        with self._parts:
+            if self._archiving is None:
+                from convo_tui.core.library.archiving import Archiving
 
-        return Archiving(self.settings, self._folder, self.annotations)
+                self._archiving = Archiving(self.settings, self._folder, self.annotations)
+            return self._archiving
 
-    @cached_property
+    @property
     def runs(self) -> IndexRuns:
-        from convo_tui.core.library.indexing import IndexRuns
+        with self._parts:
+            if self._runs is None:
+                from convo_tui.core.library.indexing import IndexRuns
 
-        runs = IndexRuns(self.settings, self.store, self.models, self.annotations, self._folder, self.archiving, self.files)
-        runs.meta_error = self._meta_error
-        return runs
+                runs = IndexRuns(
+                    self.settings, self.store, self.models, self.annotations, self._folder, self.archiving, self.files
+                )
+                runs.meta_error = self._meta_error
+                self._runs = runs
+            return self._runs
 
     def _unreadable(self) -> IndexUnavailable | None:
         """Why the index may not be searched (its metadata), as the index runs know it now."""
-        runs: IndexRuns | None = self.__dict__.get("runs")  # made already (cached_property keeps it there)
+        runs = self._runs
         return runs.meta_error if runs is not None else self._meta_error
 
     def on_close(self, closer: Callable[[], None]) -> None:
