@@ -50,13 +50,11 @@ from convo_tui.core.store.edge_schema import (
 from convo_tui.core.store.edge_switch import EdgeDenseSwitch, finish, recover
 from convo_tui.core.store.files import (
     DENSE_SHARD,
-    REBUILD,
     SHARD,
     check_index_path,
     damaged,
-    holds_dense,
-    missing_before_load,
     private_dir,
+    refuse_unloadable,
     store_missing,
 )
 from convo_tui.core.store.lock import IndexLock
@@ -113,14 +111,7 @@ class EdgeStore(Store):
             if self._has_shard():
                 # Edge maps its files even to read them: on a full disk that is a SIGBUS.
                 space.require(self.path, space.open_reserve(self.path), "open the index")
-                if holds_dense(self.path / SHARD):
-                    raise IndexUnavailable(
-                        f"the index at {self.path} was written by an older convo-tui (one shard for BM25 and "
-                        f"dense vectors); run {REBUILD} (your transcripts are not affected)"
-                    )
-                missing = missing_before_load(self.path)  # Edge would make them anew, empty
-                if missing:
-                    raise IndexUnavailable(damaged(self.path, missing[0]))
+                refuse_unloadable(self.path)
                 if isinstance(self._lock, readonly.SharedLock):
                     self._copies = {name: readonly.copy_shard(self.path / name) for name in (SHARD, DENSE_SHARD)}
                 if lazy_dense:

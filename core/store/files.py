@@ -107,6 +107,19 @@ def missing_before_load(index_dir: Path) -> list[str]:
     return problems
 
 
+def refuse_unloadable(index_dir: Path) -> None:
+    """IndexUnavailable, with the way out, for an index folder Edge must not
+    load: the older one-shard layout, or files Edge would make anew, empty."""
+    if holds_dense(index_dir / SHARD):
+        raise IndexUnavailable(
+            f"the index at {index_dir} was written by an older convo-tui (one shard for BM25 and "
+            f"dense vectors); run {REBUILD} (your transcripts are not affected)"
+        )
+    missing = missing_before_load(index_dir)
+    if missing:
+        raise IndexUnavailable(damaged(index_dir, missing[0]))
+
+
 def private_dir(path: Path) -> None:
     """The index folder, made or narrowed to mode 0700 (transcripts are private)."""
     try:

@@ -348,6 +348,7 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
     flt = _filter(q.filter)
     sparse = q.sparse if q.sparse is not None and q.sparse.indices else None
     with_vector: Any = q.stored_vectors() or False
+    payload: Any = list(q.fields) if q.fields is not None else True
     dense_params = m.SearchParams(hnsw_ef=HNSW_EF) if tune else None
     if q.dense is not None and sparse is not None:
         pre = q.prefetch_limit or q.limit * 2
@@ -359,7 +360,7 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
             query=m.RrfQuery(rrf=m.Rrf(k=RRF_K)),
             filter=flt,
             limit=q.limit,
-            with_payload=list(q.fields) if q.fields is not None else True,
+            with_payload=payload,
             with_vector=with_vector,
         )
     if q.dense is not None:
@@ -369,7 +370,6 @@ def _request(q: Query, tune: bool) -> m.QueryRequest | None:
         query, using, params = _sparse(sparse), SPARSE, None
     else:
         return None
-    payload: Any = list(q.fields) if q.fields is not None else True
     return m.QueryRequest(
         query=query, using=using, filter=flt, params=params, limit=q.limit, with_payload=payload, with_vector=with_vector
     )
