@@ -26,17 +26,18 @@ from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.store import meta_file, readonly, space
 from convo_tui.core.store.base import (
     DENSE,
-    PAYLOAD_INDEXES,
     Filter,
     Point,
     Query,
     Scored,
     Store,
 )
+from convo_tui.core.store.edge_facets import FACETED, faceted, faceted_filter, faceted_query, indexes
 from convo_tui.core.store.edge_query import ID_PAGE, dense_filters, newest, records, search
 from convo_tui.core.store.edge_schema import (
     FILTER_FIELDS,
     INDEX_SCHEMA,
+    WHOLE_PAYLOAD,
     dense_config,
     edge_errors,
     edge_points,
@@ -91,6 +92,9 @@ class EdgeStore(Store):
         self._dense_lock = threading.Lock()
         self._since_roll = 0  # points written since the appendable segment was last rolled
         self._wrote = False  # anything written by this process (a search that held the index need not flush)
+        # Whether the shards keep the faceted fields in one index (edge_facets.py): a new
+        # index does, one made before keeps an index a field until it is rebuilt.
+        self.faceted = True
         check_index_path(self.path)
         # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
         # nothing may be read from it; drop() and a rebuild are the way out.
@@ -119,6 +123,7 @@ class EdgeStore(Store):
                 else:
                     self._dense = self._load(DENSE_SHARD)
                 self._shard = self._load(SHARD)
+                self.faceted = faceted(self._shard.info().payload_schema)
                 if not read_only:
                     finish(self)  # the flags of a switch swapped just before a crash
                 self.release_pages()  # the WAL and the appendable segment's indexes, read whole by the load
@@ -174,6 +179,7 @@ class EdgeStore(Store):
             with edge_errors(self.path, "creating"):
                 self._dense = qe.EdgeShard.create(str(self.path / DENSE_SHARD), dense_config(dim))
                 self._shard = qe.EdgeShard.create(str(self.path / SHARD), main_config())
+            self.faceted = True
         elif self._dim() != dim:
             raise IndexUnavailable(
                 f"index {self.path} holds {self._dim()}-dimension vectors, not {dim}; "
@@ -181,9 +187,17 @@ class EdgeStore(Store):
             )
         for shard in (self._shard, self._need_dense()):
             known = set(shard.info().payload_schema)
-            for name, kind in PAYLOAD_INDEXES.items():
+            for name, kind in self.index_schema().items():
                 if name not in known:
                     self._update(qe.UpdateOperation.create_field_index(name, INDEX_SCHEMA[kind]), shard)
+
+    def index_schema(self) -> dict[str, str]:
+        """The payload indexes of this index's shards (the kinds of base.PAYLOAD_INDEXES)."""
+        return indexes(self.faceted)
+
+    def _filter(self, flt: Filter | None) -> Filter | None:
+        """`flt` as this index's shards hold the fields it reads."""
+        return faceted_filter(flt) if self.faceted else flt
 
     def _update(self, operation: qe.UpdateOperation, shard: qe.EdgeShard | None = None) -> None:
         # Checked before every write: running out inside Edge's mapped files kills the process.
@@ -295,7 +309,7 @@ class EdgeStore(Store):
         if not points:
             return
         dense_shard = self._need_dense()
-        out, dense, plain = edge_points(points)
+        out, dense, plain = edge_points(points, self.faceted)
         self._update(qe.UpdateOperation.upsert_points(out))
         if dense:
             self._update(qe.UpdateOperation.upsert_points(dense), dense_shard)
@@ -336,6 +350,7 @@ class EdgeStore(Store):
 
     def delete(self, flt: Filter) -> None:
         self._writable()
+        flt = self._filter(flt) or Filter()
         if self._shard is not None:
             if self._holds_vectors():  # before the main shard, which may name the points
                 for dense_filter in self._dense_filters(flt):
@@ -344,6 +359,9 @@ class EdgeStore(Store):
 
     def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
         self._writable()
+        if self.faceted and FACETED & values.keys():
+            raise ValueError(f"{sorted(FACETED & values.keys())} are set only with their point (edge_facets.py)")
+        flt = self._filter(flt) or Filter()
         if self._shard is not None:
             copied = filter_fields(to_stored(values))
             # The copies first, then the main shard, whose payload is the record: a crash
@@ -362,6 +380,8 @@ class EdgeStore(Store):
             return [[] for _ in queries]
         with edge_errors(self.path, "searching"):
             wants_dense = any(q.dense is not None or q.with_dense for q in queries)
+            if self.faceted:
+                queries = [faceted_query(q) for q in queries]
             return search(self._shard, self._dense_shard() if wants_dense else None, queries)
 
     def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -369,15 +389,16 @@ class EdgeStore(Store):
             return {}
         with edge_errors(self.path, "reading"):
             return {
-                str(r.id): from_stored(r.payload) for r in self._shard.retrieve(list(ids), with_payload=True, with_vector=False)
+                str(r.id): from_stored(r.payload)
+                for r in self._shard.retrieve(list(ids), with_payload=WHOLE_PAYLOAD, with_vector=False)
             }
 
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         if self._shard is None:
             return
-        with_payload: Any = qe.PayloadSelector.Include(list(fields)) if fields is not None else True
+        with_payload: Any = qe.PayloadSelector.Include(list(fields)) if fields is not None else WHOLE_PAYLOAD
         with edge_errors(self.path, "reading"):
-            for r in records(self._shard, flt, with_payload=with_payload, batch=batch):
+            for r in records(self._shard, self._filter(flt), with_payload=with_payload, batch=batch):
                 yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload))
 
     def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
@@ -385,13 +406,13 @@ class EdgeStore(Store):
         if self._shard is None or limit <= 0:
             return []
         with edge_errors(self.path, "reading"):
-            return newest(self._shard, flt, limit=limit, fields=fields)
+            return newest(self._shard, self._filter(flt), limit=limit, fields=fields)
 
     def count(self, flt: Filter | None = None) -> int:
         if self._shard is None:
             return 0
         with edge_errors(self.path, "reading"):
-            return self._shard.count(qe.CountRequest(exact=True, filter=to_filter(flt)))
+            return self._shard.count(qe.CountRequest(exact=True, filter=to_filter(self._filter(flt))))
 
     # -- meta ---------------------------------------------------------------
 

@@ -15,6 +15,7 @@ from convo_tui.core.store.base import DENSE, RRF_K, SPARSE, Filter, Query, Score
 from convo_tui.core.store.edge_schema import (
     DENSE_PARAMS,
     FILTER_FIELDS,
+    WHOLE_PAYLOAD,
     filter_keys,
     from_stored,
     to_filter,
@@ -58,7 +59,7 @@ def records(shard: qe.EdgeShard, flt: Filter | None, *, with_payload: Any, batch
 def newest(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, fields: Sequence[str] | None) -> list[Scored]:
     """The `limit` matching points with the latest `timestamp`, through its payload
     index (a scroll ordered by it); points without one come last."""
-    with_payload: Any = qe.PayloadSelector.Include([*fields, "timestamp"]) if fields is not None else True
+    with_payload: Any = qe.PayloadSelector.Include([*fields, "timestamp"]) if fields is not None else WHOLE_PAYLOAD
     page, _ = shard.scroll(
         qe.ScrollRequest(
             limit=limit,
@@ -121,7 +122,7 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
         if sparse is not None and not wants_dense:
             # Keyword only: answered whole by the main shard (its vectors, if wanted, read after).
             vectors: Any = [SPARSE] if q.with_terms else False
-            payload: Any = qe.PayloadSelector.Include(list(q.fields)) if q.fields is not None else True
+            payload: Any = qe.PayloadSelector.Include(list(q.fields)) if q.fields is not None else WHOLE_PAYLOAD
             main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=payload, vectors=vectors))
             main_slots.append((i, True))
             continue
@@ -203,7 +204,7 @@ def _attach(
     records: dict[str, Any] = {}
     if missing:
         with_vector = [SPARSE] if with_terms else False
-        records = {str(r.id): r for r in main.retrieve(missing, with_payload=True, with_vector=with_vector)}
+        records = {str(r.id): r for r in main.retrieve(missing, with_payload=WHOLE_PAYLOAD, with_vector=with_vector)}
     wanting = [
         *(pid for i, hits in chosen.items() if queries[i].with_dense for pid, _ in hits),
         *(hit.id for i, answer in enumerate(results) if i not in chosen and queries[i].with_dense for hit in answer),

@@ -26,6 +26,7 @@ from convo_tui.core.store.base import (
     Scored,
     SparseVec,
 )
+from convo_tui.core.store.edge_facets import FACETS, facets_of
 from convo_tui.core.store.files import damaged
 
 # qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
@@ -39,6 +40,7 @@ INDEX_SCHEMA: dict[str, Any] = {
     "bool": qe.IntegerIndexParams(lookup=True, range=True, memory=qe.Memory.Cold),
     "integer": qe.IntegerIndexParams(lookup=True, range=True, memory=qe.Memory.Cold),
     "float": qe.FloatIndexParams(memory=qe.Memory.Cold),
+    "facet": qe.IntegerIndexParams(lookup=True, range=False, memory=qe.Memory.Cold),  # edge_facets.py: matched, never ranged
 }
 # m=16 / ef_construct=100 are Qdrant's defaults and give >0.95 recall on
 # sentence embeddings; segments under full_scan_threshold KB are brute-forced.
@@ -146,14 +148,28 @@ def dense_config(dim: int) -> qe.EdgeConfig:
     )
 
 
-# What a dense point carries of its payload: the indexed fields, so that a dense
-# search filters exactly as a keyword one does. The rest (text, title, ...) is
-# read from the main shard for the hits only.
-FILTER_FIELDS = frozenset(PAYLOAD_INDEXES)
+# What a dense point carries of its payload: the indexed fields (and their
+# `facets`, edge_facets.py), so that a dense search filters exactly as a keyword one
+# does. The rest (text, title, ...) is read from the main shard for the hits only.
+FILTER_FIELDS = frozenset({*PAYLOAD_INDEXES, FACETS})
+
+
+# A whole payload as the rest of the program knows it: all but `facets`, which
+# Edge would otherwise hand over with every hit (a list costs microseconds to convert).
+WHOLE_PAYLOAD = qe.PayloadSelector.Exclude([FACETS])
 
 
 def filter_fields(payload: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k in FILTER_FIELDS}
+
+
+def dense_payload(stored: dict[str, Any], is_faceted: bool) -> dict[str, Any]:
+    """A dense point's payload made from its stored one: the filter fields, and
+    in the faceted layout their facets."""
+    out = filter_fields(stored)
+    if is_faceted:
+        out[FACETS] = facets_of(stored)
+    return out
 
 
 def filter_keys(flt: Filter | None) -> set[str]:
@@ -232,9 +248,14 @@ def to_stored(payload: dict[str, Any]) -> dict[str, Any]:
 
 
 def from_stored(payload: dict[str, Any] | None) -> dict[str, Any]:
+    """A stored payload as the rest of the program knows it: bools back, no `facets`."""
     if not payload:
         return {}
-    return {k: bool(v) if k in BOOL_FIELDS and isinstance(v, int) and not isinstance(v, bool) else v for k, v in payload.items()}
+    return {
+        k: bool(v) if k in BOOL_FIELDS and isinstance(v, int) and not isinstance(v, bool) else v
+        for k, v in payload.items()
+        if k != FACETS
+    }
 
 
 def match_value(key: str, value: Any) -> Any:
@@ -274,10 +295,11 @@ def to_scored(p: Any, *, partial: bool = False) -> Scored:
     return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense, terms=terms, partial=partial)
 
 
-def edge_points(points: Sequence[Point]) -> tuple[list[qe.Point], list[qe.Point], list[qe.PointId]]:
+def edge_points(points: Sequence[Point], is_faceted: bool) -> tuple[list[qe.Point], list[qe.Point], list[qe.PointId]]:
     """Our points as Edge's: each one for the main shard (payload and BM25 vector),
     those with a dense vector for the dense shard (the vector and the filter
-    fields), and the ids of those without one."""
+    fields), and the ids of those without one. `is_faceted`: the shards keep
+    the faceted fields' values in `facets` too (edge_facets.py)."""
     main: list[qe.Point] = []
     dense: list[qe.Point] = []
     plain: list[qe.PointId] = []
@@ -286,6 +308,8 @@ def edge_points(points: Sequence[Point]) -> tuple[list[qe.Point], list[qe.Point]
         if p.sparse is not None and p.sparse.indices:
             vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), [float(v) for v in p.sparse.values])
         payload = to_stored({**p.payload, "key": p.key})
+        if is_faceted:
+            payload[FACETS] = facets_of(payload)
         main.append(qe.Point(p.id, vector, payload))
         if p.dense is not None:
             dense.append(qe.Point(p.id, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))

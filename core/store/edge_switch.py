@@ -30,12 +30,12 @@ from typing import TYPE_CHECKING, Any
 
 import qdrant_edge as qe
 from convo_tui.core.store import space
-from convo_tui.core.store.base import DENSE, PAYLOAD_INDEXES, Cond, DenseSwitch, Filter, Restage
+from convo_tui.core.store.base import DENSE, Cond, DenseSwitch, Filter, Restage
 from convo_tui.core.store.edge_schema import (
     INDEX_SCHEMA,
     dense_config,
+    dense_payload,
     edge_errors,
-    filter_fields,
     from_stored,
     to_filter,
     to_stored,
@@ -112,7 +112,7 @@ class EdgeDenseSwitch(DenseSwitch):
         shutil.rmtree(self.path, ignore_errors=True)
         with edge_errors(store.path, "creating"):
             self._shard: qe.EdgeShard | None = qe.EdgeShard.create(str(self.path), dense_config(dim))
-            for name, kind in PAYLOAD_INDEXES.items():
+            for name, kind in store.index_schema().items():
                 self._shard.update(qe.UpdateOperation.create_field_index(name, INDEX_SCHEMA[kind]))
         self._offset: Any = None
         self._done = False
@@ -135,7 +135,7 @@ class EdgeDenseSwitch(DenseSwitch):
         self._done = self._offset is None
         restaged = restage([from_stored(r.payload) for r in records])
         points = [
-            qe.Point(record.id, {DENSE: [float(x) for x in dense]}, filter_fields(to_stored(payload)))
+            qe.Point(record.id, {DENSE: [float(x) for x in dense]}, dense_payload(to_stored(payload), self.store.faceted))
             for record, (payload, dense) in zip(records, restaged, strict=True)
             if dense is not None
         ]
