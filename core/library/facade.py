@@ -27,7 +27,6 @@ from convo_tui.core.index.health import FilesCheck
 from convo_tui.core.index.manifest import Manifest, source_readings
 from convo_tui.core.index.visible import SemanticStatus, semantic_status
 from convo_tui.core.library.catalogue import Catalogue
-from convo_tui.core.library.edits import Editor
 from convo_tui.core.library.models import Models
 from convo_tui.core.library.opening import open_checked
 from convo_tui.core.library.reading import Reader
@@ -43,6 +42,7 @@ if TYPE_CHECKING:
     from convo_tui.core.hits import Hit, SessionPage, SessionSummary
     from convo_tui.core.index.publish import CancelLike, IndexProgress, IndexReport, ProgressFn
     from convo_tui.core.library.archiving import Archiving
+    from convo_tui.core.library.edits import Editor
     from convo_tui.core.library.indexing import IndexRuns
     from convo_tui.core.model import Session
     from convo_tui.core.stats import Stats
@@ -76,14 +76,14 @@ class Library(Engine):
         self.reader = Reader(self.store, self.annotations)
         # The sessions list's rows: read once, then only what changed; kept beside the manifest.
         self.catalogue = Catalogue(self.store, self.annotations, folder, writable=not read_only)
-        self.editor = Editor(self.reader, self.store, self.annotations, folder, read_only=read_only)
         self.files = FilesCheck(self.store, settings.index_dir, needed=not settings.qdrant_url)
         self._folder = folder
         self._meta_error = meta_error  # why the index may not be read, until a rebuild (IndexRuns)
-        # Made on first use (`runs`, `archiving`), once: the holder serves several threads.
+        # Made on first use (`runs`, `archiving`, `editor`), once: the holder serves several threads.
         self._parts = threading.RLock()
         self._runs: IndexRuns | None = None
         self._archiving: Archiving | None = None
+        self._editor: Editor | None = None
         # Ids as people type them (a unique 8+ character prefix) -> the session's id.
         self.ids = SessionIds(self.store, lambda: [sid for sid, note in self.annotations.all().items() if note.deleted])
 
@@ -108,6 +108,15 @@ class Library(Engine):
 
                 self._archiving = Archiving(self.settings, self._folder, self.annotations)
             return self._archiving
+
+    @property
+    def editor(self) -> Editor:
+        with self._parts:
+            if self._editor is None:
+                from convo_tui.core.library.edits import Editor
+
+                self._editor = Editor(self.reader, self.store, self.annotations, self._folder, read_only=self.read_only)
+            return self._editor
 
     @property
     def runs(self) -> IndexRuns:

@@ -208,6 +208,8 @@ class IndexRuns:
         if cache.notice:
             report.notes.append(cache.notice)
         report.notes.extend(files.notes)
+        if (note := self.store.rebuild_note()) is not None:
+            report.notes.append(note)
         return report
 
     def prune(self) -> int:

@@ -22,7 +22,6 @@ from convo_tui.core.search.page import LIGHT_FIELDS, page
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
 from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, embedded, level_filter, point_terms, point_text
-from convo_tui.core.search.translated_search import TranslatedSearch
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 
@@ -199,7 +198,11 @@ def _two_levels(
     split = dense is not None and scale.cjk and meaning.ALIGN_LANGUAGES
     fields = LIGHT_FIELDS if _light(parsed, kind) else None
     query_lang = text_lang(parsed.text)
-    translated = TranslatedSearch.of(embedders, parsed, query_lang, scale) if dense is not None and sparse is not None else None
+    translated = None
+    if dense is not None and sparse is not None:  # hybrid only: a keyword search need not import it
+        from convo_tui.core.search.translated_search import TranslatedSearch
+
+        translated = TranslatedSearch.of(embedders, parsed, query_lang, scale)
     queries: list[Query] = []
     shape: list[tuple[int, int]] = []  # per level: (dense queries, sparse queries)
     for level in levels:

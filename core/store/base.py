@@ -297,6 +297,11 @@ class Store(ABC):
         (after opening, after an index run). A no-op where the index is not mapped here."""
         return None
 
+    def rebuild_note(self) -> str | None:
+        """One line on what `index --rebuild` would bring this index that it lacks
+        (a layout made by an older version), or None."""
+        return None
+
     @abstractmethod
     def flush(self) -> None: ...
 

@@ -195,6 +195,14 @@ class EdgeStore(Store):
         """The payload indexes of this index's shards (the kinds of base.PAYLOAD_INDEXES)."""
         return indexes(self.faceted)
 
+    def rebuild_note(self) -> str | None:
+        if self.faceted or self._shard is None:
+            return None
+        return (
+            f"the index at {self.path} keeps an index for each filter field (made by an older convo-tui): "
+            "`convo-tui index --rebuild` opens it about 1.7x faster (the vectors already computed are kept)"
+        )
+
     def _filter(self, flt: Filter | None) -> Filter | None:
         """`flt` as this index's shards hold the fields it reads."""
         return faceted_filter(flt) if self.faceted else flt

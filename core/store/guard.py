@@ -150,6 +150,9 @@ class GuardedStore(Store):
         with self._lock.shared():
             self.inner.release_pages()
 
+    def rebuild_note(self) -> str | None:
+        return self.inner.rebuild_note()
+
 
 class _GuardedSwitch(DenseSwitch):
     """Pages are copied beside readers; the commit swaps the shard, so it goes alone."""

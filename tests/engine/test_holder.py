@@ -158,14 +158,18 @@ def test_a_cold_keyword_search_loads_no_model(index_dir: Path):
     loaded = {name.split(".")[0] for name in report["modules"]}
     assert "convo_tui.core.library" in report["modules"]  # it held the index itself
     assert loaded.isdisjoint({"fastembed", "onnxruntime", "huggingface_hub"})
-    # Nor the indexing machinery (phase 1 and 2, the archive, SSH pulls): made on first use.
+    # Nor the indexing machinery (phase 1 and 2, the archive, SSH pulls), the session
+    # edits (they read source files) or the translated meaning search: made on first use.
     indexing = {
         "convo_tui.core.index.publish",
         "convo_tui.core.index.dense_phase",
         "convo_tui.core.index.reader_process",
+        "convo_tui.core.index.source_files",
         "convo_tui.core.library.indexing",
         "convo_tui.core.library.archiving",
+        "convo_tui.core.library.edits",
         "convo_tui.core.remote.pull",
+        "convo_tui.core.search.translated_search",
     }
     assert indexing.isdisjoint(report["modules"]), sorted(indexing & set(report["modules"]))
 
