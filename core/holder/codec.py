@@ -9,14 +9,13 @@ from __future__ import annotations
 from dataclasses import asdict, fields
 from typing import TYPE_CHECKING, Any
 
-from convo_tui.core.cost.usage import Usage
 from convo_tui.core.hits import Hit, PageEntry, SessionPage, SessionSummary
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import parse_iso, session_from_record, session_to_record
-from convo_tui.core.stats import Count, Stats, Tokens
 
 if TYPE_CHECKING:
     from convo_tui.core.index.publish import IndexProgress, IndexReport
+    from convo_tui.core.stats import Count, Stats
 
 
 def hit_from_json(data: dict[str, Any]) -> Hit:
@@ -85,6 +84,9 @@ def stats_json(stats: Stats) -> dict[str, Any]:
 
 
 def _count(data: dict[str, Any]) -> Count:
+    from convo_tui.core.cost.usage import Usage
+    from convo_tui.core.stats import Count, Tokens
+
     tokens = data.get("tokens") or {}
     return Count(
         sessions=int(data.get("sessions", 0)),
@@ -96,6 +98,8 @@ def _count(data: dict[str, Any]) -> Count:
 
 
 def stats_from_json(data: dict[str, Any]) -> Stats:
+    from convo_tui.core.stats import Stats
+
     groups = {
         key: {name: _count(count) for name, count in data.get(key, {}).items()}
         for key in ("by_project", "by_source", "by_week", "by_day", "by_model")

@@ -15,7 +15,6 @@ from dataclasses import asdict, dataclass
 from pathlib import Path
 from typing import Any
 
-from convo_tui.core.archive.status import ArchiveStatus, ExportReport, ImportReport
 from convo_tui.core.context import ChatMessage
 from convo_tui.core.engine import ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import ConvoError
@@ -95,9 +94,23 @@ FLAGS = Codec(dict, lambda data: {str(k): bool(v) for k, v in data.items()})
 BOOL = Codec(bool, bool)
 INT = Codec(int, int)
 NOTHING = Codec(lambda _: None, lambda _: None)
-ARCHIVE_STATUS = Codec(asdict, lambda data: ArchiveStatus(**data))
-EXPORT_REPORT = Codec(asdict, lambda data: ExportReport(**data))
-IMPORT_REPORT = Codec(asdict, lambda data: ImportReport(**data))
+
+
+def _archive_record(name: str) -> Callable[[Any], Any]:
+    """The decoder of one of the archive's records, imported when one arrives (a
+    search need not import the archive: core/archive/status.py reads its folder)."""
+
+    def decode(data: Any) -> Any:
+        from convo_tui.core.archive import status
+
+        return getattr(status, name)(**data)
+
+    return decode
+
+
+ARCHIVE_STATUS = Codec(asdict, _archive_record("ArchiveStatus"))
+EXPORT_REPORT = Codec(asdict, _archive_record("ExportReport"))
+IMPORT_REPORT = Codec(asdict, _archive_record("ImportReport"))
 
 
 @dataclass(frozen=True)

@@ -8,7 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Iterable, Iterator
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.annotations import Annotations, overlay_session, overlay_summary
 from convo_tui.core.engine import Readiness
@@ -18,8 +18,10 @@ from convo_tui.core.index.points import LEVEL_RECORD, LEVEL_SESSION, from_epoch,
 from convo_tui.core.index.visible import count_visible, semantic_status, visible_filter
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import session_from_record
-from convo_tui.core.stats import Stats, count_sessions
 from convo_tui.core.store.base import Cond, Scored, Store
+
+if TYPE_CHECKING:
+    from convo_tui.core.stats import Stats
 
 SUMMARY_FIELDS = [
     "session_id",
@@ -136,6 +138,8 @@ class Reader:
 
     def stats(self) -> Stats:
         """Sessions, messages and tokens per project, source and week (the stats screen)."""
+        from convo_tui.core.stats import count_sessions  # with its prices: only the stats need them
+
         return count_sessions(self.iter_sessions())
 
     def readiness(self, model: str, model_reason: str) -> Readiness:
