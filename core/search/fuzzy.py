@@ -1,6 +1,7 @@
 """Fuzzy mode: typo-tolerant ranking with rapidfuzz, without the model.
 
-A small filtered scope is scanned whole; a large one is narrowed to the
+A small filtered scope is scanned whole (its words read once and kept while
+the index is unchanged: fuzzy_scope.py); a large one is narrowed to the
 hybrid retrievers' candidates first (FUZZY_SCAN_LIMIT)."""
 
 from __future__ import annotations
@@ -9,6 +10,7 @@ from collections.abc import Sequence
 
 from convo_tui.core.hits import Hit
 from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN
+from convo_tui.core.search.fuzzy_scope import SCOPES, Ranked, text_of
 from convo_tui.core.search.merge import merge
 from convo_tui.core.search.query import ParsedQuery
 from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter, with_vectors
@@ -28,17 +30,30 @@ def search_fuzzy(
     """Typo-tolerant: each query word against the text's closest word (rapidfuzz)."""
     level = LEVEL_MESSAGE if parsed.role else LEVEL_TURN
     flt = level_filter(parsed, level)
-    if store.count(flt) <= FUZZY_SCAN_LIMIT:
-        candidates = list(store.scroll(flt, fields=TEXT_FIELDS))
-    else:
-        sparse = embedders.sparse.embed_query(parsed.text)
-        query = Query(dense=query_dense, sparse=sparse if sparse.indices else None, filter=flt, limit=FUZZY_CANDIDATES)
-        candidates = store.query([query])[0]
     words = [w for w in utils.default_process(parsed.text).split() if w]
+    scan = store.count(flt) <= FUZZY_SCAN_LIMIT
+    scope = SCOPES.get(store, flt) if scan and not parsed.phrases and not any(CJK.search(w) for w in words) else None
+    if scope is not None:
+        top = _scope_top(store, scope.ranked(words, FUZZY_MIN_SCORE)[: limit * 2])
+    else:
+        if scan:
+            candidates = list(store.scroll(flt, fields=TEXT_FIELDS))
+        else:
+            sparse = embedders.sparse.embed_query(parsed.text)
+            query = Query(dense=query_dense, sparse=sparse if sparse.indices else None, filter=flt, limit=FUZZY_CANDIDATES)
+            candidates = store.query([query])[0]
+        top = _scored(candidates, words, parsed)[: limit * 2]
+    _fill_dense(store, top, query_dense)
+    if level == LEVEL_TURN:
+        return merge(top, _matched_messages(store, top, words, parsed), query_dense, limit, turn_bonus=1.0, words=words)
+    return merge([], top, query_dense, limit, words=words)
+
+
+def _scored(candidates: list[Scored], words: list[str], parsed: ParsedQuery) -> list[Scored]:
+    """The candidates scoring FUZZY_MIN_SCORE or more, best first."""
     scored: list[Scored] = []
     for point in candidates:
-        p = point.payload
-        text = f"{p.get('user_text', '')}\n{p.get('ai_text', '')}\n{p.get('text', '')}"
+        text = text_of(point.payload)
         if not parsed.matches_phrases(text):
             continue
         score = fuzzy_score(words, text)
@@ -48,11 +63,13 @@ def search_fuzzy(
             scored.append(point)
     # Ties (common: many texts hold the word) break on position, so pages never overlap.
     scored.sort(key=lambda s: (-s.score, s.payload.get("session_id", ""), s.payload.get("turn_index", -1), s.id))
-    top = scored[: limit * 2]
-    _fill_dense(store, top, query_dense)
-    if level == LEVEL_TURN:
-        return merge(top, _matched_messages(store, top, words, parsed), query_dense, limit, turn_bonus=1.0, words=words)
-    return merge([], top, query_dense, limit, words=words)
+    return scored
+
+
+def _scope_top(store: Store, ranked: list[Ranked]) -> list[Scored]:
+    """The best of a kept scope's turns, with their payloads read now."""
+    payloads = store.payloads([r.id for r in ranked])
+    return [Scored(id=r.id, score=r.score / 100.0, payload=payloads[r.id], stage="fuzzy") for r in ranked if r.id in payloads]
 
 
 def _matched_messages(store: Store, turns: list[Scored], words: list[str], parsed: ParsedQuery) -> list[Scored]:
@@ -89,7 +106,7 @@ def fuzzy_score(words: list[str], text: str) -> float:
     if not words:
         return 0.0
     processed = utils.default_process(text)
-    vocabulary = list(dict.fromkeys(processed.split()))
+    vocabulary = list(dict.fromkeys(processed.split()))  # words_of(text), processed once
     if not vocabulary:
         return 0.0
     total = 0.0

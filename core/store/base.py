@@ -297,6 +297,12 @@ class Store(ABC):
         (after opening, after an index run). A no-op where the index is not mapped here."""
         return None
 
+    def writes(self) -> int | None:
+        """A count this process's writes to the index change, when no other process
+        writes it meanwhile (it holds the lock, or reads a copy); None where others
+        may (a server collection): then nothing read may be kept for a later call."""
+        return None
+
     def rebuild_note(self) -> str | None:
         """One line on what `index --rebuild` would bring this index that it lacks
         (a layout made by an older version), or None."""

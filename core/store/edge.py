@@ -92,6 +92,7 @@ class EdgeStore(Store):
         self._dense_lock = threading.Lock()
         self._since_roll = 0  # points written since the appendable segment was last rolled
         self._wrote = False  # anything written by this process (a search that held the index need not flush)
+        self._writes = 0  # every write, drop and shard swap (`writes`)
         # Whether the shards keep the faceted fields in one index (edge_facets.py): a new
         # index does, one made before keeps an index a field until it is rebuilt.
         self.faceted = True
@@ -195,6 +196,9 @@ class EdgeStore(Store):
         """The payload indexes of this index's shards (the kinds of base.PAYLOAD_INDEXES)."""
         return indexes(self.faceted)
 
+    def writes(self) -> int:
+        return self._writes  # this process holds the index's lock, or reads a private copy
+
     def rebuild_note(self) -> str | None:
         if self.faceted or self._shard is None:
             return None
@@ -211,6 +215,7 @@ class EdgeStore(Store):
         # Checked before every write: running out inside Edge's mapped files kills the process.
         space.require(self.path, space.WRITE_RESERVE, "write the index")
         self._wrote = True
+        self._writes += 1
         with edge_errors(self.path, "writing"):
             (shard or self._need()).update(operation)
 
@@ -238,6 +243,7 @@ class EdgeStore(Store):
         return live
 
     def reload_dense(self) -> None:
+        self._writes += 1
         self._dense = self._load(DENSE_SHARD)
 
     def _writable(self) -> None:
@@ -265,6 +271,7 @@ class EdgeStore(Store):
             shard.close()
         self._shard = self._dense = None
         self._dense_deferred = False
+        self._writes += 1
         shutil.rmtree(self.path / SHARD, ignore_errors=True)
         shutil.rmtree(self.path / DENSE_SHARD, ignore_errors=True)
         (self.path / meta_file.META_NAME).unlink(missing_ok=True)

@@ -153,6 +153,9 @@ class GuardedStore(Store):
     def rebuild_note(self) -> str | None:
         return self.inner.rebuild_note()
 
+    def writes(self) -> int | None:
+        return self.inner.writes()
+
 
 class _GuardedSwitch(DenseSwitch):
     """Pages are copied beside readers; the commit swaps the shard, so it goes alone."""
