@@ -23,6 +23,7 @@ vectors already computed).
 
 from __future__ import annotations
 
+import functools
 import hashlib
 from collections.abc import Mapping
 from dataclasses import replace
@@ -35,6 +36,7 @@ FACETS = "facets"
 # are set later, `generation` and `timestamp` are compared as numbers, `key`
 # and `session_id` have a value a point or a session: they keep their indexes).
 FACETED = frozenset({"level", "project", "source", "role", "tool_keys", "machine", "has_tools", "lang"})
+_FIELD_ORDER = tuple(sorted(FACETED))
 # The indexes of a shard in this layout: the other fields' own, and `facets`.
 FACETED_INDEXES: dict[str, str] = {**{k: v for k, v in PAYLOAD_INDEXES.items() if k not in FACETED}, FACETS: "facet"}
 
@@ -53,7 +55,12 @@ def facet(field: str, value: Any) -> int:
     """The facet of one value of a field: a signed 64-bit hash (Edge's integers)."""
     if isinstance(value, bool):  # stored as 0/1 (edge_schema.BOOL_FIELDS): a filter may say either
         value = int(value)
-    digest = hashlib.blake2b(f"{field}={value}".encode("utf-8", "surrogatepass"), digest_size=8).digest()
+    return _hashed(f"{field}={value}")
+
+
+@functools.lru_cache(maxsize=65536)  # a history has few distinct values: a writer hashes each once
+def _hashed(text: str) -> int:
+    digest = hashlib.blake2b(text.encode("utf-8", "surrogatepass"), digest_size=8).digest()
     return int.from_bytes(digest, "big", signed=True)
 
 
@@ -61,7 +68,7 @@ def facets_of(payload: Mapping[str, Any]) -> list[int]:
     """A payload's facets: one per value of each faceted field it holds (one per
     element of a list field, `tool_keys`)."""
     out: list[int] = []
-    for field in sorted(FACETED):
+    for field in _FIELD_ORDER:
         value = payload.get(field)
         if value is None:
             continue
