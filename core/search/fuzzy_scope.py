@@ -74,20 +74,22 @@ class Scope:
         if not words or not self.ids or not self.vocabulary:
             return np.zeros(len(self.ids))
         ratios = process.cdist(list(words), self.vocabulary, scorer=fuzz.ratio, processor=None, dtype=np.float64)
-        best = np.zeros((len(words), len(self.ids)))
-        # Each turn's best is the maximum over its run of word indexes. reduceat over the
-        # turns that have words: an empty run would give the next run's first value.
-        best[:, ~self.empty] = np.maximum.reduceat(ratios[:, self.word_ids], self.starts[~self.empty], axis=1)
+        worded, starts = ~self.empty, self.starts[~self.empty]
         total = np.zeros(len(self.ids))
-        for row in best:  # summed word by word, as fuzzy_score does: the same float
-            total = total + row
+        for row in ratios:  # word by word, summed in fuzzy_score's order: the same float
+            best = np.zeros(len(self.ids))
+            # A turn's best is the maximum over its run of word indexes; reduceat over the
+            # turns that have words (an empty run would give the next run's first value).
+            best[worded] = np.maximum.reduceat(row[self.word_ids], starts)
+            total = total + best
         return total / len(words)
 
     def ranked(self, words: Sequence[str], minimum: float) -> list[Ranked]:
         """The turns scoring at least `minimum`, best first; ties by session, turn and id."""
         scores = self.scores(words)
         kept: list[int] = np.flatnonzero(scores >= minimum).tolist()
-        kept.sort(key=lambda i: (-scores[i], self.order[i][0], self.order[i][1], self.ids[i]))
+        # Ordered on the score as a card carries it (score / 100), as the scan orders them.
+        kept.sort(key=lambda i: (-(scores[i] / 100.0), self.order[i][0], self.order[i][1], self.ids[i]))
         return [Ranked(self.ids[i], float(scores[i])) for i in kept]
 
 
