@@ -72,6 +72,7 @@ class IndexRuns:
         self.manifest_dir = manifest_dir
         self.archiving = archiving
         self._one_at_a_time = threading.Lock()
+        self._rebuild_told = False  # the store's rebuild note, once a process (the app indexes often)
         # Why the index may not be read (a rebuild clears it).
         self.meta_error: IndexUnavailable | None = None
         self.files = files  # the store's files checked once per open (health.FilesCheck)
@@ -208,8 +209,9 @@ class IndexRuns:
         if cache.notice:
             report.notes.append(cache.notice)
         report.notes.extend(files.notes)
-        if (note := self.store.rebuild_note()) is not None:
+        if not self._rebuild_told and (note := self.store.rebuild_note()) is not None:
             report.notes.append(note)
+            self._rebuild_told = True
         return report
 
     def prune(self) -> int:

@@ -71,3 +71,18 @@ def test_an_older_index_works_says_what_a_rebuild_brings_and_the_rebuild_gives_i
         assert main(["--index-dir", str(index_dir), *argv]) == 0
         after.append(capsys.readouterr().out)
     assert after == before
+
+
+def test_the_rebuild_note_comes_once_a_process(tmp_path):
+    """The app and `serve` index again at every change: the note is told the first time."""
+    src = tmp_path / "src"
+    src.mkdir()
+    shutil.copy(FIXTURES / "claude_code" / f"{CLAUDE}.jsonl", src)
+    index_dir = tmp_path / "index"
+    _older_index(index_dir)
+    with Library.open(Settings(index_dir=index_dir, discover_defaults=False)) as lib:
+        first = lib.index([src])
+        (src / f"{CLAUDE}.jsonl").touch()
+        second = lib.index([src])
+    assert any("--rebuild` opens it" in line for line in first.notes), first.notes
+    assert not any("--rebuild" in line for line in second.notes), second.notes
