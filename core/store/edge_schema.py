@@ -310,9 +310,10 @@ def edge_points(points: Sequence[Point], is_faceted: bool) -> tuple[list[qe.Poin
         payload = to_stored({**p.payload, "key": p.key})
         if is_faceted:
             payload[FACETS] = facets_of(payload)
-        main.append(qe.Point(p.id, vector, payload))
+        pid = p.id  # a hash of the key: once a point
+        main.append(qe.Point(pid, vector, payload))
         if p.dense is not None:
-            dense.append(qe.Point(p.id, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))
+            dense.append(qe.Point(pid, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))
         else:
-            plain.append(p.id)
+            plain.append(pid)
     return main, dense, plain
