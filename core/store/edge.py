@@ -16,7 +16,7 @@ from __future__ import annotations
 import json
 import shutil
 import threading
-from collections.abc import Iterator, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
@@ -28,21 +28,18 @@ from convo_tui.core.store.base import (
     DENSE,
     Filter,
     Point,
-    Query,
-    Scored,
     Store,
 )
-from convo_tui.core.store.edge_facets import FACETED, faceted, faceted_filter, faceted_query, indexes
-from convo_tui.core.store.edge_query import ID_PAGE, dense_filters, newest, records, search
+from convo_tui.core.store.edge_facets import FACETED, faceted, faceted_filter, indexes
+from convo_tui.core.store.edge_query import ID_PAGE, dense_filters
+from convo_tui.core.store.edge_reads import EdgeReads
 from convo_tui.core.store.edge_schema import (
     FILTER_FIELDS,
     INDEX_SCHEMA,
-    WHOLE_PAYLOAD,
     dense_config,
     edge_errors,
     edge_points,
     filter_fields,
-    from_stored,
     load_with_main_optimizers,
     main_config,
     to_filter,
@@ -76,7 +73,7 @@ from convo_tui.core.store.resident import release_index_pages
 ROLL_POINTS = 17_000
 
 
-class EdgeStore(Store):
+class EdgeStore(EdgeReads, Store):
     """An index folder opened by this process alone (others get IndexUnavailable)."""
 
     def __init__(self, path: Path, read_only: bool = False, repair: bool = False, lazy_dense: bool = False):
@@ -387,47 +384,6 @@ class EdgeStore(Store):
                 for dense_filter in self._dense_filters(flt):
                     self._update(qe.UpdateOperation.set_payload_by_filter(dense_filter, copied), self._need_dense())
             self._update(qe.UpdateOperation.set_payload_by_filter(to_filter(flt) or qe.Filter(), to_stored(values)))
-
-    # -- reads -------------------------------------------------------------
-
-    def query(self, queries: Sequence[Query]) -> list[list[Scored]]:
-        if self._shard is None:
-            return [[] for _ in queries]
-        with edge_errors(self.path, "searching"):
-            wants_dense = any(q.dense is not None or q.with_dense for q in queries)
-            if self.faceted:
-                queries = [faceted_query(q) for q in queries]
-            return search(self._shard, self._dense_shard() if wants_dense else None, queries)
-
-    def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
-        if self._shard is None or not ids:
-            return {}
-        with edge_errors(self.path, "reading"):
-            return {
-                str(r.id): from_stored(r.payload)
-                for r in self._shard.retrieve(list(ids), with_payload=WHOLE_PAYLOAD, with_vector=False)
-            }
-
-    def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
-        if self._shard is None:
-            return
-        with_payload: Any = qe.PayloadSelector.Include(list(fields)) if fields is not None else WHOLE_PAYLOAD
-        with edge_errors(self.path, "reading"):
-            for r in records(self._shard, self._filter(flt), with_payload=with_payload, batch=batch):
-                yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload))
-
-    def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
-        """Ordered by the `timestamp` payload index: reads `limit` points, not every match."""
-        if self._shard is None or limit <= 0:
-            return []
-        with edge_errors(self.path, "reading"):
-            return newest(self._shard, self._filter(flt), limit=limit, fields=fields)
-
-    def count(self, flt: Filter | None = None) -> int:
-        if self._shard is None:
-            return 0
-        with edge_errors(self.path, "reading"):
-            return self._shard.count(qe.CountRequest(exact=True, filter=to_filter(self._filter(flt))))
 
     # -- meta ---------------------------------------------------------------
 
