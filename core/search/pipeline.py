@@ -16,7 +16,6 @@ from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, text_lang, tu
 from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
-from convo_tui.core.search.fuzzy import search_fuzzy
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.page import LIGHT_FIELDS, page
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
@@ -65,6 +64,8 @@ def search(
     needs_dense = mode in ("hybrid", "semantic") and embedders.dense is not None
     query_dense = embedders.dense.embed_query(parsed.text) if needs_dense else None  # type: ignore[union-attr]
     if mode == "fuzzy":
+        from convo_tui.core.search.fuzzy import search_fuzzy  # with numpy (fuzzy_scope.py): fuzzy mode only
+
         return search_fuzzy(store, embedders, parsed, query_dense, window)[offset:]
     if mode == "semantic" and query_dense is None:
         raise QueryError("semantic search needs the embedding model, which is not loaded")

@@ -159,8 +159,8 @@ def test_a_cold_keyword_search_loads_no_model(index_dir: Path):
     assert "convo_tui.core.library" in report["modules"]  # it held the index itself
     assert loaded.isdisjoint({"fastembed", "onnxruntime", "huggingface_hub"})
     # Nor the indexing machinery (phase 1 and 2, the archive, SSH pulls), the session
-    # edits (they read source files), the translated meaning search or the stats and
-    # their prices: imported on first use.
+    # edits (they read source files), the translated meaning search, the stats and
+    # their prices, or fuzzy mode's numpy: imported on first use.
     indexing = {
         "convo_tui.core.index.publish",
         "convo_tui.core.index.dense_phase",
@@ -173,6 +173,8 @@ def test_a_cold_keyword_search_loads_no_model(index_dir: Path):
         "convo_tui.core.search.translated_search",
         "convo_tui.core.archive.status",
         "convo_tui.core.stats",
+        "convo_tui.core.search.fuzzy_scope",
+        "numpy",
     }
     assert indexing.isdisjoint(report["modules"]), sorted(indexing & set(report["modules"]))
 
