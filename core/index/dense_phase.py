@@ -16,7 +16,7 @@ only some of them are not yet found by meaning.
 from __future__ import annotations
 
 import time
-from collections.abc import Callable, Sequence
+from collections.abc import Callable, Iterator, Sequence
 from itertools import islice
 from typing import Any, Protocol
 
@@ -28,6 +28,11 @@ from convo_tui.core.store.base import Cond, Filter, Store
 
 # Texts fetched, embedded and written per round (bounds memory and the work a kill loses).
 ROUND_TEXTS = 256
+# Sessions read by phase 2's first query, and at most by one (the walk doubles the
+# count while queries find few waiting texts: a finished index's sessions cost
+# one query per MAX_SESSIONS, about 30 ms each at a million messages).
+FIRST_SESSIONS = 8
+MAX_SESSIONS = 1024
 # The scroll that lists the waiting points lets go of the index pages it read
 # after this many points (about 75 MB of them; BENCHMARKS.md, "Tenth session").
 SCAN_RELEASE_POINTS = 16_384
@@ -115,37 +120,91 @@ class _Told:
 
 
 class DensePhase:
-    def __init__(self, store: Store, dense: Any, cache: VectorCache | None):
+    def __init__(
+        self, store: Store, dense: Any, cache: VectorCache | None, newest_first: Callable[[], Sequence[str]] | None = None
+    ):
         self.store = store
         self.dense = dense
         self.cache = cache
+        # The index's sessions, newest first (Manifest.sessions_newest_first); None: list them by a scan.
+        self.newest_first = newest_first
         self.embedded = 0  # texts this run sent to the model (the tests count them)
 
     def run(self, progress: ProgressCallback | None = None, cancel: CancelFlag | None = None) -> tuple[int, bool]:
         """(points given a vector in this run, cancelled). Progress counts the whole
         index: what earlier runs (or the vector cache) already gave a vector is done."""
-        order, pending = self._pending_sessions()
+        pending = self.store.count(_visible(Cond("dense_ready", value=False)))
         ready = self.store.count(_visible(Cond("dense_ready", value=True)))
-        self.store.release_pages()  # the scroll read every waiting point's payload: 230 MB at 100k
         told = _Told(progress or (lambda _d, _t, _e, _r: None), ready, ready + pending)
         told.advance(0, force=True)
-        group: list[str] = []
-        group_size = 0
-        for session_id, count in order:
-            group.append(session_id)
-            group_size += count
-            if group_size < ROUND_TEXTS:
-                continue
-            if self._round(group, told, cancel):
+        waiting = self._waiting(pending)
+        while points := list(islice(waiting, ROUND_TEXTS)):
+            cancelled = self._embed(points, told, cancel)
+            # onnxruntime's threads allocate each batch's buffers from their own malloc
+            # arenas; without a trim the freed memory stays mapped and the process
+            # grows round after round (measured: 840 MB -> 1.3 GB over a long phase 2).
+            return_freed_memory()
+            # The pages of the index this round read and wrote stay mapped, and so
+            # counted in the process' RSS, until let go: 450 MB of a 100k index by
+            # the end of a round (the page cache keeps them for the next reader).
+            self.store.release_pages()
+            if cancelled:
                 return told.done - ready, True
-            group, group_size = [], 0
-        if group and self._round(group, told, cancel):
-            return told.done - ready, True
         told.advance(0, force=True)
         return told.done - ready, False
 
-    def _pending_sessions(self) -> tuple[list[tuple[str, int]], int]:
-        """Sessions with points waiting for a vector, newest first, and their counts."""
+    def _waiting(self, pending: int) -> Iterator[tuple[str, str, str]]:
+        """The (id, key, text) of every point waiting for a vector, newest sessions first.
+
+        With the sessions' order at hand it is walked a few sessions at a time, and the
+        walk ends once `pending` points came: a finished index given one new session
+        reads that session's points, not a list of every waiting point first (at a
+        million messages that list took 28 s whenever phase 2 had work, each run).
+        Sessions the order does not name (none, unless the manifest lost a file) come
+        after, from a scan of what still waits."""
+        listed = 0
+        order = self.newest_first() if self.newest_first is not None and pending else []
+        size, at = FIRST_SESSIONS, 0
+        while at < len(order) and listed < pending:
+            found = 0
+            for point in self._points(order[at : at + size]):
+                found += 1
+                yield point
+            listed += found
+            at += size
+            # About a round's texts a query: sessions hold from none (done) to thousands.
+            if found < ROUND_TEXTS // 2:
+                size = min(size * 2, MAX_SESSIONS)
+            elif found > ROUND_TEXTS * 2:
+                size = max(size // 2, 1)
+        if listed < pending:
+            named = set(order)
+            group: list[str] = []
+            group_size = 0
+            for session_id, count in self._pending_sessions():
+                if session_id in named:  # listed above; its points only wait for this round's write
+                    continue
+                group.append(session_id)
+                group_size += count
+                if group_size >= ROUND_TEXTS:
+                    yield from self._points(group)
+                    group, group_size = [], 0
+            yield from self._points(group)
+
+    def _points(self, sessions: Sequence[str]) -> Iterator[tuple[str, str, str]]:
+        """The waiting points of these sessions, read a page at a time: one session can
+        be a 200 MB transcript of 20,000 texts (issue 24.5)."""
+        if not sessions:
+            return
+        flt = _visible(Cond("dense_ready", value=False), Cond("session_id", any=tuple(sessions)))
+        fields = ["key", "level", "text", "user_text", "ai_text"]
+        # Paged by point id: marking a slice ready does not move the pages still to come.
+        for p in self.store.scroll(flt, fields=fields, batch=ROUND_TEXTS):
+            yield p.id, p.payload.get("key", ""), point_text(p.payload)
+
+    def _pending_sessions(self) -> list[tuple[str, int]]:
+        """Sessions with points waiting for a vector, newest first, and their counts:
+        read from every waiting point's payload."""
         newest: dict[str, float] = {}
         counts: dict[str, int] = {}
         waiting = self.store.scroll(_visible(Cond("dense_ready", value=False)), fields=["session_id", "timestamp"])
@@ -158,32 +217,9 @@ class DensePhase:
             stamp = point.payload.get("timestamp") or 0.0
             newest[sid] = max(newest.get(sid, 0.0), float(stamp))
             counts[sid] = counts.get(sid, 0) + 1
+        self.store.release_pages()
         order = sorted(counts, key=lambda sid: (-newest[sid], sid))
-        return [(sid, counts[sid]) for sid in order], sum(counts.values())
-
-    def _round(self, sessions: list[str], told: _Told, cancel: CancelFlag | None) -> bool:
-        """Give the sessions' waiting points their vectors; True if cancelled.
-
-        The points are read and embedded ROUND_TEXTS at a time, not a session at a
-        time: one session can be a 200 MB transcript of 20,000 texts (issue 24.5).
-        A text met again in a later slice comes from the cache, not the model."""
-        flt = _visible(Cond("dense_ready", value=False), Cond("session_id", any=tuple(sessions)))
-        fields = ["key", "level", "text", "user_text", "ai_text"]
-        # Paged by point id: marking a slice ready does not move the pages still to come.
-        found = iter(self.store.scroll(flt, fields=fields, batch=ROUND_TEXTS))
-        while points := [(p.id, p.payload.get("key", ""), point_text(p.payload)) for p in islice(found, ROUND_TEXTS)]:
-            cancelled = self._embed(points, told, cancel)
-            # onnxruntime's threads allocate each batch's buffers from their own malloc
-            # arenas; without a trim the freed memory stays mapped and the process
-            # grows round after round (measured: 840 MB -> 1.3 GB over a long phase 2).
-            return_freed_memory()
-            # The pages of the index this round read and wrote stay mapped, and so
-            # counted in the process' RSS, until let go: 450 MB of a 100k index by
-            # the end of a round (the page cache keeps them for the next reader).
-            self.store.release_pages()
-            if cancelled:
-                return True
-        return False
+        return [(sid, counts[sid]) for sid in order]
 
     def _embed(self, points: list[tuple[str, str, str]], told: _Told, cancel: CancelFlag | None) -> bool:
         """Vectors for these (id, key, text) points, written as they come; True if cancelled."""

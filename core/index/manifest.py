@@ -194,6 +194,14 @@ class Manifest:
         rows = self._db.execute("SELECT DISTINCT path FROM sessions WHERE session_id = ?", (session_id,))
         return [_path(key) for (key,) in rows]
 
+    def sessions_newest_first(self) -> list[str]:
+        """Every recorded session, in the order of its file's mtime, newest first (the
+        order phase 1 read them in); a session two files hold comes once, at the newer."""
+        rows = self._db.execute(
+            "SELECT s.session_id FROM sessions s JOIN files f ON f.path = s.path ORDER BY f.mtime_ns DESC, s.path, s.position"
+        )
+        return list(dict.fromkeys(sid for (sid,) in rows))
+
     def paths(self) -> list[str]:
         """Every recorded path (strings only: 100 bytes a file, for prune)."""
         return [_path(key) for (key,) in self._db.execute("SELECT path FROM files ORDER BY path")]

@@ -141,7 +141,7 @@ class Indexer:
             # before it adds the model's runners (RSS at the switch, 100k messages: 748 MB).
             return_freed_memory()
             self.store.release_pages()
-            phase = DensePhase(self.store, self.dense, self.cache)
+            phase = DensePhase(self.store, self.dense, self.cache, self.manifest.sessions_newest_first)
 
             def semantic_progress(done: int, total: int, eta: float | None, rate: float | None) -> None:
                 notify(IndexProgress("semantic", done, total, None, self._batches.published_sessions, eta, rate))

@@ -106,3 +106,18 @@ def test_a_reader_sees_an_empty_manifest_while_only_some_of_its_tables_exist(tmp
         assert len(reader) == 0 and list(reader.session_counts()) == [] and reader.session_count() == 0
     finally:
         reader.close()
+
+
+def test_sessions_come_newest_file_first_and_each_once(tmp_path):
+    """Phase 2 walks the sessions in this order (dense_phase.DensePhase._waiting)."""
+    manifest = Manifest.load(tmp_path)
+
+    def put(path: str, mtime: int, *sessions: str) -> None:
+        manifest.put(path, FileEntry(10, mtime, "h", "claude-code", 3, "m", list(sessions), 7, None))
+
+    put("/old.jsonl", 100, "a1", "a2")
+    put("/new.jsonl", 300, "b1")
+    put("/mid.jsonl", 200, "c1", "shared")
+    put("/newest.jsonl", 400, "shared", "d1")  # a session two files hold: once, at the newer
+    put("/empty.json", 500)
+    assert manifest.sessions_newest_first() == ["shared", "d1", "b1", "c1", "a1", "a2"]
