@@ -134,24 +134,30 @@ class ArchivedFiles:
         `roots` when given; those of other machines (`remote`) or of this one."""
         if self.archive is None:
             return []
+        # Each archived path's flags first, its newest version only for a source that is
+        # gone (decoding all of them took 0.9 s of every run at 42,000 files).
         try:
-            entries = self.archive.entries(UNIT)
+            heads = self.archive.heads(UNIT)
         except ConvoError as exc:
             self._broke(exc)
             return []
         wanted = [source_key(root) for root in roots] if roots is not None else None
         found: list[Path] = []
-        for entry in sorted(entries, key=lambda e: e.key):
-            if entry.pruned or bool(self.machines.machine_of(entry.key) or entry.machine) != remote:
+        for key, pruned, machine in sorted(heads):
+            if pruned or bool(self.machines.machine_of(key) or machine) != remote:
                 continue
-            if wanted is not None and not any(
-                entry.key == root or entry.key.startswith(root.rstrip("/") + "/") for root in wanted
-            ):
+            if wanted is not None and not any(key == root or key.startswith(root.rstrip("/") + "/") for root in wanted):
                 continue
-            if os.path.lexists(entry.key):
+            if os.path.lexists(key):
                 continue
-            self._restored[entry.key] = entry
-            found.append(Path(entry.key))
+            try:
+                entry = self.archive.entry(key)
+            except ConvoError as exc:
+                self._broke(exc)
+                return found
+            if entry is not None:
+                self._restored[key] = entry
+                found.append(Path(key))
         return found
 
     def archived_state(self, key: str) -> tuple[int, int] | None:
