@@ -246,7 +246,10 @@ TARGETS = {
     "browser": 1.0,  # s
     "keystroke": 150.0,  # ms
 }
-COLORS = [(31, 119, 180), (214, 39, 40), (44, 160, 44), (148, 103, 189), (255, 127, 14), (140, 86, 75)]
+# convo-tui's own lines take the first colours, in each chart's order; a peer keeps
+# one colour in every chart, so that it reads the same across the grid.
+COLORS = [(31, 119, 180), (214, 39, 40), (148, 103, 189), (23, 190, 207)]
+PEER_COLORS = {"ccsearch": (44, 160, 44), "agent-chat-reader": (255, 127, 14), "agentsview sync": (140, 86, 75)}
 LOG_Y_SPAN = 30  # a chart whose values span more than this factor gets a log y axis
 
 
@@ -319,8 +322,10 @@ def plot(results: dict, path: Path) -> None:
         for dash in range(int(left), int(left + w), 12):
             draw.line((dash, ty, min(dash + 6, left + w), ty), fill=(200, 0, 0))
         draw.text((left + w - 80, ty - 16), f"target {TARGETS[key]:g}", fill=(200, 0, 0), font=small)
-        for i, (name, pts) in enumerate(sorted(lines.items())):
-            color = COLORS[i % len(COLORS)]
+        ours = [name for name in sorted(lines) if name not in PEER_COLORS]
+        for i, name in enumerate(ours + sorted(set(lines) - set(ours))):
+            pts = lines[name]
+            color = PEER_COLORS.get(name) or COLORS[ours.index(name) % len(COLORS)]
             coords = [frame.at(x, y) for x, y in sorted(pts)]
             if len(coords) > 1:
                 draw.line(coords, fill=color, width=3)
