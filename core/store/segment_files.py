@@ -77,9 +77,21 @@ def _u64(path: Path) -> int | None:
 # -- one segment ------------------------------------------------------------
 
 
+def _named(segment: Path, *names: str) -> dict[str, list[Path]]:
+    """Every file under `segment` with one of these names, sorted, from one walk of
+    its folders (two `rglob`s walked them twice: a cold search checks every segment)."""
+    found: dict[str, list[Path]] = {name: [] for name in names}
+    for folder, _dirs, files in os.walk(segment):
+        for name in names:
+            if name in files:
+                found[name].append(Path(folder) / name)
+    return {name: sorted(paths) for name, paths in found.items()}
+
+
 def check_segment(segment: Path, dim: int | None, *, deep: bool) -> list[str]:
     problems: list[str] = []
-    for config in sorted(segment.rglob("config.json")):
+    named = _named(segment, "config.json", "status.dat")
+    for config in named["config.json"]:
         data = _json(config)
         if data is not None and "page_size_bytes" in data:
             problems.extend(_check_gridstore(config.parent, data, deep=deep))
@@ -87,7 +99,7 @@ def check_segment(segment: Path, dim: int | None, *, deep: bool) -> list[str]:
             problems.extend(_check_chunks(config.parent, data))
         elif data is None and config.parent.name in ("payload_storage", "store", "vectors"):
             problems.append(f"{config} is unreadable")
-    for status in sorted(segment.rglob("status.dat")):
+    for status in named["status.dat"]:
         if (status.parent / "flags_a.dat").exists() or (status.parent / "flags_b.dat").exists():
             problems.extend(_check_flags(status.parent))
     dense = segment / f"vector_storage-{DENSE}"
