@@ -142,21 +142,23 @@ class ArchivedFiles:
             self._broke(exc)
             return []
         wanted = [source_key(root) for root in roots] if roots is not None else None
-        found: list[Path] = []
+        gone: list[str] = []
         for key, pruned, machine in sorted(heads):
             if pruned or bool(self.machines.machine_of(key) or machine) != remote:
                 continue
             if wanted is not None and not any(key == root or key.startswith(root.rstrip("/") + "/") for root in wanted):
                 continue
-            if os.path.lexists(key):
-                continue
-            try:
-                entry = self.archive.entry(key)
-            except ConvoError as exc:
-                self._broke(exc)
-                return found
-            if entry is not None:
-                self._restored[key] = entry
+            if not os.path.lexists(key):
+                gone.append(key)
+        try:
+            entries = {entry.key: entry for entry in self.archive.entries_of(gone)}
+        except ConvoError as exc:
+            self._broke(exc)
+            return []
+        found: list[Path] = []
+        for key in gone:
+            if key in entries:
+                self._restored[key] = entries[key]
                 found.append(Path(key))
         return found
 

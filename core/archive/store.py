@@ -31,10 +31,10 @@ import json
 import os
 import sqlite3
 import time
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable, Iterator, Sequence
 from contextlib import AbstractContextManager, closing, suppress
 from pathlib import Path
-from typing import BinaryIO
+from typing import Any, BinaryIO
 
 from convo_tui.core.archive.chunks import READ_BLOCK, Chunker, chunk_id, compress, decompress
 from convo_tui.core.archive.connection import FORMAT_VERSION, Connections
@@ -56,6 +56,18 @@ from convo_tui.core.archive.records import (
 from convo_tui.core.errors import ConvoError
 
 ARCHIVE_DB = "archive.sqlite3"
+
+
+_ENTRIES = (
+    f"SELECT f.key, f.role, f.format, f.machine, f.encoding, f.pruned, {JOINED_COLUMNS} "
+    "FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest"
+)
+_KEYS_A_QUERY = 500  # under SQLite's oldest limit of 999 parameters
+
+
+def _entry(row: tuple[Any, ...]) -> Entry:
+    key = path_key(row[0])
+    return Entry(key, row[1], row[2], row[3], row[4], bool(row[5]), version_from_row(key, row[6:]))
 
 
 class Archive:
@@ -103,17 +115,27 @@ class Archive:
         """Every archived path (of one role) with its newest version."""
         if not self.exists():
             return []
-        query = (
-            f"SELECT f.key, f.role, f.format, f.machine, f.encoding, f.pruned, {JOINED_COLUMNS} "
-            "FROM files f JOIN versions v ON v.key = f.key AND v.seq = f.latest"
-        )
+        query = _ENTRIES
         args: tuple[str, ...] = ()
         if role is not None:
             query += " WHERE f.role = ?"
             args = (role,)
         with closing(self._db.open()) as db:
             rows = db.execute(query, args).fetchall()
-        return [Entry(path_key(r[0]), r[1], r[2], r[3], r[4], bool(r[5]), version_from_row(path_key(r[0]), r[6:])) for r in rows]
+        return [_entry(row) for row in rows]
+
+    def entries_of(self, keys: Sequence[str]) -> list[Entry]:
+        """These archived paths with their newest versions (those the archive holds),
+        read a few hundred a query."""
+        if not keys or not self.exists():
+            return []
+        found: list[Entry] = []
+        with closing(self._db.open()) as db:
+            for start in range(0, len(keys), _KEYS_A_QUERY):
+                part = [stored_key(key) for key in keys[start : start + _KEYS_A_QUERY]]
+                query = f"{_ENTRIES} WHERE f.key IN ({', '.join('?' * len(part))})"
+                found += [_entry(row) for row in db.execute(query, part).fetchall()]
+        return found
 
     def heads(self, role: str = UNIT) -> list[tuple[str, bool, str]]:
         """(path, pruned, machine) of every archived path of one role: what an index

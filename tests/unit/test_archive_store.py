@@ -291,3 +291,26 @@ def test_a_held_archive_writes_on_one_connection_in_its_thread_and_rolls_back_a_
     assert all(archive.latest(str(p)) is not None for p in (*paths[:4], other))
     monkeypatch.undo()
     assert archive.verify() == []
+
+
+def test_heads_and_entries_of_read_what_entries_reads_a_few_keys_at_a_time(tmp_path: Path, archive: Archive, monkeypatch):
+    """An index run looks for gone sources through `heads` and reads the newest
+    version of those alone (`entries_of`), a few hundred paths a query."""
+    from convo_tui.core.archive import store
+
+    monkeypatch.setattr(store, "_KEYS_A_QUERY", 2)
+    keys = []
+    for name in (b"a.txt", b"\xe9t\xe9.txt", b"b.txt", b"c.txt", b"d.txt"):
+        path = os.path.join(os.fsencode(tmp_path), name)
+        with open(path, "wb") as handle:
+            handle.write(b"user:\nhi " + name + b"\n")
+        keys.append(os.fsdecode(path))
+        archive.put_file(keys[-1], Path(keys[-1]))
+    archive.set_pruned([keys[2]])
+    every = {entry.key: entry for entry in archive.entries()}
+    assert sorted(archive.heads()) == sorted((key, key == keys[2], "") for key in keys)
+    wanted = [keys[4], keys[1], keys[0], str(tmp_path / "never-archived.txt"), keys[2]]
+    assert sorted(archive.entries_of(wanted), key=lambda e: e.key) == sorted(
+        (every[key] for key in wanted if key in every), key=lambda e: e.key
+    )
+    assert archive.entries_of([]) == []
