@@ -152,7 +152,13 @@ def _loaded() -> tuple[SourceFormat, ...]:
 
 
 def format_by_name(name: str) -> SourceFormat | None:
-    return next((f for f in formats() if f.name == name), None)
+    return _by_name().get(name)
+
+
+@functools.cache
+def _by_name() -> dict[str, SourceFormat]:
+    """The readers by name (an index run asks for every manifest entry's)."""
+    return {f.name: f for f in reversed(_loaded())}  # the first of a name wins, as a search in order did
 
 
 def _kind(path: Path) -> str:
