@@ -38,6 +38,12 @@ from convo_tui.core.redact import display
 from convo_tui.core.store.base import Cond, Filter
 from rapidfuzz import fuzz, process, utils
 
+# Each session point sits on pages of its own among the message points, and each
+# page read stays mapped, so counted in the process' RSS, until let go: the whole
+# read after a million-message index was first built took the run's RSS from 0.6
+# to 2.3 GB (BENCHMARKS.md, "Nineteenth session"). Let go every this many rows.
+RELEASE_ROWS = 1024
+
 if TYPE_CHECKING:
     from convo_tui.core.annotations import Annotation, Annotations
     from convo_tui.core.store.base import Store
@@ -119,6 +125,10 @@ class Catalogue:
         for point in self.store.scroll(where, fields=ROW_FIELDS, batch=2048):
             keep_newest(known, row_of(point.payload))
             read += 1
+            if read % RELEASE_ROWS == 0:
+                self.store.release_pages()
+        if read:
+            self.store.release_pages()
         return read
 
     def _save(self, known: dict[str, Row]) -> bool:
