@@ -61,7 +61,7 @@ class Machines:
         if self.root is None:
             return ""
         # Keys are absolute, normalised paths: a prefix test gives relative_to's answer
-        # at a tenth of its cost (a run asks it of every archived file: 1.3 s at 42k).
+        # at a fraction of its cost (a run asks it of every archived file: 42k at 1M).
         root = self.root.as_posix().rstrip("/") + "/"
         return key[len(root) :].split("/", 1)[0] if key.startswith(root) else ""
 

@@ -93,7 +93,7 @@ def save(folder: Path, rows: dict[str, Row]) -> bool:
     False when they could not be written (a read-only or full disk): the next
     start reads the index instead."""
     # A row's fields are plain values: read them as they are (dataclasses.astuple
-    # deep-copies each one: 2.2 s of every save at 42k sessions, 0.1 s this way).
+    # deep-copies each one: 0.5 s of a save of 42k rows; the whole save takes 0.13 s now).
     names = [field.name for field in fields(Row)]
     body = json.dumps(
         {"version": VERSION, "rows": [[getattr(row, name) for name in names] for row in rows.values()]}, ensure_ascii=False
