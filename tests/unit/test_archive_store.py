@@ -296,9 +296,9 @@ def test_a_held_archive_writes_on_one_connection_in_its_thread_and_rolls_back_a_
 def test_heads_and_entries_of_read_what_entries_reads_a_few_keys_at_a_time(tmp_path: Path, archive: Archive, monkeypatch):
     """An index run looks for gone sources through `heads` and reads the newest
     version of those alone (`entries_of`), a few hundred paths a query."""
-    from convo_tui.core.archive import store
+    from convo_tui.core.archive import archive_reads
 
-    monkeypatch.setattr(store, "_KEYS_A_QUERY", 2)
+    monkeypatch.setattr(archive_reads, "_KEYS_A_QUERY", 2)
     keys = []
     for name in (b"a.txt", b"\xe9t\xe9.txt", b"b.txt", b"c.txt", b"d.txt"):
         path = os.path.join(os.fsencode(tmp_path), name)
