@@ -66,7 +66,7 @@ def main(argv: list[str] | None = None) -> int:
                 "search_seconds": round(searched, 3),
                 "added": report.added,
                 "sessions": report.sessions,
-                "found": any(args.file.stem in sid or sid in args.file.name for sid in sessions),
+                "found": any(sid in args.file.name for sid in sessions),  # transcripts are named after their session
             }
         )
     )

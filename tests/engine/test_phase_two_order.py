@@ -5,7 +5,10 @@ the model starts (28 s a run at a million messages while texts waited)."""
 from __future__ import annotations
 
 import os
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
+from typing import Any
 
 import pytest
 from convo_tui.core.index import dense_phase
@@ -51,52 +54,61 @@ def waiting(store: EdgeStore) -> int:
     return store.count(visible_filter(Cond("dense_ready", value=False)))
 
 
-def test_the_model_starts_on_the_newest_session_and_the_sessions_come_newest_first(tmp_path, monkeypatch):
-    monkeypatch.setattr(dense_phase, "ROUND_TEXTS", 2)
-    monkeypatch.setattr(dense_phase, "FIRST_SESSIONS", 1)
+def newest_first(store: EdgeStore) -> list[str]:
+    """The manifest's order, as the indexer hands it to phase 2."""
+    manifest = Manifest.load(store.path)
+    try:
+        return manifest.sessions_newest_first()
+    finally:
+        manifest.close()
+
+
+@contextmanager
+def six_sessions(tmp_path: Path, *, semantic: bool) -> Iterator[tuple[EdgeStore, CountingEmbedder, Any]]:
+    """A store holding six sessions (s5 the newest file) indexed with or without
+    phase 2, the model, and the run's report; the store is closed after the block."""
     sessions(tmp_path / "src", 6)
     store = EdgeStore(tmp_path / "index")
     try:
         dense = CountingEmbedder()
-        first = run(store, tmp_path / "src", dense, semantic=False)
-        assert first.semantic_total >= 12
-        manifest = Manifest.load(store.path)
-        scroll = CountedScroll(store)
-        read_at_first_embed: list[int] = []
-        dense.on_embed = lambda: read_at_first_embed.append(scroll.points)
-        added, cancelled = DensePhase(store, dense, None, manifest.sessions_newest_first).run(None, None)
-        manifest.close()
-        assert not cancelled and added == first.semantic_total and waiting(store) == 0
-        # Before the model's first call only the newest session's points were read.
-        assert read_at_first_embed[0] <= first.semantic_total // 6, (read_at_first_embed, first.semantic_total)
-        order = list(dict.fromkeys(topic_of(text) for text in dense.texts))
-        assert order == [5, 4, 3, 2, 1, 0]
+        yield store, dense, run(store, tmp_path / "src", dense, semantic=semantic)
     finally:
         store.close()
 
 
+def test_the_model_starts_on_the_newest_session_and_the_sessions_come_newest_first(tmp_path, monkeypatch):
+    monkeypatch.setattr(dense_phase, "ROUND_TEXTS", 2)
+    monkeypatch.setattr(dense_phase, "FIRST_SESSIONS", 1)
+    with six_sessions(tmp_path, semantic=False) as (store, dense, first):
+        assert first.semantic_total >= 12
+        order = newest_first(store)
+        scroll = CountedScroll(store)
+        read_at_first_embed: list[int] = []
+        dense.on_embed = lambda: read_at_first_embed.append(scroll.points)
+        added, cancelled = DensePhase(store, dense, None, lambda: order).run(None, None)
+        assert not cancelled and added == first.semantic_total and waiting(store) == 0
+        # Before the model's first call only the newest session's points were read.
+        assert read_at_first_embed[0] <= first.semantic_total // 6, (read_at_first_embed, first.semantic_total)
+        topics = list(dict.fromkeys(topic_of(text) for text in dense.texts))
+        assert topics == [5, 4, 3, 2, 1, 0]
+
+
 def test_a_finished_index_given_one_new_session_reads_that_session_alone(tmp_path, monkeypatch):
     monkeypatch.setattr(dense_phase, "FIRST_SESSIONS", 1)
-    sessions(tmp_path / "src", 6)
-    store = EdgeStore(tmp_path / "index")
-    try:
-        dense = CountingEmbedder()
-        assert run(store, tmp_path / "src", dense).semantic_ready > 0 and waiting(store) == 0
+    with six_sessions(tmp_path, semantic=True) as (store, dense, first):
+        assert first.semantic_ready > 0 and waiting(store) == 0
         fresh = write_cursor(tmp_path / "src", "fresh", [(f"Follow-up {j}: {TOPICS[0]} again?", f"Reply {j}.") for j in range(2)])
         os.utime(fresh, (1_800_000_000, 1_800_000_000))
         second = run(store, tmp_path / "src", dense, semantic=False)
         new = waiting(store)
         assert 0 < new < second.semantic_total
-        manifest = Manifest.load(store.path)
+        order = newest_first(store)
         scroll = CountedScroll(store)
         dense.texts.clear()
-        added, _ = DensePhase(store, dense, None, manifest.sessions_newest_first).run(None, None)
-        manifest.close()
+        added, _ = DensePhase(store, dense, None, lambda: order).run(None, None)
         assert added == new and waiting(store) == 0
         # One query for the one session, none for the five done, no list of what waits.
         assert (scroll.calls, scroll.points) == (1, new)
-    finally:
-        store.close()
 
 
 @pytest.mark.parametrize("named", [0, 2])
@@ -107,16 +119,8 @@ def test_sessions_the_order_does_not_name_are_embedded_after_it_and_once(tmp_pat
     # embedded when the scan comes, and its first group (three sessions) holds them.
     monkeypatch.setattr(dense_phase, "ROUND_TEXTS", 20)
     monkeypatch.setattr(dense_phase, "FIRST_SESSIONS", 1)
-    sessions(tmp_path / "src", 6)
-    store = EdgeStore(tmp_path / "index")
-    try:
-        dense = CountingEmbedder()
-        first = run(store, tmp_path / "src", dense, semantic=False)
-        manifest = Manifest.load(store.path)
-        order = manifest.sessions_newest_first()[:named]
-        manifest.close()
+    with six_sessions(tmp_path, semantic=False) as (store, dense, first):
+        order = newest_first(store)[:named]
         added, cancelled = DensePhase(store, dense, None, lambda: order).run(None, None)
         assert not cancelled and added == first.semantic_total and waiting(store) == 0
         assert len(dense.texts) == len(set(dense.texts))
-    finally:
-        store.close()
