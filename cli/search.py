@@ -54,6 +54,8 @@ def run(args: argparse.Namespace) -> int:
             out.write(json.dumps(data, ensure_ascii=False) + "\n")
         else:
             out.write(format_hit(hit, terms))
+    if not hits and not args.json:  # JSON lines: none is the answer
+        print(f"convo-tui: no results for {args.query!r}", file=sys.stderr)
     if ready is not None and ready.texts_ready < ready.texts_total and not args.json:
         print(
             f"convo-tui: {ready.texts_ready}/{ready.texts_total} texts ({ready.percent}) searchable by meaning so far; "
