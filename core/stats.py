@@ -105,7 +105,8 @@ def week_of(stamp: datetime | None, zone: tzinfo | None = None) -> str:
     return f"{year}-W{week:02d}"
 
 
-def _group(groups: dict[str, Count], key: str) -> Count:
+def count_group(groups: dict[str, Count], key: str) -> Count:
+    """The count of `key` in `groups`, empty the first time it is asked for."""
     return groups.setdefault(key, Count())
 
 
@@ -119,24 +120,24 @@ def count_sessions(sessions: Iterable[Session], zone: tzinfo | None = None) -> S
         project, source = session.project or "(no project)", session.source or "?"
         started = session.started_at or session.updated_at
         session_week, session_day = week_of(started, zone), day_of(started, zone)
-        for count in (stats.total, _group(stats.by_project, project), _group(stats.by_source, source)):
+        for count in (stats.total, count_group(stats.by_project, project), count_group(stats.by_source, source)):
             count.sessions += 1
-        _group(stats.by_week, session_week).sessions += 1
-        _group(stats.by_day, session_day).sessions += 1
+        count_group(stats.by_week, session_week).sessions += 1
+        count_group(stats.by_day, session_day).sessions += 1
         models_used: set[str] = set()
         for message in session.messages:
             usage = message_usage(message.meta)
             groups = [stats.total, stats.by_project[project], stats.by_source[source]]
             stamp = message.timestamp
-            groups.append(_group(stats.by_week, week_of(stamp, zone) if stamp else session_week))
-            groups.append(_group(stats.by_day, day_of(stamp, zone) if stamp else session_day))
+            groups.append(count_group(stats.by_week, week_of(stamp, zone) if stamp else session_week))
+            groups.append(count_group(stats.by_day, day_of(stamp, zone) if stamp else session_day))
             if message.is_conversation:
                 for count in groups:
                     count.messages += 1
             if usage is None:
                 continue
             model = message_model(message, session)
-            by_model = _group(stats.by_model, model or NO_MODEL)
+            by_model = count_group(stats.by_model, model or NO_MODEL)
             by_model.messages += 1
             if model not in models_used:
                 models_used.add(model)

@@ -36,6 +36,7 @@ from convo_tui.core.index.keyword_parts import (
 from convo_tui.core.model import USER, Message, Session, Turn, combined_text, pair_messages
 from convo_tui.core.serialize import message_records, pack, session_to_record, unpack
 from convo_tui.core.store.base import SparseVec
+from convo_tui.core.tally import session_tally
 
 LEVEL_SESSION = "session"
 LEVEL_TURN = "turn"
@@ -43,6 +44,8 @@ LEVEL_MESSAGE = "message"
 # The messages of one part of a session published in parts (its session point
 # then holds the record without messages, and `record_parts`).
 LEVEL_RECORD = "record"
+# The session point's field with its messages' counts for the stats (core/tally.py).
+TALLY = "tally"
 
 # Dense chunks per message (about 400 word pieces): past them a pasted log, a
 # file or a long generated answer stops changing what the message is about
@@ -189,7 +192,8 @@ def session_points(
     its question-and-answer turn)."""
     session.fill_times()
     turns = session.turns
-    head = session_point(session, generation, len(turns), message_count(session.messages), session_to_record(session))
+    record = session_to_record(session)
+    head = session_point(session, generation, len(turns), message_count(session.messages), record, tally=session_tally(session))
     return [head, *content_points(session, generation, tokenizer, turns=turns, window=window, questions=questions)]
 
 
@@ -262,9 +266,11 @@ def session_point(
     record: dict[str, Any],
     *,
     record_parts: int = 0,
+    tally: str = "",
 ) -> PendingPoint:
     """The point `sessions` lists and `show` reads: the session's facts and its
-    record (without messages when they are kept in `record_parts` record points)."""
+    record (without messages when they are kept in `record_parts` record points),
+    and its messages' `tally` for the stats (core/tally.py)."""
     payload = {
         **_common(session, generation),
         "level": LEVEL_SESSION,
@@ -278,6 +284,8 @@ def session_point(
     }
     if record_parts:
         payload["record_parts"] = record_parts
+    if tally:
+        payload[TALLY] = tally
     # The session point is found by filters, never by vectors.
     return PendingPoint(payload["key"], "", payload)
 

@@ -32,6 +32,7 @@ from convo_tui.core.index.points import (
 from convo_tui.core.model import Session, pair_messages
 from convo_tui.core.serialize import session_to_record
 from convo_tui.core.sources import SessionPart, format_by_name, stream_path
+from convo_tui.core.tally import TallyBuilder
 
 # How the sessions read from a file are labelled as the file's (the archive's
 # copy of a gone file names the original; a remote machine's sessions carry
@@ -115,6 +116,7 @@ class ReadState:
     parts: int = 0
     started_at: Any = None
     updated_at: Any = None
+    tally: TallyBuilder = field(default_factory=TallyBuilder)  # the messages read so far, for the stats
 
 
 @dataclass
@@ -217,11 +219,14 @@ def part_points(
     state.messages += message_count(session.messages)
     state.started_at = state.started_at or session.started_at
     state.updated_at = max((t for t in (state.updated_at, session.updated_at) if t is not None), default=None)
+    state.tally.add(session)
     if part.last and state.parts == 0:  # a session read whole: its record in its session point
-        head = session_point(session, generation, state.turns, state.messages, session_to_record(session))
+        record = session_to_record(session)
+        head = session_point(session, generation, state.turns, state.messages, record, tally=state.tally.packed())
         return [head, *points], None
     points.append(record_point(session, generation, state.parts))
     state.parts += 1
     session.started_at, session.updated_at = state.started_at, state.updated_at
     record = session_to_record(session, with_messages=False)
-    return points, session_point(session, generation, state.turns, state.messages, record, record_parts=state.parts)
+    tally = state.tally.packed()
+    return points, session_point(session, generation, state.turns, state.messages, record, record_parts=state.parts, tally=tally)

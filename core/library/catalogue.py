@@ -7,7 +7,9 @@ catalogue keeps, in the process that holds the index, one small row per session
 first, by title, grouped by project), filter (starred, fuzzy title or project)
 and offset is cut in milliseconds; the user's titles and stars (annotations)
 are laid over at that moment, and only the rows of the page get their summary
-(and the check that their source file still exists).
+(and the check that their source file still exists). The same rows answer
+`sessions` whole, and carry each session's tally, which `stats` counts
+(core/tally.py) instead of reading a million messages.
 
 The rows come from the index once, and after that only what changed: when the
 index changed (`invalidate`: the facade calls it when an index run publishes),
@@ -23,13 +25,14 @@ start checks the same way instead of reading 42,000 session points cold.
 from __future__ import annotations
 
 import threading
-from dataclasses import dataclass
+from collections.abc import Callable
+from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import overlay_summary
 from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
-from convo_tui.core.index.points import LEVEL_SESSION
+from convo_tui.core.index.points import LEVEL_SESSION, from_epoch
 from convo_tui.core.index.visible import count_visible, visible_filter
 from convo_tui.core.library import session_rows
 from convo_tui.core.library.reading import summary_of
@@ -47,6 +50,7 @@ RELEASE_ROWS = 1024
 if TYPE_CHECKING:
     from convo_tui.core.annotations import Annotation, Annotations
     from convo_tui.core.store.base import Store
+    from convo_tui.core.tally import Tallied
 
 SORTS = ("date", "title", "project")
 FUZZY_CUTOFF = 60  # as tui/session_filter.py did over the whole list
@@ -161,6 +165,50 @@ class Catalogue:
             entries=[_entry(item, notes) for item in window],
         )
 
+    def summaries(self, project: str | None = None) -> list[SessionSummary]:
+        """Every session (of `project`), newest first, the user's edits laid over:
+        `sessions` and the agents' list, without reading the session points."""
+        rows = [row for row in self.rows() if not project or row.project == project]
+        notes = self.annotations.all()
+        return [_summary(row, notes.get(row.id)) for row in _sorted(rows, "date", notes)]
+
+    def tallied(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> list[Tallied]:
+        """Every session as the stats count it (fill_tallies first)."""
+        from convo_tui.core.tally import Tallied  # the stats' alone
+
+        with self._lock:
+            self._fill_tallies(read_tallies)
+            return [
+                Tallied(row.project, row.source, from_epoch(row.started or row.updated), row.tally)
+                for row in self._rows
+                if row.tally is not None
+            ]
+
+    def fill_tallies(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> None:
+        """Bring the rows up to date, with a tally for every session. Sessions indexed
+        before tallies have none in their row: `read_tallies` makes theirs from their
+        whole records (once: whichever process made them keeps them in the rows' file)."""
+        with self._lock:
+            self._fill_tallies(read_tallies)
+
+    def _fill_tallies(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> None:
+        if not self._current:
+            self._bring_up_to_date()
+        assert self._known is not None
+        missing = {row.id for row in self._rows if row.tally is None}
+        if not missing:
+            return
+        made = read_tallies(missing)
+        for sid, tally in made.items():
+            if (row := self._known.get(sid)) is not None:
+                self._known[sid] = replace(row, tally=tally)
+        self._rows = list(self._known.values())
+        if made and self.folder is not None:
+            # Saved by a reading process too (`stats` with no holder): reading whole
+            # sessions costs a minute at a million messages, and the file is a cache
+            # every start checks against the index before it trusts it.
+            session_rows.save(self.folder, self._known)
+
     def projects(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = {}
         for row in self.rows():
@@ -223,5 +271,6 @@ def _summary(row: Row, note: Annotation | None) -> SessionSummary:
         "turn_count": row.turns,
         "started_at": row.started,
         "updated_at": row.updated,
+        "machine": row.machine,
     }
     return overlay_summary(summary_of(payload), note)

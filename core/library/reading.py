@@ -6,9 +6,9 @@ Every read sees only published points (`visible`), and the user's edits
 
 from __future__ import annotations
 
-from collections.abc import Iterable, Iterator
+from collections.abc import Iterable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from convo_tui.core.annotations import Annotations, overlay_session, overlay_summary
 from convo_tui.core.engine import Readiness
@@ -19,9 +19,13 @@ from convo_tui.core.index.visible import count_visible, semantic_status, visible
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import session_from_record
 from convo_tui.core.store.base import Cond, Scored, Store
+from convo_tui.core.tally import session_tally
 
-if TYPE_CHECKING:
-    from convo_tui.core.stats import Stats
+# Sessions looked up by id a query at most; past _WHOLE_SCAN of them every session point is read instead.
+_IDS_A_QUERY = 512
+_WHOLE_SCAN = 4096
+# Whole sessions read between two releases of the index's pages (catalogue.RELEASE_ROWS).
+RELEASE_SESSIONS = 1024
 
 SUMMARY_FIELDS = [
     "session_id",
@@ -98,16 +102,6 @@ class Reader:
         flt = visible_filter(Cond("level", value=LEVEL_SESSION), *conds)
         return newest_generation(self.store.scroll(flt, fields=fields))
 
-    def sessions(self, project: str | None = None) -> list[SessionSummary]:
-        conds = [Cond("project", value=project)] if project else []
-        notes = self.annotations.all()
-        summaries = [
-            overlay_summary(summary_of(p.payload), notes.get(p.payload.get("session_id", "")))
-            for p in self._session_points(*conds, fields=SUMMARY_FIELDS)
-        ]
-        summaries.sort(key=lambda s: when.timestamp() if (when := s.updated_at or s.started_at) else 0.0, reverse=True)
-        return summaries
-
     def projects(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = {}
         for point in self._session_points(fields=["session_id", "project", "generation"]):
@@ -128,19 +122,32 @@ class Reader:
             return overlay_summary(summary_of(point.payload), self.annotations.get(session_id))
         raise ConvoError(f"no session '{session_id}' in the index")
 
-    def iter_sessions(self) -> Iterator[Session]:
-        """Every indexed session, whole (for counting: stats), in no particular order."""
-        notes = self.annotations.all()
-        for point in self._session_points(fields=["session_id", "record", "record_z", "record_parts", "generation"]):
-            record = whole_record(self.store, point.payload)
-            if record is not None:
-                yield overlay_session(session_from_record(record), notes.get(point.payload.get("session_id", "")))
-
-    def stats(self) -> Stats:
-        """Sessions, messages and tokens per project, source and week (the stats screen)."""
-        from convo_tui.core.stats import count_sessions  # with its prices: only the stats need them
-
-        return count_sessions(self.iter_sessions())
+    def tallies(self, session_ids: set[str]) -> dict[str, str]:
+        """The tallies of these sessions (indexed before tallies were kept), made from
+        their whole records. One pass, each record let go once counted: at a million
+        messages the records are gigabytes."""
+        fields = ["session_id", "record", "record_z", "record_parts", "generation"]
+        if len(session_ids) > _WHOLE_SCAN:
+            batches: list[tuple[Cond, ...]] = [()]
+        else:
+            ids = sorted(session_ids)
+            batches = [(Cond("session_id", any=tuple(ids[i : i + _IDS_A_QUERY])),) for i in range(0, len(ids), _IDS_A_QUERY)]
+        made: dict[str, tuple[int, str]] = {}
+        read = 0
+        for conds in batches:
+            for point in self.store.scroll(visible_filter(Cond("level", value=LEVEL_SESSION), *conds), fields=fields):
+                sid, generation = point.payload.get("session_id", ""), point.payload.get("generation", 0)
+                held = made.get(sid)
+                # A session being published has two generations for a moment: the newest counts.
+                if sid in session_ids and (held is None or generation > held[0]):
+                    record = whole_record(self.store, point.payload)
+                    if record is not None:
+                        made[sid] = (generation, session_tally(session_from_record(record)))
+                read += 1
+                if read % RELEASE_SESSIONS == 0:
+                    self.store.release_pages()  # the pages read stay mapped (RSS) until let go
+        self.store.release_pages()
+        return {sid: tally for sid, (_, tally) in made.items()}
 
     def readiness(self, model: str, model_reason: str) -> Readiness:
         status = semantic_status(self.store)

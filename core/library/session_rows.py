@@ -19,14 +19,16 @@ from dataclasses import dataclass, fields
 from pathlib import Path
 from typing import Any
 
+from convo_tui.core.index.points import TALLY
 from convo_tui.core.library.reading import SUMMARY_FIELDS
 
 FILE_NAME = "catalogue.json.z"
-VERSION = 1
+# 2: rows keep the machine a remote session came from and the session's tally.
+VERSION = 2
 
 # What a row keeps: what a summary needs, less what the user's edits hold
-# (annotations, laid over at page time) and the machine a remote session came from.
-ROW_FIELDS = [name for name in SUMMARY_FIELDS if name not in ("description", "starred", "tags", "machine")]
+# (annotations, laid over at page time), and the tally the stats count (core/tally.py).
+ROW_FIELDS = [*(name for name in SUMMARY_FIELDS if name not in ("description", "starred", "tags")), TALLY]
 
 
 @dataclass(frozen=True)
@@ -41,6 +43,10 @@ class Row:
     started: float | None
     updated: float | None
     generation: int = 0
+    machine: str = ""  # set on sessions read from another machine (core/remote/)
+    # The session's messages counted for the stats (core/tally.py); None when its
+    # session point has none (indexed before tallies): the stats read it whole once.
+    tally: str | None = None
 
     @property
     def newest(self) -> float:
@@ -60,6 +66,8 @@ def row_of(payload: dict[str, Any]) -> Row:
         started=_epoch(payload.get("started_at")),
         updated=_epoch(payload.get("updated_at")),
         generation=int(payload.get("generation", 0) or 0),
+        machine=str(payload.get("machine", "") or ""),
+        tally=tally if isinstance(tally := payload.get(TALLY), str) and tally else None,
     )
 
 
@@ -98,7 +106,7 @@ def save(folder: Path, rows: dict[str, Row]) -> bool:
     body = json.dumps(
         {"version": VERSION, "rows": [[getattr(row, name) for name in names] for row in rows.values()]}, ensure_ascii=False
     )
-    temp = folder / (FILE_NAME + ".tmp")
+    temp = folder / f"{FILE_NAME}.{os.getpid()}.tmp"  # processes that save at once each write their own
     try:
         with open(temp, "wb", opener=lambda path, flags: os.open(path, flags, 0o600)) as out:
             out.write(zlib.compress(body.encode("utf-8", "surrogatepass"), 3))
@@ -111,12 +119,27 @@ def save(folder: Path, rows: dict[str, Row]) -> bool:
 
 
 def _from_list(item: object) -> Row:
-    if not isinstance(item, list) or len(item) != 10:
+    if not isinstance(item, list) or len(item) != 12:
         raise ValueError("not a row")
-    sid, title, project, source, path, messages, turns, started, updated, generation = item
-    if not all(isinstance(text, str) for text in (sid, title, project, source, path)):
+    sid, title, project, source, path, messages, turns, started, updated, generation, machine, tally = item
+    if not all(isinstance(text, str) for text in (sid, title, project, source, path, machine)):
         raise ValueError("not a row")
-    return Row(sid, title, project, source, path, int(messages), int(turns), _epoch(started), _epoch(updated), int(generation))
+    if tally is not None and not isinstance(tally, str):
+        raise ValueError("not a row")
+    return Row(
+        sid,
+        title,
+        project,
+        source,
+        path,
+        int(messages),
+        int(turns),
+        _epoch(started),
+        _epoch(updated),
+        int(generation),
+        machine,
+        tally,
+    )
 
 
 def _epoch(value: object) -> float | None:

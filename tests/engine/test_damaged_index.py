@@ -79,7 +79,7 @@ def test_a_damaged_file_is_named_by_every_command(built, tmp_path, capsys, kind,
     index = copy_index(built[kind], tmp_path / "index")
     damage(one(index, pattern), how)
     where = ["--index-dir", str(index)]
-    for command in (["sessions"], ["search", "--mode", "keyword", "login test"], ["index", *map(str, SOURCES)]):
+    for command in (["sessions"], ["stats"], ["search", "--mode", "keyword", "login test"], ["index", *map(str, SOURCES)]):
         code, _out, err = _run(capsys, *command, *where)
         assert code == 1, (command, err)
         _one_damage_line(err)

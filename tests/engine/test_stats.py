@@ -4,10 +4,16 @@ from __future__ import annotations
 
 from datetime import UTC, datetime
 
+import pytest
 from convo_tui.core.model import Message, Session
 from convo_tui.core.stats import UNDATED, Tokens, count_sessions, message_tokens, week_of
 
 from tests.paths import FIXTURES
+
+
+def whole_sessions(library) -> list[Session]:
+    """Every indexed session read whole, one by one: what the stats count, by another road."""
+    return [library.session(summary.id) for summary in library.sessions()]
 
 
 def at(day: int, month: int = 1) -> datetime:
@@ -90,7 +96,7 @@ def test_the_demo_index_counts_what_the_sessions_list_shows(tmp_path_factory):
     with utc_clock():
         _, library = demo_library(tmp_path_factory)
         try:
-            stats = count_sessions(library.reader.iter_sessions())
+            stats = count_sessions(whole_sessions(library))
             summaries = library.sessions()
         finally:
             library.close()
@@ -113,7 +119,7 @@ def test_an_index_of_sessions_that_record_usage_reports_their_tokens(tmp_path):
     with Library.open(Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False)) as library:
         report = library.index([corpus])
         assert report.sessions == 4, report.skipped
-        stats = count_sessions(library.reader.iter_sessions(), UTC)
+        stats = count_sessions(whole_sessions(library), UTC)
     assert {name: count.tokens for name, count in stats.sources()} == {
         "claude-code": Tokens(52000, 490),  # a reply written over three lines counted once
         "codex": Tokens(30900, 650),
@@ -125,3 +131,66 @@ def test_an_index_of_sessions_that_record_usage_reports_their_tokens(tmp_path):
     assert stats.by_week["2026-W10"].tokens == stats.total.tokens  # 2026-03-02 to 03-04
     summary = str(stats_summary(stats))
     assert "137.5k tokens (recorded by claude-code, codex, gemini-cli, opencode only)" in summary
+
+
+# -- the stats of an index: its sessions' tallies (core/tally.py) -------------------------
+
+
+def tokens_library(tmp_path):
+    from convo_tui.core.library import Library
+    from convo_tui.core.settings import Settings
+
+    from tests.helpers.sqlite_fixtures import build_tree
+
+    corpus = build_tree(FIXTURES / "tokens", tmp_path / "corpus")
+    library = Library.open(Settings(index_dir=tmp_path / "index", sources=[corpus], discover_defaults=False))
+    return library, corpus
+
+
+def test_the_stats_of_an_index_count_its_tallies_without_reading_a_session(tmp_path, monkeypatch):
+    library, corpus = tokens_library(tmp_path)
+    with library:
+        assert library.index([corpus]).sessions == 4
+        expected = count_sessions(whole_sessions(library))
+        monkeypatch.setattr(library.reader, "tallies", lambda ids: pytest.fail(f"read whole: {sorted(ids)}"))
+        assert library.stats() == expected
+        assert library.stats().total.tokens.total > 0
+
+
+def index_before_tallies(tmp_path, monkeypatch):
+    """An index as the last release made it: session points without a tally."""
+    from convo_tui.core.index import reading
+    from convo_tui.core.library.catalogue import Catalogue
+
+    library, corpus = tokens_library(tmp_path)
+    with monkeypatch.context() as before_tallies:
+        before_tallies.setattr(reading.TallyBuilder, "packed", lambda self: "")
+        before_tallies.setattr(Catalogue, "fill_tallies", lambda self, read: self.rows())
+        with library:
+            assert library.index([corpus]).sessions == 4
+            assert library.catalogue.rows() and all(row.tally is None for row in library.catalogue.rows())
+    return library.settings, corpus
+
+
+def test_sessions_indexed_before_tallies_are_counted_from_their_records_once(tmp_path, monkeypatch):
+    from convo_tui.core.library import Library
+
+    settings, _ = index_before_tallies(tmp_path, monkeypatch)
+    with Library.open(settings, read_only=True) as again:  # `stats` with no holder
+        expected = count_sessions(whole_sessions(again))
+        assert again.stats() == expected  # read whole, once: kept in the sessions list's file
+    with Library.open(settings, read_only=True) as reading_only:
+        monkeypatch.setattr(reading_only.reader, "tallies", lambda ids: pytest.fail(f"read whole again: {sorted(ids)}"))
+        assert reading_only.stats() == expected
+
+
+def test_an_index_run_gives_the_sessions_indexed_before_tallies_theirs(tmp_path, monkeypatch):
+    from convo_tui.core.library import Library
+
+    settings, corpus = index_before_tallies(tmp_path, monkeypatch)
+    with Library.open(settings) as library:
+        assert library.index([corpus]).sessions == 4  # nothing new to read
+        expected = count_sessions(whole_sessions(library))
+    with Library.open(settings, read_only=True) as reading_only:
+        monkeypatch.setattr(reading_only.reader, "tallies", lambda ids: pytest.fail(f"read whole: {sorted(ids)}"))
+        assert reading_only.stats() == expected

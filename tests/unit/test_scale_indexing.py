@@ -16,11 +16,14 @@ from convo_tui.core.index import batches, publish, reading
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.points import LEVEL_RECORD
 from convo_tui.core.index.publish import Indexer, visible_filter
+from convo_tui.core.library.catalogue import Catalogue
 from convo_tui.core.library.reading import Reader
 from convo_tui.core.model import ASSISTANT, USER, pair_messages
 from convo_tui.core.sources import parse_path, stream_path
+from convo_tui.core.stats import count_sessions
 from convo_tui.core.store.base import Cond
 from convo_tui.core.store.edge import EdgeStore
+from convo_tui.core.tally import count_tallies
 
 from bench.cheap import CheapEmbedder
 from tests.helpers.generated import write
@@ -124,8 +127,12 @@ def test_a_new_long_session_is_searchable_part_by_part_as_it_is_read(tmp_path, i
     reader = Reader(store, _Annotations())
     session = reader.session(sid)
     assert [m.text for m in session.messages] == [m.text for m in whole.messages]
-    summary = reader.sessions()[0]
-    assert (summary.message_count, summary.turn_count, len(reader.sessions())) == (len(whole.messages), len(whole.turns), 1)
+    catalogue = Catalogue(store, _Annotations())
+    summary = catalogue.summaries()[0]
+    assert (summary.message_count, summary.turn_count, len(catalogue.summaries())) == (len(whole.messages), len(whole.turns), 1)
+    # Its tally, made part by part, counts what its messages count.
+    tallied = catalogue.tallied(lambda missing: pytest.fail(f"no tally for {missing}"))
+    assert count_tallies(tallied, UTC) == count_sessions([session], UTC)
     records = store.count(visible_filter(Cond("session_id", value=sid), Cond("level", value=LEVEL_RECORD)))
     assert records > 3
 
