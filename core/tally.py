@@ -101,6 +101,7 @@ class Tallied:
     source: str
     started: datetime | None  # started, else last updated (as count_sessions takes it)
     tally: str
+    id: str = ""
 
 
 def unpacked(tally: str) -> list[list[Any]]:
@@ -111,8 +112,10 @@ def unpacked(tally: str) -> list[list[Any]]:
         for row in rows:
             slot = row[0] + base if row[0] is not None else None
             if len(row) == 2:
-                entries.append([slot, None, int(row[1]), 0, 0, 0, 0, 0, 0])
-            elif len(row) == _COUNTS + 2:
+                if type(row[1]) is not int:
+                    raise ValueError("not a count")
+                entries.append([slot, None, row[1], 0, 0, 0, 0, 0, 0])
+            elif len(row) == _COUNTS + 2 and all(type(value) is int for value in row[2:]):
                 entries.append([slot, str(models[row[1]]), *row[2:]])
             else:
                 raise ValueError("not a tally row")
@@ -121,8 +124,10 @@ def unpacked(tally: str) -> list[list[Any]]:
     return entries
 
 
-def count_tallies(sessions: Iterable[Tallied], zone: tzinfo | None = None) -> Stats:
+def count_tallies(sessions: Iterable[Tallied], zone: tzinfo | None = None, unreadable: list[str] | None = None) -> Stats:
     """The stats of `sessions`, the same as core.stats.count_sessions over their messages.
+    A session whose tally cannot be read raises ValueError, or with `unreadable`
+    is left out and its id added there.
 
     The entries are first summed by (project, source, week, day, model): adding
     usage to the six groups it counts in was most of the time when done an entry
@@ -145,6 +150,13 @@ def count_tallies(sessions: Iterable[Tallied], zone: tzinfo | None = None) -> St
 
     cells: dict[tuple[str, str, str, str, str | None], list[int]] = {}
     for session in sessions:
+        try:
+            entries = unpacked(session.tally)
+        except ValueError:
+            if unreadable is None:
+                raise
+            unreadable.append(session.id)
+            continue
         project, source = session.project or "(no project)", session.source or "?"
         started = session.started
         session_week, session_day = place(int(started.timestamp()) // SLOT_SECONDS) if started else (UNDATED, UNDATED)
@@ -153,7 +165,7 @@ def count_tallies(sessions: Iterable[Tallied], zone: tzinfo | None = None) -> St
         count_group(stats.by_week, session_week).sessions += 1
         count_group(stats.by_day, session_day).sessions += 1
         models_used: set[str] = set()
-        for slot, model, *counts in unpacked(session.tally):
+        for slot, model, *counts in entries:
             week, day = place(slot) if slot is not None else (session_week, session_day)
             if counts[1]:  # messages with usage: the session counts once for each model
                 model = model or ""
@@ -163,12 +175,10 @@ def count_tallies(sessions: Iterable[Tallied], zone: tzinfo | None = None) -> St
             key = (project, source, week, day, model)
             cell = cells.get(key)
             if cell is None:
-                cells[key] = cell = [0] * _COUNTS
-            try:
+                cells[key] = counts
+            else:
                 for i, value in enumerate(counts):
                     cell[i] += value
-            except TypeError as exc:
-                raise ValueError(f"not a tally: {exc}") from exc
     for (project, source, week, day, model), (messages, used, *usage) in cells.items():
         groups = (
             stats.total,

@@ -179,10 +179,21 @@ class Catalogue:
         with self._lock:
             self._fill_tallies(read_tallies)
             return [
-                Tallied(row.project, row.source, from_epoch(row.started or row.updated), row.tally)
+                Tallied(row.project, row.source, from_epoch(row.started or row.updated), row.tally, row.id)
                 for row in self._rows
                 if row.tally is not None
             ]
+
+    def forget_tallies(self, session_ids: list[str]) -> None:
+        """These sessions' tallies could not be read (a file written by another
+        build): the next fill makes them again from their records."""
+        with self._lock:
+            if self._known is None:
+                return
+            for sid in session_ids:
+                if (row := self._known.get(sid)) is not None:
+                    self._known[sid] = replace(row, tally=None)
+            self._rows = list(self._known.values())
 
     def fill_tallies(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> None:
         """Bring the rows up to date, with a tally for every session. Sessions indexed

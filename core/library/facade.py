@@ -225,6 +225,11 @@ class Library(Engine):
         from convo_tui.core.tally import count_tallies
 
         self.files.ensure()  # as sessions(): a damaged index is named
+        unreadable: list[str] = []
+        stats = count_tallies(self.catalogue.tallied(self.reader.tallies), unreadable=unreadable)
+        if not unreadable:
+            return stats
+        self.catalogue.forget_tallies(unreadable)  # made again from the records, then counted
         return count_tallies(self.catalogue.tallied(self.reader.tallies))
 
     def readiness(self, checked: bool = False) -> Readiness:

@@ -194,3 +194,25 @@ def test_an_index_run_gives_the_sessions_indexed_before_tallies_theirs(tmp_path,
     with Library.open(settings, read_only=True) as reading_only:
         monkeypatch.setattr(reading_only.reader, "tallies", lambda ids: pytest.fail(f"read whole: {sorted(ids)}"))
         assert reading_only.stats() == expected
+
+
+def test_a_tally_that_cannot_be_read_is_made_again_from_its_record(tmp_path, monkeypatch):
+    from dataclasses import replace
+
+    from convo_tui.core.library import Library, session_rows
+
+    library, corpus = tokens_library(tmp_path)
+    with library:
+        assert library.index([corpus]).sessions == 4
+        expected = count_sessions(whole_sessions(library))
+    folder = library.settings.index_dir
+    rows = session_rows.load(folder)
+    assert rows
+    first = sorted(rows)[0]
+    rows[first] = replace(rows[first], tally="[[1924567,null,2,0,0,0,0,0,0]]")  # a shape this build does not write
+    assert session_rows.save(folder, rows)
+    with Library.open(library.settings, read_only=True) as reading_only:
+        assert reading_only.stats() == expected
+    with Library.open(library.settings, read_only=True) as again:
+        monkeypatch.setattr(again.reader, "tallies", lambda ids: pytest.fail(f"read whole again: {sorted(ids)}"))
+        assert again.stats() == expected
