@@ -256,6 +256,9 @@ def measure_cli(index_dir: Path) -> dict:
     figures = {"help": cli_times([*CLI, "--help"], CLI_ROUNDS)}
     figures["cold keyword search"] = cli_times([*CLI, "search", query, "--mode", "keyword", *index], CLI_ROUNDS)
     figures["cold hybrid search"] = cli_times([*CLI, "search", query, *index], 3)
+    # The whole-index commands a person runs as often as a search (each opens the index).
+    figures["cold sessions"] = cli_times([*CLI, "sessions", *index], 3)
+    figures["cold stats"] = cli_times([*CLI, "stats", *index], 3)
     serve = start_serve(index_dir)
     try:
         cli_times([*CLI, "search", query, *index], 1)  # the holder's first hybrid query loads the model

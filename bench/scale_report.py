@@ -118,6 +118,16 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
                 continue  # measured from the twelfth session on
             parts.append(f"{name} {_fmt(fig.get('p50_ms'))} / {_fmt(fig.get('p95_ms'))} ms ({_fmt(fig.get('x_help'), 'x', 2)})")
         rows.append(("CLI p50 / p95", "; ".join(parts)))
+        if "cold stats" in cli:  # measured from the twentieth session on
+            rows.append(
+                (
+                    "cold `sessions` / `stats` p50 (peak RSS)",
+                    " / ".join(
+                        f"{_fmt(_get(cli, name, 'p50_ms'))} ms ({_fmt(_get(cli, name, 'peak_mb'))} MB)"
+                        for name in ("cold sessions", "cold stats")
+                    ),
+                )
+            )
         rows.append(
             (
                 "peak RSS: holder (`serve`, after searches) / cold keyword search / cold hybrid search",

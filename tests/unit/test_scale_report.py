@@ -95,3 +95,15 @@ def test_a_size_rerun_without_peers_keeps_the_last_runs_peers():
     fresh: dict = {"peers": []}
     keep_peers(fresh, previous)
     assert fresh["peers"] == []  # the peers ran again (and found nothing): that stands
+
+
+def test_the_whole_index_commands_have_a_row_once_measured():
+    from bench.scale_report import size_rows
+
+    entry = _entry(10_000, 1)
+    entry["history"].update(sessions=440, bytes=57e6, largest_bytes=6e6)
+    assert not any("stats" in name for name, _ in size_rows(entry))  # runs before the twentieth session
+    entry["cli"]["cold sessions"] = {"p50_ms": 1200.0, "peak_mb": 160}
+    entry["cli"]["cold stats"] = {"p50_ms": 1400.0, "peak_mb": 165}
+    rows = dict(size_rows(entry))
+    assert rows["cold `sessions` / `stats` p50 (peak RSS)"] == "1200.0 ms (160 MB) / 1400.0 ms (165 MB)"
