@@ -85,7 +85,11 @@ class Library(Engine):
         self._archiving: Archiving | None = None
         self._editor: Editor | None = None
         # Ids as people type them (a unique 8+ character prefix) -> the session's id.
-        self.ids = SessionIds(self.store, lambda: [sid for sid, note in self.annotations.all().items() if note.deleted])
+        self.ids = SessionIds(
+            self.store,
+            lambda: [sid for sid, note in self.annotations.all().items() if note.deleted],
+            indexed=lambda: [row.id for row in self.catalogue.rows()],
+        )
 
     @classmethod
     def open(cls, settings: Settings, *, read_only: bool = False, allow_mismatch: bool = False, reading: bool = False) -> Library:
