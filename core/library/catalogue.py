@@ -24,6 +24,7 @@ start checks the same way instead of reading 42,000 session points cold.
 
 from __future__ import annotations
 
+import copy
 import threading
 from collections.abc import Callable
 from dataclasses import dataclass, replace
@@ -49,6 +50,7 @@ RELEASE_ROWS = 1024
 
 if TYPE_CHECKING:
     from convo_tui.core.annotations import Annotation, Annotations
+    from convo_tui.core.stats import Stats
     from convo_tui.core.store.base import Store
     from convo_tui.core.tally import Tallied
 
@@ -82,6 +84,7 @@ class Catalogue:
         self._rows: list[Row] = []
         self._current = False
         self.last_refresh: Refresh | None = None
+        self._counted: tuple[list[Row], Stats] | None = None  # the rows last counted, and their stats
 
     def invalidate(self) -> None:
         """The index changed: the next page checks the rows against it."""
@@ -174,26 +177,32 @@ class Catalogue:
 
     def tallied(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> list[Tallied]:
         """Every session as the stats count it (fill_tallies first)."""
-        from convo_tui.core.tally import Tallied  # the stats' alone
+        with self._lock:
+            self._fill_tallies(read_tallies)
+            return _tallied(self._rows)
+
+    def stats(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> Stats:
+        """Every session counted from its tally (core/tally.py). The same rows are
+        counted once: the stats screen opened again asks again (2 s at a million
+        messages). A tally that cannot be read (a file another build wrote) is made
+        again from its session's record."""
+        from convo_tui.core.tally import count_tallies
 
         with self._lock:
             self._fill_tallies(read_tallies)
-            return [
-                Tallied(row.project, row.source, from_epoch(row.started or row.updated), row.tally, row.id)
-                for row in self._rows
-                if row.tally is not None
-            ]
-
-    def forget_tallies(self, session_ids: list[str]) -> None:
-        """These sessions' tallies could not be read (a file written by another
-        build): the next fill makes them again from their records."""
-        with self._lock:
-            if self._known is None:
-                return
-            for sid in session_ids:
-                if (row := self._known.get(sid)) is not None:
-                    self._known[sid] = replace(row, tally=None)
-            self._rows = list(self._known.values())
+            if self._counted is not None and self._counted[0] is self._rows:
+                return copy.deepcopy(self._counted[1])
+            unreadable: list[str] = []
+            stats = count_tallies(_tallied(self._rows), unreadable=unreadable)
+            if unreadable and self._known is not None:
+                for sid in unreadable:
+                    if (row := self._known.get(sid)) is not None:
+                        self._known[sid] = replace(row, tally=None)
+                self._rows = list(self._known.values())
+                self._fill_tallies(read_tallies)
+                stats = count_tallies(_tallied(self._rows))
+            self._counted = (self._rows, stats)  # the list itself: rows are replaced, never changed
+            return copy.deepcopy(stats)
 
     def fill_tallies(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> None:
         """Bring the rows up to date, with a tally for every session. Sessions indexed
@@ -225,6 +234,16 @@ class Catalogue:
         for row in self.rows():
             counts[row.project] = counts.get(row.project, 0) + 1
         return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
+
+
+def _tallied(rows: list[Row]) -> list[Tallied]:
+    from convo_tui.core.tally import Tallied  # the stats' alone
+
+    return [
+        Tallied(row.project, row.source, from_epoch(row.started or row.updated), row.tally, row.id)
+        for row in rows
+        if row.tally is not None
+    ]
 
 
 def _starred(note: Annotation | None) -> bool:

@@ -226,15 +226,8 @@ class Library(Engine):
     def stats(self) -> Stats:
         """Sessions, messages and tokens per project, source, model, week and day (the
         stats screen and `stats`), counted from the sessions' tallies (core/tally.py)."""
-        from convo_tui.core.tally import count_tallies
-
         self.files.ensure()  # as sessions(): a damaged index is named
-        unreadable: list[str] = []
-        stats = count_tallies(self.catalogue.tallied(self.reader.tallies), unreadable=unreadable)
-        if not unreadable:
-            return stats
-        self.catalogue.forget_tallies(unreadable)  # made again from the records, then counted
-        return count_tallies(self.catalogue.tallied(self.reader.tallies))
+        return self.catalogue.stats(self.reader.tallies)
 
     def readiness(self, checked: bool = False) -> Readiness:
         """How much is searchable; with `checked`, only once every file search reads

@@ -216,3 +216,19 @@ def test_a_tally_that_cannot_be_read_is_made_again_from_its_record(tmp_path, mon
     with Library.open(library.settings, read_only=True) as again:
         monkeypatch.setattr(again.reader, "tallies", lambda ids: pytest.fail(f"read whole again: {sorted(ids)}"))
         assert again.stats() == expected
+
+
+def test_the_same_sessions_are_counted_once_and_again_once_they_change(tmp_path, monkeypatch):
+    from convo_tui.core import tally
+
+    library, corpus = tokens_library(tmp_path)
+    with library:
+        assert library.index([corpus]).sessions == 4
+        first = library.stats()
+        first.total.sessions += 100  # a caller's copy: what it does to it stays with it
+        with monkeypatch.context() as counted:
+            counted.setattr(tally, "count_tallies", lambda *a, **k: pytest.fail("counted again"))
+            assert library.stats().total.sessions == 4  # the stats screen opened again
+        session = whole_sessions(library)[0]
+        library.delete_session(session.id)
+        assert library.stats().total.sessions == 3
