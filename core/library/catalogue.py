@@ -175,12 +175,6 @@ class Catalogue:
         notes = self.annotations.all()
         return [_summary(row, notes.get(row.id)) for row in _sorted(rows, "date", notes)]
 
-    def tallied(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> list[Tallied]:
-        """Every session as the stats count it (fill_tallies first)."""
-        with self._lock:
-            self._fill_tallies(read_tallies)
-            return _tallied(self._rows)
-
     def stats(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> Stats:
         """Every session counted from its tally (core/tally.py). The same rows are
         counted once: the stats screen opened again asks again (2 s at a million

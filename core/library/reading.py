@@ -102,13 +102,6 @@ class Reader:
         flt = visible_filter(Cond("level", value=LEVEL_SESSION), *conds)
         return newest_generation(self.store.scroll(flt, fields=fields))
 
-    def projects(self) -> list[tuple[str, int]]:
-        counts: dict[str, int] = {}
-        for point in self._session_points(fields=["session_id", "project", "generation"]):
-            name = point.payload.get("project", "")
-            counts[name] = counts.get(name, 0) + 1
-        return sorted(counts.items(), key=lambda item: (-item[1], item[0]))
-
     def session(self, session_id: str) -> Session:
         fields = ["session_id", "record", "record_z", "record_parts", "generation"]
         for point in self._session_points(Cond("session_id", value=session_id), fields=fields):

@@ -23,7 +23,6 @@ from convo_tui.core.sources import parse_path, stream_path
 from convo_tui.core.stats import count_sessions
 from convo_tui.core.store.base import Cond
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.tally import count_tallies
 
 from bench.cheap import CheapEmbedder
 from tests.helpers.generated import write
@@ -131,8 +130,7 @@ def test_a_new_long_session_is_searchable_part_by_part_as_it_is_read(tmp_path, i
     summary = catalogue.summaries()[0]
     assert (summary.message_count, summary.turn_count, len(catalogue.summaries())) == (len(whole.messages), len(whole.turns), 1)
     # Its tally, made part by part, counts what its messages count.
-    tallied = catalogue.tallied(lambda missing: pytest.fail(f"no tally for {missing}"))
-    assert count_tallies(tallied, UTC) == count_sessions([session], UTC)
+    assert catalogue.stats(lambda missing: pytest.fail(f"no tally for {missing}")) == count_sessions([session])
     records = store.count(visible_filter(Cond("session_id", value=sid), Cond("level", value=LEVEL_RECORD)))
     assert records > 3
 
