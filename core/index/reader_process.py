@@ -43,7 +43,12 @@ AHEAD_FILES = 256
 # the writer preparing them while the newest sessions waited).
 HAND_OVER = 4
 # Text the reader process holds ready beyond what the pipe holds (characters).
-BUFFER_CHARS = 8_000_000
+# Held as points it costs about 5.4 bytes a character (payloads, BM25 vectors as
+# lists): 8 M made the reader's peak 144 MB at 10k messages and 165 MB at 100k,
+# 4 M 124 and 149 MB, as fast (100k: phase 1 155.7 s against 167.4 s, one run
+# each; 10k: 14.9-15.1 against 14.5-14.8 s); at 3 M and below phase 1 slowed
+# (10k: 0.5 M 19.7 s). BENCHMARKS.md, "Twentieth session".
+BUFFER_CHARS = 4_000_000
 # What the reader process sends first, once it can read.
 READY = "ready"
 
