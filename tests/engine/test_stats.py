@@ -147,14 +147,27 @@ def tokens_library(tmp_path):
     return library, corpus
 
 
-def test_the_stats_of_an_index_count_its_tallies_without_reading_a_session(tmp_path, monkeypatch):
+def indexed_tokens(tmp_path):
+    """The tokens corpus indexed: its settings, and its stats counted from every session read whole."""
     library, corpus = tokens_library(tmp_path)
     with library:
         assert library.index([corpus]).sessions == 4
-        expected = count_sessions(whole_sessions(library))
-        monkeypatch.setattr(library.reader, "tallies", lambda ids: pytest.fail(f"read whole: {sorted(ids)}"))
-        assert library.stats() == expected
-        assert library.stats().total.tokens.total > 0
+        return library.settings, count_sessions(whole_sessions(library))
+
+
+def counted_without_reading(settings, monkeypatch):
+    """The stats as a command with no holder counts them; a failure if it reads a session whole."""
+    from convo_tui.core.library import Library
+
+    with Library.open(settings, read_only=True) as reading_only:
+        monkeypatch.setattr(reading_only.reader, "tallies", lambda ids: pytest.fail(f"read whole: {sorted(ids)}"))
+        return reading_only.stats()
+
+
+def test_the_stats_of_an_index_count_its_tallies_without_reading_a_session(tmp_path, monkeypatch):
+    settings, expected = indexed_tokens(tmp_path)
+    assert expected.total.tokens.total > 0
+    assert counted_without_reading(settings, monkeypatch) == expected
 
 
 def index_before_tallies(tmp_path, monkeypatch):
@@ -179,9 +192,7 @@ def test_sessions_indexed_before_tallies_are_counted_from_their_records_once(tmp
     with Library.open(settings, read_only=True) as again:  # `stats` with no holder
         expected = count_sessions(whole_sessions(again))
         assert again.stats() == expected  # read whole, once: kept in the sessions list's file
-    with Library.open(settings, read_only=True) as reading_only:
-        monkeypatch.setattr(reading_only.reader, "tallies", lambda ids: pytest.fail(f"read whole again: {sorted(ids)}"))
-        assert reading_only.stats() == expected
+    assert counted_without_reading(settings, monkeypatch) == expected
 
 
 def test_an_index_run_gives_the_sessions_indexed_before_tallies_theirs(tmp_path, monkeypatch):
@@ -191,9 +202,7 @@ def test_an_index_run_gives_the_sessions_indexed_before_tallies_theirs(tmp_path,
     with Library.open(settings) as library:
         assert library.index([corpus]).sessions == 4  # nothing new to read
         expected = count_sessions(whole_sessions(library))
-    with Library.open(settings, read_only=True) as reading_only:
-        monkeypatch.setattr(reading_only.reader, "tallies", lambda ids: pytest.fail(f"read whole: {sorted(ids)}"))
-        assert reading_only.stats() == expected
+    assert counted_without_reading(settings, monkeypatch) == expected
 
 
 def test_a_tally_that_cannot_be_read_is_made_again_from_its_record(tmp_path, monkeypatch):
@@ -201,21 +210,15 @@ def test_a_tally_that_cannot_be_read_is_made_again_from_its_record(tmp_path, mon
 
     from convo_tui.core.library import Library, session_rows
 
-    library, corpus = tokens_library(tmp_path)
-    with library:
-        assert library.index([corpus]).sessions == 4
-        expected = count_sessions(whole_sessions(library))
-    folder = library.settings.index_dir
-    rows = session_rows.load(folder)
+    settings, expected = indexed_tokens(tmp_path)
+    rows = session_rows.load(settings.index_dir)
     assert rows
     first = sorted(rows)[0]
     rows[first] = replace(rows[first], tally="[[1924567,null,2,0,0,0,0,0,0]]")  # a shape this build does not write
-    assert session_rows.save(folder, rows)
-    with Library.open(library.settings, read_only=True) as reading_only:
+    assert session_rows.save(settings.index_dir, rows)
+    with Library.open(settings, read_only=True) as reading_only:
         assert reading_only.stats() == expected
-    with Library.open(library.settings, read_only=True) as again:
-        monkeypatch.setattr(again.reader, "tallies", lambda ids: pytest.fail(f"read whole again: {sorted(ids)}"))
-        assert again.stats() == expected
+    assert counted_without_reading(settings, monkeypatch) == expected
 
 
 def test_the_same_sessions_are_counted_once_and_again_once_they_change(tmp_path, monkeypatch):
