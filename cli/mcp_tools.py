@@ -183,7 +183,7 @@ class RecallTools:
         (coding agents start it in the project they work on); `project` names another one."""
         name = project or current_project(self._folder)
         limit = check_count("limit", limit, minimum=1)
-        summaries = self.library().sessions(name)[:limit]
+        summaries = self.library().sessions(name, limit)
         return {"project": name, "sessions": [self._summary(s) for s in summaries]}
 
     def context_bundle(
@@ -216,7 +216,7 @@ class RecallTools:
     def list_sessions(self, project: str | None = None, limit: int = 20) -> dict[str, Any]:
         """Indexed sessions, newest first (optionally of one project)."""
         limit = check_count("limit", limit, minimum=1)
-        summaries = self.library().sessions(project or None)[:limit]
+        summaries = self.library().sessions(project or None, limit)
         return {"sessions": [self._summary(s) for s in summaries]}
 
     # -- shapes ------------------------------------------------------------------------------

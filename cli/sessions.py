@@ -8,20 +8,23 @@ import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index
 from convo_tui.core.hits import SessionSummary
+from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser("sessions", help="list indexed sessions, newest first")
     parser.add_argument("--project", metavar="P", help="only this project")
+    parser.add_argument("--limit", type=int, default=None, metavar="N", help=f"the N newest, 1 to {MAX_COUNT:,} (default: all)")
     parser.add_argument("--json", action="store_true", help="one JSON object per session")
     add_store_options(parser, model=False)
     parser.set_defaults(func=run)
 
 
 def run(args: argparse.Namespace) -> int:
+    limit = check_count("--limit", args.limit, minimum=1) if args.limit is not None else None
     with open_index(args, read_only=True) as library:
-        summaries = library.sessions(args.project)
+        summaries = library.sessions(args.project, limit)
     out = sys.stdout
     for s in summaries:
         if args.json:

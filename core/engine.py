@@ -135,8 +135,8 @@ class Engine(Protocol):
 
     # -- browsing --------------------------------------------------------------------
 
-    def sessions(self, project: str | None = None) -> list[SessionSummary]:
-        """Indexed sessions, newest first."""
+    def sessions(self, project: str | None = None, limit: int | None = None) -> list[SessionSummary]:
+        """Indexed sessions, newest first (the `limit` newest when given)."""
         ...
 
     def session_page(

@@ -41,6 +41,7 @@ def _is_count(value: Any) -> bool:
 TEXT = Kind("a string", lambda v: isinstance(v, str))
 OPTIONAL_TEXT = Kind("a string or null", lambda v: v is None or isinstance(v, str))
 COUNT = Kind(f"a whole number from 0 to {MAX_COUNT:,}", _is_count)
+OPTIONAL_COUNT = Kind(f"a whole number from 0 to {MAX_COUNT:,} or null", lambda v: v is None or _is_count(v))
 FLAG = Kind("true or false", lambda v: isinstance(v, bool))
 OPTIONAL_FLAG = Kind("true, false or null", lambda v: v is None or isinstance(v, bool))
 TEXTS = Kind("a list of strings", lambda v: isinstance(v, list) and all(isinstance(t, str) for t in v))
@@ -180,7 +181,7 @@ OPERATIONS: dict[str, Operation] = {
             Param("system", OPTIONAL_TEXT, None),
             Param("split", FLAG, False),
         ),
-        _op("sessions", _many(SUMMARY), Param("project", OPTIONAL_TEXT, None)),
+        _op("sessions", _many(SUMMARY), Param("project", OPTIONAL_TEXT, None), Param("limit", OPTIONAL_COUNT, None)),
         _op(
             "session_page",
             PAGE,

@@ -123,8 +123,8 @@ class RemoteEngine(Engine):
 
     # -- browsing ----------------------------------------------------------------------
 
-    def sessions(self, project: str | None = None) -> list[SessionSummary]:
-        summaries: list[SessionSummary] = self._call("sessions", project=project)
+    def sessions(self, project: str | None = None, limit: int | None = None) -> list[SessionSummary]:
+        summaries: list[SessionSummary] = self._call("sessions", project=project, limit=limit)
         return summaries
 
     def session_page(

@@ -168,12 +168,14 @@ class Catalogue:
             entries=[_entry(item, notes) for item in window],
         )
 
-    def summaries(self, project: str | None = None) -> list[SessionSummary]:
-        """Every session (of `project`), newest first, the user's edits laid over:
-        `sessions` and the agents' list, without reading the session points."""
+    def summaries(self, project: str | None = None, limit: int | None = None) -> list[SessionSummary]:
+        """Every session (of `project`; the `limit` newest), newest first, the user's
+        edits laid over: `sessions` and the agents' list, without reading the session
+        points. Only those returned get a summary (and their file looked for)."""
         rows = [row for row in self.rows() if not project or row.project == project]
         notes = self.annotations.all()
-        return [_summary(row, notes.get(row.id)) for row in _sorted(rows, "date", notes)]
+        newest = _sorted(rows, "date", notes)
+        return [_summary(row, notes.get(row.id)) for row in (newest if limit is None else newest[:limit])]
 
     def stats(self, read_tallies: Callable[[set[str]], dict[str, str]]) -> Stats:
         """Every session counted from its tally (core/tally.py). The same rows are

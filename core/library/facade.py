@@ -199,12 +199,12 @@ class Library(Engine):
 
     # -- browsing ----------------------------------------------------------------
 
-    def sessions(self, project: str | None = None) -> list[SessionSummary]:
+    def sessions(self, project: str | None = None, limit: int | None = None) -> list[SessionSummary]:
         # The rows may all come from their file, which reads no page of the index:
         # a damaged one is named here as by every command (once per open: 0.3 s at
         # 100k messages, 0.8 s warm at a million).
         self.files.ensure()
-        return self.catalogue.summaries(project)
+        return self.catalogue.summaries(project, limit)
 
     def session_page(
         self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""

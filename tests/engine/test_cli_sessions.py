@@ -37,3 +37,18 @@ def test_sessions_lists_star_tags_and_description(tmp_path, capsys, utc_zone):
         "    ragdocs · cursor · 4 messages · 2 turns · - → 2026-01-09 12:00\n"
         "    Chunk sizes and rollbacks\n"
     )
+
+
+def test_sessions_limit_lists_the_newest(tmp_path, capsys):
+    src = tmp_path / "src"
+    for name in ("Users-alice-code-ragdocs", "Users-alice-code-vectordb"):
+        shutil.copytree(FIXTURES / "relevance" / name, src / name)
+    assert main(["index", str(src)]) == 0
+    capsys.readouterr()
+    assert main(["sessions", "--json"]) == 0
+    every = capsys.readouterr().out.splitlines()
+    assert len(every) > 2
+    assert main(["sessions", "--json", "--limit", "2"]) == 0
+    assert capsys.readouterr().out.splitlines() == every[:2]
+    assert main(["sessions", "--limit", "0"]) == 1
+    assert capsys.readouterr().err == "convo-tui: --limit must be a whole number from 1 to 100,000 (got 0)\n"

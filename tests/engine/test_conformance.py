@@ -120,6 +120,7 @@ def _reads(engines: tuple[Engine, Engine]) -> None:
     _both(engines, "context", question="qdrant", system="", split=True, all_sessions=True, preferences="short answers")
     assert _both(engines, "sessions")
     _both(engines, "sessions", project="vectordb")
+    assert len(_both(engines, "sessions", limit=2)) == 2
     _both(engines, "projects")
     page = _both(engines, "session_page", offset=0, limit=3, sort="date", starred_only=False, text="")
     assert page.entries and page.everything >= len(page.entries)
