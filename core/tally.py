@@ -53,7 +53,7 @@ class TallyBuilder:
         for message in session.messages:
             usage = message_usage(message.meta)
             stamp = message.timestamp
-            slot = int(stamp.timestamp()) // SLOT_SECONDS if stamp is not None else None
+            slot = int(stamp.timestamp() // SLOT_SECONDS) if stamp is not None else None
             model = message_model(message, session) if usage is not None else None
             entry = self._entries.get((slot, model))
             if entry is None:
@@ -159,7 +159,7 @@ def count_tallies(sessions: Iterable[Tallied], zone: tzinfo | None = None, unrea
             continue
         project, source = session.project or "(no project)", session.source or "?"
         started = session.started
-        session_week, session_day = place(int(started.timestamp()) // SLOT_SECONDS) if started else (UNDATED, UNDATED)
+        session_week, session_day = place(int(started.timestamp() // SLOT_SECONDS)) if started else (UNDATED, UNDATED)
         for count in (stats.total, count_group(stats.by_project, project), count_group(stats.by_source, source)):
             count.sessions += 1
         count_group(stats.by_week, session_week).sessions += 1

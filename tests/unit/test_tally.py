@@ -101,3 +101,10 @@ def test_a_tally_is_small():
 def test_what_is_not_a_tally_is_told(tally):
     with pytest.raises(ValueError):
         count_tallies([Tallied("p", "claude-code", None, tally)])
+
+
+def test_half_a_second_before_a_midnight_counts_on_its_own_day_before_1970_too():
+    session = stamped([0], start=datetime(1969, 12, 31, 23, 59, 59, 500000, tzinfo=UTC), model="m")
+    stats = count_tallies([tallied(session, session_tally(session))], UTC)
+    assert stats == count_sessions([session], UTC)
+    assert stats.by_day["1969-12-31"].messages == 1 and "1970-01-01" not in stats.by_day
