@@ -16,7 +16,6 @@ Message chunks and what a turn's vector reads: core/index/chunks.py.
 
 from __future__ import annotations
 
-import re
 from dataclasses import dataclass, field, replace
 from datetime import UTC, datetime
 from typing import Any
@@ -33,6 +32,7 @@ from convo_tui.core.index.keyword_parts import (
     packed_parts,
     tool_input_text,
 )
+from convo_tui.core.index.text_lang import text_lang
 from convo_tui.core.model import USER, Message, Session, Turn, combined_text, pair_messages
 from convo_tui.core.serialize import message_records, pack, session_to_record, unpack
 from convo_tui.core.store.base import SparseVec
@@ -63,14 +63,8 @@ TURN_TEXT_CHARS = 16_000
 # keyword point and is ranked by meaning through its turn's vector
 # (core/search/meaning.py): the same words are not embedded twice.
 EMBED_SELECTION = "answers"
-# Dense points get `lang` ("cjk" when Chinese, Japanese or Korean carry the text,
-# else "latin"): a multilingual model scores same-language pairs higher than
-# equally relevant cross-language ones, and search aligns the two (pipeline.py).
-LANG_CJK = "cjk"
-LANG_LATIN = "latin"
-CJK_TEXT_SHARE = 0.3
-_CJK_CHAR = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
-_LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
+# Dense points get `lang` ("cjk" when Chinese, Japanese or Korean carry the
+# text, else "latin": core/index/text_lang.py).
 
 
 @dataclass
@@ -94,16 +88,6 @@ def turn_text(user_text: str, ai_text: str) -> str:
     if not (user_text or ai_text):
         return ""
     return combined_text(user_text, ai_text)[:TURN_TEXT_CHARS]
-
-
-def text_lang(text: str) -> str:
-    """ "cjk" when CJK characters are at least CJK_TEXT_SHARE of (CJK characters +
-    Latin words): a character of Chinese carries about what a word of English does."""
-    cjk = len(_CJK_CHAR.findall(text))
-    if not cjk:
-        return LANG_LATIN
-    words = len(_LATIN_WORD.findall(text))
-    return LANG_CJK if cjk / (cjk + words) >= CJK_TEXT_SHARE else LANG_LATIN
 
 
 def clean_text(value: str) -> str:

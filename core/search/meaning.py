@@ -30,7 +30,8 @@ import statistics
 from collections.abc import Sequence
 from dataclasses import dataclass, field
 
-from convo_tui.core.index.points import LANG_CJK, turn_key
+from convo_tui.core.index.points import turn_key
+from convo_tui.core.index.text_lang import LANG_CJK
 from convo_tui.core.search.merge import cosine
 from convo_tui.core.search.request import embedded, with_vectors
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, Store

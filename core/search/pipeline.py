@@ -12,7 +12,8 @@ from functools import partial
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
-from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, text_lang, turn_key
+from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
+from convo_tui.core.index.text_lang import text_lang
 from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Sequence
 from dataclasses import dataclass
 
-from convo_tui.core.index.points import LANG_CJK
+from convo_tui.core.index.text_lang import LANG_CJK
 from convo_tui.core.search import fusion, meaning, translate
 from convo_tui.core.search.fusion import DenseScale
 from convo_tui.core.search.query import ParsedQuery

@@ -14,7 +14,8 @@ import pytest
 from convo_tui.core.embed.dense import DenseModel, shared_dense
 from convo_tui.core.embed.e5 import E5_MODEL
 from convo_tui.core.embed.sparse import SparseEmbedder
-from convo_tui.core.index.points import LEVEL_TURN, text_lang, turn_key, turn_text
+from convo_tui.core.index.points import LEVEL_TURN, turn_key, turn_text
+from convo_tui.core.index.text_lang import text_lang
 from convo_tui.core.search.pipeline import search
 from convo_tui.core.search.request import Embedders
 from convo_tui.core.store.base import Point

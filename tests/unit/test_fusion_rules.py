@@ -1,7 +1,7 @@
 """Fusion rules (core/search/fusion.py) and the meaning half's language alignment
 (core/search/meaning.py), on hand-made candidates: no model, no store."""
 
-from convo_tui.core.index.points import LANG_CJK, LANG_LATIN
+from convo_tui.core.index.text_lang import LANG_CJK, LANG_LATIN
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import fuse
 from convo_tui.core.store.base import Cond, Filter, Scored

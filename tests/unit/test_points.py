@@ -222,7 +222,7 @@ def test_with_questions_an_answered_question_keeps_a_vector_of_its_own():
 
 
 def test_text_points_carry_their_language():
-    from convo_tui.core.index.points import LANG_CJK, LANG_LATIN, text_lang
+    from convo_tui.core.index.text_lang import LANG_CJK, LANG_LATIN, text_lang
 
     assert text_lang("how do I roll back the migration") == LANG_LATIN
     assert text_lang("数据库迁移失败了怎么回滚") == LANG_CJK
