@@ -26,7 +26,7 @@ from __future__ import annotations
 
 import copy
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -190,11 +190,8 @@ class Catalogue:
                 return copy.deepcopy(self._counted[1])
             unreadable: list[str] = []
             stats = count_tallies(_tallied(self._rows), unreadable=unreadable)
-            if unreadable and self._known is not None:
-                for sid in unreadable:
-                    if (row := self._known.get(sid)) is not None:
-                        self._known[sid] = replace(row, tally=None)
-                self._rows = list(self._known.values())
+            if unreadable:
+                self._set_tallies(dict.fromkeys(unreadable))
                 self._fill_tallies(read_tallies)
                 stats = count_tallies(_tallied(self._rows))
             self._counted = (self._rows, stats)  # the list itself: rows are replaced, never changed
@@ -215,15 +212,20 @@ class Catalogue:
         if not missing:
             return
         made = read_tallies(missing)
-        for sid, tally in made.items():
-            if (row := self._known.get(sid)) is not None:
-                self._known[sid] = replace(row, tally=tally)
-        self._rows = list(self._known.values())
+        self._set_tallies(made)
         if made and self.folder is not None:
             # Saved by a reading process too (`stats` with no holder): reading whole
             # sessions costs a minute at a million messages, and the file is a cache
             # every start checks against the index before it trusts it.
             session_rows.save(self.folder, self._known)
+
+    def _set_tallies(self, tallies: Mapping[str, str | None]) -> None:
+        """These sessions' rows with these tallies (None: to be made again)."""
+        assert self._known is not None
+        for sid, tally in tallies.items():
+            if (row := self._known.get(sid)) is not None:
+                self._known[sid] = replace(row, tally=tally)
+        self._rows = list(self._known.values())
 
     def projects(self) -> list[tuple[str, int]]:
         counts: dict[str, int] = {}
