@@ -56,9 +56,10 @@ HNSW_EF = 256
 # Payload fields that filters use, and the index each backend builds for them.
 # Kinds: "keyword" (str, or a list of str such as `tool_keys`), "bool", "integer",
 # "float" (`timestamp`, epoch seconds, range filters and newest-first order).
-# Other payload fields are stored, and filters on them still work, but without
-# an index. Every index costs on each point written and when segments are
-# built (payload indexes were most of Edge's optimize time): only fields that
+# Filters read these fields and `turn_index` (stored, not indexed): the embedded
+# store packs every other field into one value, and refuses a filter on one
+# (edge_packing.py). Every index costs on each point written and when segments
+# are built (payload indexes were most of Edge's optimize time): only fields that
 # searches and the indexer filter on are indexed (`tools`, `path` and
 # `starred` were, unused).
 PAYLOAD_INDEXES: dict[str, str] = {

@@ -31,6 +31,7 @@ from convo_tui.core.store.base import (
     Store,
 )
 from convo_tui.core.store.edge_facets import FACETED, faceted, faceted_filter, indexes
+from convo_tui.core.store.edge_packing import packed_keys, selector, unpack
 from convo_tui.core.store.edge_query import ID_PAGE, dense_filters
 from convo_tui.core.store.edge_reads import EdgeReads
 from convo_tui.core.store.edge_schema import (
@@ -40,6 +41,7 @@ from convo_tui.core.store.edge_schema import (
     edge_errors,
     edge_points,
     filter_fields,
+    filter_keys,
     load_with_main_optimizers,
     main_config,
     to_filter,
@@ -71,6 +73,11 @@ from convo_tui.core.store.resident import release_index_pages
 # as many rolls a run, and at 10k messages phase 1 peaked at 448 MB instead
 # of 584 (530 before the packing; BENCHMARKS.md, "Twelfth session").
 ROLL_POINTS = 17_000
+# Between rolls the heap fills with what each write let go among what the
+# appendable segment keeps (packed payloads cross as strings of 1-3 KB: edge_packing.py),
+# so its free pages are handed back this often too: at 100k messages phase 1's
+# peak was 701-713 MB without, about 660 with (BENCHMARKS.md, "Twenty-first session").
+TRIM_POINTS = 2_048
 
 
 class EdgeStore(EdgeReads, Store):
@@ -88,6 +95,7 @@ class EdgeStore(EdgeReads, Store):
         self._dense_deferred = False
         self._dense_lock = threading.Lock()
         self._since_roll = 0  # points written since the appendable segment was last rolled
+        self._since_trim = 0  # points written since the heap's free pages were last handed back
         self._wrote = False  # anything written by this process (a search that held the index need not flush)
         self._writes = 0  # every write, drop and shard swap (`writes`)
         # Whether the shards keep the faceted fields in one index (edge_facets.py): a new
@@ -206,7 +214,11 @@ class EdgeStore(EdgeReads, Store):
 
     def _filter(self, flt: Filter | None) -> Filter | None:
         """`flt` as this index's shards hold the fields it reads."""
-        return faceted_filter(flt) if self.faceted else flt
+        out = faceted_filter(flt) if self.faceted else flt
+        hidden = packed_keys(filter_keys(out), self.faceted)
+        if hidden:
+            raise ValueError(f"a filter on {sorted(hidden)}: packed fields match nothing (edge_packing.py)")
+        return out
 
     def _update(self, operation: qe.UpdateOperation, shard: qe.EdgeShard | None = None) -> None:
         # Checked before every write: running out inside Edge's mapped files kills the process.
@@ -336,8 +348,11 @@ class EdgeStore(EdgeReads, Store):
         main, dense_shard = self._need(), self._need_dense()
         by_id = {pid: dense for pid, dense in vectors}
         with edge_errors(self.path, "reading"):
-            records = main.retrieve(list(by_id), with_payload=list(FILTER_FIELDS), with_vector=False)
-        out = [qe.Point(r.id, {DENSE: [float(x) for x in by_id[str(r.id)]]}, r.payload or {}) for r in records]
+            records = main.retrieve(list(by_id), with_payload=selector(FILTER_FIELDS, None), with_vector=False)
+        out = [
+            qe.Point(r.id, {DENSE: [float(x) for x in by_id[str(r.id)]]}, filter_fields(to_stored(unpack(r.payload or {}))))
+            for r in records
+        ]
         if out:
             self._update(qe.UpdateOperation.upsert_points(out), dense_shard)
         self._rolled(len(out))
@@ -353,11 +368,16 @@ class EdgeStore(EdgeReads, Store):
             return [f or qe.Filter() for f in dense_filters(self._need(), flt, page=ID_PAGE)]
 
     def _rolled(self, written: int) -> None:
-        """Roll the appendable segment once ROLL_POINTS points were written to it."""
+        """Roll the appendable segment once ROLL_POINTS points were written to it, and
+        hand the heap's free pages back every TRIM_POINTS (and after a roll)."""
         self._since_roll += written
+        self._since_trim += written
         if self._since_roll >= ROLL_POINTS:
             self.optimize()
             self.release_pages()
+            self._since_trim = TRIM_POINTS
+        if self._since_trim >= TRIM_POINTS:
+            self._since_trim = 0
             return_freed_memory()
 
     def delete(self, flt: Filter) -> None:

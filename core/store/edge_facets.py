@@ -27,10 +27,9 @@ from __future__ import annotations
 import functools
 import hashlib
 from collections.abc import Mapping
-from dataclasses import replace
 from typing import Any
 
-from convo_tui.core.store.base import PAYLOAD_INDEXES, Cond, Filter, Query
+from convo_tui.core.store.base import PAYLOAD_INDEXES, Cond, Filter
 
 FACETS = "facets"
 # Set when the point is written and never changed (`visible` and `dense_ready`
@@ -94,7 +93,3 @@ def faceted_filter(flt: Filter | None) -> Filter | None:
     if flt is None:
         return None
     return Filter(must=tuple(_cond(c) for c in flt.must), must_not=tuple(_cond(c) for c in flt.must_not))
-
-
-def faceted_query(q: Query) -> Query:
-    return q if q.filter is None else replace(q, filter=faceted_filter(q.filter))

@@ -12,6 +12,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.store.base import DENSE, RRF_K, SPARSE, Filter, Query, Scored
+from convo_tui.core.store.edge_packing import selector
 from convo_tui.core.store.edge_schema import (
     DENSE_PARAMS,
     FILTER_FIELDS,
@@ -59,7 +60,8 @@ def records(shard: qe.EdgeShard, flt: Filter | None, *, with_payload: Any, batch
 def newest(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, fields: Sequence[str] | None) -> list[Scored]:
     """The `limit` matching points with the latest `timestamp`, through its payload
     index (a scroll ordered by it); points without one come last."""
-    with_payload: Any = qe.PayloadSelector.Include([*fields, "timestamp"]) if fields is not None else WHOLE_PAYLOAD
+    wanted = [*fields, "timestamp"] if fields is not None else None
+    with_payload = selector(wanted, WHOLE_PAYLOAD)
     page, _ = shard.scroll(
         qe.ScrollRequest(
             limit=limit,
@@ -68,10 +70,10 @@ def newest(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, fields: Seque
             order_by=qe.OrderBy("timestamp", direction=qe.Direction.Desc),
         )
     )
-    out = [Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload)) for r in page]
+    out = [Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload, wanted)) for r in page]
     if len(out) < limit:  # order_by skips points without a timestamp
         for r in records(shard, flt, with_payload=with_payload, batch=512):
-            payload = from_stored(r.payload)
+            payload = from_stored(r.payload, wanted)
             if payload.get("timestamp") is None:
                 out.append(Scored(id=str(r.id), score=0.0, payload=payload))
                 if len(out) >= limit:
@@ -122,7 +124,7 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
         if sparse is not None and not wants_dense:
             # Keyword only: answered whole by the main shard (its vectors, if wanted, read after).
             vectors: Any = [SPARSE] if q.with_terms else False
-            payload: Any = qe.PayloadSelector.Include(list(q.fields)) if q.fields is not None else WHOLE_PAYLOAD
+            payload = selector(q.fields, WHOLE_PAYLOAD)
             main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=payload, vectors=vectors))
             main_slots.append((i, True))
             continue
@@ -146,7 +148,7 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
     if main_requests:
         for (i, whole), points in zip(main_slots, main.query_batch(qe.QueryBatchRequest(main_requests)), strict=True):
             if whole:
-                results[i] = [to_scored(p, partial=queries[i].fields is not None) for p in points]
+                results[i] = [to_scored(p, fields=queries[i].fields) for p in points]
                 found.update((hit.id, hit) for hit in results[i] if not hit.partial)
             else:
                 ranked.setdefault(i, []).append([str(p.id) for p in points])

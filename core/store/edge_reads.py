@@ -5,12 +5,13 @@ A mixin, so that edge.py keeps the store's lifecycle and writes."""
 from __future__ import annotations
 
 from collections.abc import Iterator, Sequence
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.store.base import Filter, Query, Scored
-from convo_tui.core.store.edge_facets import faceted_query
+from convo_tui.core.store.edge_packing import selector
 from convo_tui.core.store.edge_query import newest, records, search
 from convo_tui.core.store.edge_schema import WHOLE_PAYLOAD, edge_errors, from_stored, to_filter
 
@@ -33,8 +34,7 @@ class EdgeReads:
             return [[] for _ in queries]
         with edge_errors(self.path, "searching"):
             wants_dense = any(q.dense is not None or q.with_dense for q in queries)
-            if self.faceted:
-                queries = [faceted_query(q) for q in queries]
+            queries = [q if q.filter is None else replace(q, filter=self._filter(q.filter)) for q in queries]
             return search(self._shard, self._dense_shard() if wants_dense else None, queries)
 
     def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
@@ -49,10 +49,10 @@ class EdgeReads:
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         if self._shard is None:
             return
-        with_payload: Any = qe.PayloadSelector.Include(list(fields)) if fields is not None else WHOLE_PAYLOAD
+        with_payload = selector(fields, WHOLE_PAYLOAD)
         with edge_errors(self.path, "reading"):
             for r in records(self._shard, self._filter(flt), with_payload=with_payload, batch=batch):
-                yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload))
+                yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload, fields))
 
     def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
         """Ordered by the `timestamp` payload index: reads `limit` points, not every match."""

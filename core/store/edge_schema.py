@@ -27,6 +27,7 @@ from convo_tui.core.store.base import (
     SparseVec,
 )
 from convo_tui.core.store.edge_facets import FACETS, facets_of
+from convo_tui.core.store.edge_packing import pack, unpack
 from convo_tui.core.store.files import damaged
 
 # qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
@@ -247,13 +248,14 @@ def to_stored(payload: dict[str, Any]) -> dict[str, Any]:
     return {k: int(v) if k in BOOL_FIELDS and isinstance(v, bool) else v for k, v in payload.items()}
 
 
-def from_stored(payload: dict[str, Any] | None) -> dict[str, Any]:
-    """A stored payload as the rest of the program knows it: bools back, no `facets`."""
+def from_stored(payload: dict[str, Any] | None, fields: Sequence[str] | None = None) -> dict[str, Any]:
+    """A stored payload as the rest of the program knows it: unpacked (only
+    `fields` of it when they are given), bools back, no `facets`."""
     if not payload:
         return {}
     return {
         k: bool(v) if k in BOOL_FIELDS and isinstance(v, int) and not isinstance(v, bool) else v
-        for k, v in payload.items()
+        for k, v in unpack(payload, fields).items()
         if k != FACETS
     }
 
@@ -285,14 +287,22 @@ def to_sparse(v: SparseVec) -> qe.SparseVector:
     return qe.SparseVector(list(v.indices), [float(x) for x in v.values])
 
 
-def to_scored(p: Any, *, partial: bool = False) -> Scored:
+def to_scored(p: Any, *, fields: Sequence[str] | None = None) -> Scored:
+    """A hit as Edge returned it; `fields`: the payload fields its query asked for (partial), or all."""
     dense, terms = None, None
     if isinstance(p.vector, dict):
         if DENSE in p.vector:
             dense = list(p.vector[DENSE])
         if SPARSE in p.vector:
             terms = frozenset(p.vector[SPARSE].indices)
-    return Scored(id=str(p.id), score=float(p.score), payload=from_stored(p.payload), dense=dense, terms=terms, partial=partial)
+    return Scored(
+        id=str(p.id),
+        score=float(p.score),
+        payload=from_stored(p.payload, fields),
+        dense=dense,
+        terms=terms,
+        partial=fields is not None,
+    )
 
 
 def edge_points(points: Sequence[Point], is_faceted: bool) -> tuple[list[qe.Point], list[qe.Point], list[qe.PointId]]:
@@ -311,7 +321,7 @@ def edge_points(points: Sequence[Point], is_faceted: bool) -> tuple[list[qe.Poin
         if is_faceted:
             payload[FACETS] = facets_of(payload)
         pid = p.id  # a hash of the key: once a point
-        main.append(qe.Point(pid, vector, payload))
+        main.append(qe.Point(pid, vector, pack(payload, is_faceted)))
         if p.dense is not None:
             dense.append(qe.Point(pid, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))
         else:
