@@ -76,7 +76,7 @@ ROLL_POINTS = 17_000
 # Between rolls the heap fills with what each write let go among what the
 # appendable segment keeps (packed payloads cross as strings of 1-3 KB: edge_packing.py),
 # so its free pages are handed back this often too: at 100k messages phase 1's
-# peak was 701-713 MB without, about 660 with (BENCHMARKS.md, "Twenty-first session").
+# peak was 695-713 MB without, 659-667 with (BENCHMARKS.md, "Twenty-first session").
 TRIM_POINTS = 2_048
 
 
@@ -348,10 +348,10 @@ class EdgeStore(EdgeReads, Store):
         main, dense_shard = self._need(), self._need_dense()
         by_id = {pid: dense for pid, dense in vectors}
         with edge_errors(self.path, "reading"):
-            records = main.retrieve(list(by_id), with_payload=selector(FILTER_FIELDS, None), with_vector=False)
+            records = main.retrieve(list(by_id), with_payload=selector(FILTER_FIELDS, None, self.faceted), with_vector=False)
+            copies = [filter_fields(to_stored(unpack(r.payload or {}))) for r in records]
         out = [
-            qe.Point(r.id, {DENSE: [float(x) for x in by_id[str(r.id)]]}, filter_fields(to_stored(unpack(r.payload or {}))))
-            for r in records
+            qe.Point(r.id, {DENSE: [float(x) for x in by_id[str(r.id)]]}, copy) for r, copy in zip(records, copies, strict=True)
         ]
         if out:
             self._update(qe.UpdateOperation.upsert_points(out), dense_shard)

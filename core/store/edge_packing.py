@@ -31,7 +31,8 @@ READ_ALONE = frozenset({"turn_index", "record_z", "record_parts", "record_part",
 # Fields of their own in every layout: a read asking only for these needs no unpacking.
 ALWAYS_OWN = frozenset({*FACETED_INDEXES, *READ_ALONE})
 _OWN = {True: ALWAYS_OWN, False: frozenset({*ALWAYS_OWN, *PAYLOAD_INDEXES})}
-_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":")).encode
+# Made once (json.dumps with options builds an encoder a call); NaN refused, as Edge refuses it in a field.
+_encode = json.JSONEncoder(ensure_ascii=False, separators=(",", ":"), allow_nan=False).encode
 
 
 def own_fields(is_faceted: bool) -> frozenset[str]:
@@ -51,24 +52,36 @@ def pack(stored: dict[str, Any], is_faceted: bool) -> dict[str, Any]:
     return out
 
 
+class PackedUnreadable(Exception):
+    """A `packed` value that is not the JSON object written: damaged files
+    (edge_schema.edge_errors names the index and the way out)."""
+
+
 def unpack(stored: dict[str, Any], fields: Iterable[str] | None = None) -> dict[str, Any]:
-    """A payload as written, from Edge's form of it; only `fields` when they are given."""
-    packed = stored.pop(PACKED, None)
+    """A payload as written, from Edge's form of it; only `fields` when they are
+    given. Fields of their own win over packed ones (set_payload writes those)."""
+    packed = stored.get(PACKED)
     if packed is None:
         return stored
-    out: dict[str, Any] = json.loads(packed)
-    out.update(stored)
+    try:
+        out = json.loads(packed)
+    except ValueError as exc:
+        raise PackedUnreadable(f"a point's packed payload is unreadable ({exc})") from None
+    if not isinstance(out, dict):
+        raise PackedUnreadable("a point's packed payload is not an object")
+    out.update((name, value) for name, value in stored.items() if name != PACKED)
     if fields is not None:
         return {name: out[name] for name in fields if name in out}
     return out
 
 
-def selector(fields: Iterable[str] | None, whole: Any) -> Any:
-    """What to ask Edge for to read `fields` of a point (`whole` when None)."""
+def selector(fields: Iterable[str] | None, whole: Any, is_faceted: bool) -> Any:
+    """What to ask Edge for to read `fields` of a point (`whole` when None), in a
+    shard of this layout: `packed` only when one of them may be in it."""
     if fields is None:
         return whole
     wanted = list(dict.fromkeys(fields))
-    if not ALWAYS_OWN.issuperset(wanted):
+    if not _OWN[is_faceted].issuperset(wanted):
         wanted.append(PACKED)
     return qe.PayloadSelector.Include(wanted)
 

@@ -57,11 +57,13 @@ def records(shard: qe.EdgeShard, flt: Filter | None, *, with_payload: Any, batch
             return
 
 
-def newest(shard: qe.EdgeShard, flt: Filter | None, *, limit: int, fields: Sequence[str] | None) -> list[Scored]:
+def newest(
+    shard: qe.EdgeShard, flt: Filter | None, *, limit: int, fields: Sequence[str] | None, is_faceted: bool
+) -> list[Scored]:
     """The `limit` matching points with the latest `timestamp`, through its payload
     index (a scroll ordered by it); points without one come last."""
     wanted = [*fields, "timestamp"] if fields is not None else None
-    with_payload = selector(wanted, WHOLE_PAYLOAD)
+    with_payload = selector(wanted, WHOLE_PAYLOAD, is_faceted)
     page, _ = shard.scroll(
         qe.ScrollRequest(
             limit=limit,
@@ -103,7 +105,7 @@ def fuse(lists: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, float]]:
     return order[:limit]
 
 
-def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Query]) -> list[list[Scored]]:
+def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Query], *, is_faceted: bool) -> list[list[Scored]]:
     """Run `queries` (each keyword, meaning or both) in batched calls: one per
     shard, then the reads by id the answers still lack.
 
@@ -124,7 +126,7 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
         if sparse is not None and not wants_dense:
             # Keyword only: answered whole by the main shard (its vectors, if wanted, read after).
             vectors: Any = [SPARSE] if q.with_terms else False
-            payload = selector(q.fields, WHOLE_PAYLOAD)
+            payload = selector(q.fields, WHOLE_PAYLOAD, is_faceted)
             main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=payload, vectors=vectors))
             main_slots.append((i, True))
             continue

@@ -35,7 +35,7 @@ class EdgeReads:
         with edge_errors(self.path, "searching"):
             wants_dense = any(q.dense is not None or q.with_dense for q in queries)
             queries = [q if q.filter is None else replace(q, filter=self._filter(q.filter)) for q in queries]
-            return search(self._shard, self._dense_shard() if wants_dense else None, queries)
+            return search(self._shard, self._dense_shard() if wants_dense else None, queries, is_faceted=self.faceted)
 
     def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
         if self._shard is None or not ids:
@@ -49,7 +49,7 @@ class EdgeReads:
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
         if self._shard is None:
             return
-        with_payload = selector(fields, WHOLE_PAYLOAD)
+        with_payload = selector(fields, WHOLE_PAYLOAD, self.faceted)
         with edge_errors(self.path, "reading"):
             for r in records(self._shard, self._filter(flt), with_payload=with_payload, batch=batch):
                 yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload, fields))
@@ -59,7 +59,7 @@ class EdgeReads:
         if self._shard is None or limit <= 0:
             return []
         with edge_errors(self.path, "reading"):
-            return newest(self._shard, self._filter(flt), limit=limit, fields=fields)
+            return newest(self._shard, self._filter(flt), limit=limit, fields=fields, is_faceted=self.faceted)
 
     def count(self, flt: Filter | None = None) -> int:
         if self._shard is None:

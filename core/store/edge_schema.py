@@ -27,7 +27,7 @@ from convo_tui.core.store.base import (
     SparseVec,
 )
 from convo_tui.core.store.edge_facets import FACETS, facets_of
-from convo_tui.core.store.edge_packing import pack, unpack
+from convo_tui.core.store.edge_packing import PackedUnreadable, pack, unpack
 from convo_tui.core.store.files import damaged
 
 # qdrant-edge-py 0.9 turns a bool in MatchValue into 0/1, which never matches a
@@ -231,6 +231,8 @@ def edge_errors(path: Path, doing: str) -> Iterator[None]:
     try:
         yield
     except BaseException as exc:
+        if isinstance(exc, PackedUnreadable):
+            raise IndexUnavailable(damaged(path, str(exc))) from None
         panic = is_engine_panic(exc)
         if not panic and type(exc) is not Exception:
             raise  # programming errors (TypeError, ValueError, ...) and KeyboardInterrupt stay loud

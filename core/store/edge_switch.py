@@ -132,8 +132,9 @@ class EdgeDenseSwitch(DenseSwitch):
             records, self._offset = self.store.live_shard().scroll(
                 qe.ScrollRequest(offset=self._offset, limit=batch, filter=to_filter(_VISIBLE), with_payload=True)
             )
+            payloads = [from_stored(r.payload) for r in records]
         self._done = self._offset is None
-        restaged = restage([from_stored(r.payload) for r in records])
+        restaged = restage(payloads)
         points = [
             qe.Point(record.id, {DENSE: [float(x) for x in dense]}, dense_payload(to_stored(payload), self.store.faceted))
             for record, (payload, dense) in zip(records, restaged, strict=True)

@@ -21,6 +21,7 @@ from convo_tui.core.index.reading import FileEnd, FileFailed, PartRead, PartRead
 from convo_tui.core.sources import detect_format
 from convo_tui.core.store.base import SPARSE
 from convo_tui.core.store.edge import EdgeStore
+from convo_tui.core.store.edge_packing import unpack
 from tokenizers import Tokenizer
 
 from bench.cheap import CheapEmbedder
@@ -68,7 +69,7 @@ def stored_points(store: EdgeStore) -> dict[str, tuple[dict, list[tuple[int, flo
     page, _ = store.live_shard().scroll(qe.ScrollRequest(limit=100_000, with_payload=True, with_vector=[SPARSE]))
     out = {}
     for record in page:
-        payload = dict(record.payload)
+        payload = unpack(dict(record.payload))
         payload.pop("generation")
         sparse = record.vector.get(SPARSE) if isinstance(record.vector, dict) else None
         out[payload["key"]] = (payload, sorted(zip(sparse.indices, sparse.values, strict=True)) if sparse else [])

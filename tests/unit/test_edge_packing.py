@@ -8,6 +8,7 @@ import json
 
 import pytest
 import qdrant_edge as qe
+from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.store.base import Cond, Filter, Point, Query, SparseVec, point_id
 from convo_tui.core.store.edge import EdgeStore
 from convo_tui.core.store.edge_packing import PACKED, own_fields, pack, unpack
@@ -113,3 +114,16 @@ def test_pack_keeps_own_fields_and_unpack_restores():
         assert unpack(dict(packed), ["text", "generation", "absent"]) == {"text": PAYLOAD["text"], "generation": 7}
     assert "project" in pack(stored, False) and "project" not in pack(stored, True)
     assert PACKED not in pack({"key": "k", "visible": 1}, True)
+
+
+def test_a_damaged_packed_value_is_named_as_damage(store):
+    store.write_main(
+        qe.UpdateOperation.upsert_points([qe.Point(point_id("s0:msg-0"), {}, {"key": "s0:msg-0", PACKED: '{"text": "cut'})])
+    )
+    with pytest.raises(IndexUnavailable, match=r"is damaged: a point's packed payload is unreadable.*index --rebuild"):
+        list(store.scroll())
+
+
+def test_what_edge_refuses_in_a_field_is_refused_packed(store):
+    with pytest.raises(ValueError):
+        store.upsert([Point("s1:msg-1", None, SparseVec([3], [1.0]), {**PAYLOAD, "text": float("nan")})])
