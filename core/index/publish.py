@@ -15,7 +15,7 @@ file at a time, the list of files to read keeps a path and two numbers per
 file, a batch holds at most BATCH_TEXTS texts, and a session read as a stream
 (core/sources `stream_path`) holds one part of PART_CHARS characters at a
 time. The store rolls its appendable segment into an on-disk one every so many
-points (core/store/edge.py ROLL_POINTS), so Edge's memory stays bounded too.
+points (core/store/edge_rolls.py ROLL_POINTS), so Edge's memory stays bounded too.
 
 Publishing protocol (crash safety): a run writes its points with a new
 `generation` and `visible=false`; once every point of a session is written, one

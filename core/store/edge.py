@@ -34,6 +34,7 @@ from convo_tui.core.store.edge_facets import FACETED, faceted, faceted_filter, i
 from convo_tui.core.store.edge_packing import packed_keys, selector, unpack
 from convo_tui.core.store.edge_query import ID_PAGE, dense_filters
 from convo_tui.core.store.edge_reads import EdgeReads
+from convo_tui.core.store.edge_rolls import Rolls
 from convo_tui.core.store.edge_schema import (
     FILTER_FIELDS,
     INDEX_SCHEMA,
@@ -60,25 +61,6 @@ from convo_tui.core.store.files import (
 from convo_tui.core.store.lock import IndexLock
 from convo_tui.core.store.resident import release_index_pages
 
-# Edge keeps its appendable segment's indexes in memory (2-8 KB a point, and
-# phase 2 moves every point it gives a vector back into that segment): after
-# this many points written it is optimized into an on-disk segment, so the
-# memory of a writer stays bounded however large the run. Building a segment
-# maps its source and the new one (about 10 KB a point of RSS while it runs,
-# page cache the kernel may drop): at 41k points an indexing run peaked at
-# 841 MB, at 25k under 700. Each roll holds the process (Edge keeps the GIL)
-# for about 6 s of CPU; more, smaller segments cost searches a little. Since a
-# message's thinking and tool calls share points (keyword_parts.packed_parts),
-# a point holds 1.45x the text it did, and 17k points are the bytes 25k were:
-# as many rolls a run, and at 10k messages phase 1 peaked at 448 MB instead
-# of 584 (530 before the packing; BENCHMARKS.md, "Twelfth session").
-ROLL_POINTS = 17_000
-# Between rolls the heap fills with what each write let go among what the
-# appendable segment keeps (packed payloads cross as strings of 1-3 KB: edge_packing.py),
-# so its free pages are handed back this often too: at 100k messages phase 1's
-# peak was 695-713 MB without, 659-667 with (BENCHMARKS.md, "Twenty-first session").
-TRIM_POINTS = 2_048
-
 
 class EdgeStore(EdgeReads, Store):
     """An index folder opened by this process alone (others get IndexUnavailable)."""
@@ -94,8 +76,7 @@ class EdgeStore(EdgeReads, Store):
         # of a 0.6-1.2 s open at 10k messages, fully embedded).
         self._dense_deferred = False
         self._dense_lock = threading.Lock()
-        self._since_roll = 0  # points written since the appendable segment was last rolled
-        self._since_trim = 0  # points written since the heap's free pages were last handed back
+        self._rolls = Rolls()  # when to roll the appendable segment and trim the heap
         self._wrote = False  # anything written by this process (a search that held the index need not flush)
         self._writes = 0  # every write, drop and shard swap (`writes`)
         # Whether the shards keep the faceted fields in one index (edge_facets.py): a new
@@ -290,7 +271,7 @@ class EdgeStore(EdgeReads, Store):
         return EdgeDenseSwitch(self, dim)
 
     def optimize(self) -> None:
-        self._since_roll = 0
+        self._rolls.rolled()
         if self.read_only:
             return
         for name, shard in self._shards():
@@ -368,16 +349,12 @@ class EdgeStore(EdgeReads, Store):
             return [f or qe.Filter() for f in dense_filters(self._need(), flt, page=ID_PAGE)]
 
     def _rolled(self, written: int) -> None:
-        """Roll the appendable segment once ROLL_POINTS points were written to it, and
-        hand the heap's free pages back every TRIM_POINTS (and after a roll)."""
-        self._since_roll += written
-        self._since_trim += written
-        if self._since_roll >= ROLL_POINTS:
+        """After `written` points: roll the appendable segment and hand the heap's
+        free pages back when they are due (edge_rolls.py)."""
+        if self._rolls.wrote(written):
             self.optimize()
             self.release_pages()
-            self._since_trim = TRIM_POINTS
-        if self._since_trim >= TRIM_POINTS:
-            self._since_trim = 0
+        if self._rolls.trim_due():
             return_freed_memory()
 
     def delete(self, flt: Filter) -> None:
