@@ -1,4 +1,4 @@
-"""Small pure helpers that turn core records into Rich text for the widgets.
+"""Small pure helpers that turn core records into Rich text and Textual Content for the widgets.
 
 Kept free of widgets so they can be tested directly and shared by the card,
 the reader and the sessions list.
@@ -7,7 +7,6 @@ the reader and the sessions list.
 from __future__ import annotations
 
 from collections.abc import Callable, Iterable
-from dataclasses import dataclass
 from datetime import datetime
 from typing import Any
 
@@ -17,10 +16,9 @@ from convo_tui.core.cost.usage import session_usage
 from convo_tui.core.model import Session, ToolCall
 from convo_tui.core.redact import shorten
 from convo_tui.core.search.highlight import match_spans
-from rich.console import Console, ConsoleOptions, RenderResult
-from rich.measure import Measurement
-from rich.segment import Segment
+from rich.cells import cell_len
 from rich.text import Text
+from textual.content import Content, Span
 
 BAR_WIDTH = 8
 
@@ -97,39 +95,24 @@ def highlighted(text: str, terms: Iterable[str], style: str = "reverse") -> Text
     return result
 
 
-@dataclass(frozen=True)
-class IconRows:
-    """Rows of an icon (two cells and a space) and a text wrapped under itself.
+def highlighted_content(text: str, terms: Iterable[str], style: str = "reverse") -> Content:
+    """`highlighted` as Textual's own Content, which a widget draws without Rich's console."""
+    return Content(text, [Span(start, end, style) for start, end in match_spans(text, list(terms))])
 
-    What a two-column `Table.grid` draws, line for line, at a fraction of its cost:
-    the search screen lays out every card on each keystroke.
-    """
 
-    rows: tuple[tuple[str, Text], ...]
-    icon_width: int = 3
+def icon_lines(rows: Iterable[tuple[str, Content]], icon_width: int = 3) -> Content:
+    """One line per row: its icon (padded to `icon_width` cells) and its text.
 
-    def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
-        room = max(1, options.max_width - self.icon_width)
-        # As the grid does: the text column as wide as its longest line, within the room left.
-        width = max((Measurement.get(console, options.update_width(room), text).maximum for _, text in self.rows), default=1)
-        text_options = options.update(
-            width=max(1, width), height=None, justify="left", no_wrap=False, overflow="ellipsis", highlight=False
-        )
-        blank = Segment(" " * self.icon_width)
-        for icon, text in self.rows:
-            head = Segment(icon + " " * max(0, self.icon_width - Text(icon).cell_len))
-            for number, line in enumerate(console.render_lines(text, text_options, pad=True)):
-                yield head if number == 0 else blank
-                yield from line
-                yield Segment.line()
-
-    def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
-        measured = [Measurement.get(console, options, text) for _, text in self.rows]
-        if not measured:
-            return Measurement(0, 0)
-        return Measurement(
-            self.icon_width + max(m.minimum for m in measured), self.icon_width + max(m.maximum for m in measured)
-        ).clamp(max_width=options.max_width)
+    Each text is one line (a snippet); the widget cuts it at its edge with "…"
+    (`text-wrap: nowrap; text-overflow: ellipsis`). Content, not a Rich
+    renderable: the search screen lays out every card on each keystroke, and
+    Textual draws Content without going through Rich's console (BENCHMARKS.md,
+    "Twenty-second session")."""
+    lines = []
+    for icon, text in rows:
+        pad = " " * max(0, icon_width - cell_len(icon))
+        lines.append(Content(icon + pad) + text)
+    return Content("\n").join(lines)
 
 
 def args_summary(args: dict[str, Any], width: int = 60, shown: Callable[[str], str] = str) -> str:

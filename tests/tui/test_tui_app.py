@@ -380,36 +380,27 @@ async def test_a_result_from_an_older_search_never_replaces_a_newer_one(corpus):
         assert [c.hit for c in screen.cards()] == shown
 
 
-def test_icon_rows_draw_what_the_two_column_grid_draws():
-    from convo_tui.tui.render import IconRows
-    from rich.console import Console
-    from rich.segment import Segment
-    from rich.style import Style
-    from rich.table import Table
-    from rich.text import Text
+def test_icon_lines_put_each_text_on_its_own_line_after_its_icon():
+    from convo_tui.tui.render import icon_lines
+    from textual.content import Content
 
-    rows = (
-        ("👤", Text("Why is test_apply_coupon_twice flaky on CI? " * 3, overflow="fold")),
-        ("🤖", Text("Redis缓存什么时候失效比较合适？商品详情可以设置 10 分钟过期，库存不要缓存。", overflow="fold")),
-        ("🔧", Text("Read, Grep", style="dim")),
-        ("🤖", Text("/a/very/long/path/without/any/space/in/it/" * 4, overflow="fold")),
-    )
-    grid = Table.grid()
-    grid.add_column(width=3, no_wrap=True)
-    grid.add_column(ratio=1)
-    for icon, text in rows:
-        grid.add_row(icon, text)
-    for width in (80, 41, 12):
-        console = Console(width=width, color_system="truecolor", force_terminal=True, legacy_windows=False)
-        drawn = [
-            [
-                list(Segment.simplify(Segment(seg.text, seg.style or Style()) for seg in line))
-                for line in console.render_lines(r, console.options, pad=True)
-            ]
-            for r in (grid, IconRows(rows))
-        ]
-        assert drawn[1] == drawn[0], width
-        assert len(drawn[0]) > len(rows)  # long texts did wrap
+    summary = icon_lines([("👤", Content("question")), ("🔎", Content.styled("tool: ", "bold") + Content("out"))])
+    assert summary.plain == "👤 question\n🔎 tool: out"  # the icon and a space fill three cells
+    assert [span.style for span in summary.spans] == ["bold"]
+
+
+@run_async
+async def test_a_card_cuts_each_summary_line_at_its_edge(corpus):
+    """A long question or answer stays one row, ended with "…" where the card ends."""
+    app = make_app(corpus)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "hmac")
+        summary = cards[0].query_one(".card-summary", Static)
+        rows = [summary.render_line(y).text.rstrip() for y in range(summary.size.height)]
+        assert len(rows) == len(summary.render().plain.splitlines()) >= 2  # one row a line
+        assert any(row.endswith("…") for row in rows)
+        assert all(len(row) <= summary.size.width for row in rows)
 
 
 @run_async

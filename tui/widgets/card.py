@@ -15,13 +15,14 @@ from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.core.search.snippets import snippet
 from convo_tui.tui.card_messages import CardClosed, CardExpand
-from convo_tui.tui.render import IconRows, format_date, highlighted, relevance_bar
+from convo_tui.tui.render import format_date, highlighted_content, icon_lines, relevance_bar
 from convo_tui.tui.widgets.card_header import CardHeader
 from convo_tui.tui.widgets.turn_detail import TurnDetail
 from rich.text import Text
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.containers import Vertical
+from textual.content import Content
 from textual.widget import AwaitMount, Widget
 from textual.widgets import Static
 
@@ -54,12 +55,9 @@ def card_score(hit: Hit, compact: bool = False) -> Text:
     return Text(f"{relevance_bar(hit.score)} {hit.score:.2f}")
 
 
-def snippet_line(text: str, terms: list[str]) -> Text:
-    """One line of the matched part of `text`, terms marked; cut with "…" at the card's edge."""
-    line = highlighted(snippet(text, terms, SNIPPET_CELLS), terms)
-    line.no_wrap = True
-    line.overflow = "ellipsis"
-    return line
+def snippet_line(text: str, terms: list[str]) -> Content:
+    """One line of the matched part of `text`, terms marked (the card cuts it at its edge with "…")."""
+    return highlighted_content(snippet(text, terms, SNIPPET_CELLS), terms)
 
 
 class ResultCard(Vertical, can_focus=True):
@@ -151,17 +149,17 @@ class ResultCard(Vertical, can_focus=True):
         if self._header is not None:
             self._header.show(card_title(self.hit), card_score(self.hit, self.compact), self.scored, self._place())
 
-    def _summary(self) -> IconRows:
+    def _summary(self) -> Content:
         """A line for the question and one for the answer, each centred on what matched;
         a third, labelled, when the match was only in thinking, a tool input or a tool output."""
         hit = self.hit
-        rows: list[tuple[str, Text]] = []
+        rows: list[tuple[str, Content]] = []
         for icon, text in (("👤", hit.user_text), ("🤖", hit.ai_text)):
             if text.strip():
                 rows.append((icon, snippet_line(self._shown(text), self.terms)))
         if hit.part and hit.part_text.strip():
-            rows.append(("🔎", Text(f"{hit.part}: ", style="bold") + snippet_line(self._shown(hit.part_text), self.terms)))
-        return IconRows(tuple(rows))
+            rows.append(("🔎", Content.styled(f"{hit.part}: ", "bold") + snippet_line(self._shown(hit.part_text), self.terms)))
+        return icon_lines(rows)
 
     def expand_with(self, session: Session, cost: str = "") -> AwaitMount | None:
         """Show the turn's messages; await the result to know they are composed.
