@@ -8,7 +8,9 @@ writer takes them in the same order, so newest-first publishing, the claims
 of sessions and the crash-safe protocol (publish.py) are unchanged.
 
 Bounded: the writer hands over files up to AHEAD_BYTES ahead of the one it
-writes, and the reader keeps at most BUFFER_CHARS of text waiting to be sent.
+writes, and the reader keeps at most BUFFER_BYTES of items waiting to be sent,
+pickled as soon as they are read (what the pipe carries, and a fraction of
+what they hold as Python objects).
 Until the process has started (about a second), the writer reads the files
 itself, so the newest sessions are published as soon as without it.
 A run with little to read (under PROCESS_BYTES) reads in this process, as does
@@ -29,8 +31,9 @@ from collections import deque
 from collections.abc import Iterator
 from contextlib import contextmanager
 from multiprocessing.connection import Connection
+from multiprocessing.reduction import ForkingPickler
 
-from convo_tui.core.index.reading import FileEnd, FileFailed, PartRead, PartReader, ReadItem, ReadJob
+from convo_tui.core.index.reading import FileEnd, FileFailed, PartReader, ReadItem, ReadJob
 
 # Read in a second process when at least this much is to be read (bytes of source files).
 PROCESS_BYTES = 32 * 2**20
@@ -42,13 +45,16 @@ AHEAD_FILES = 256
 # as fast as the writer writes, so it keeps ahead; handing 64 MB at once kept
 # the writer preparing them while the newest sessions waited).
 HAND_OVER = 4
-# Text the reader process holds ready beyond what the pipe holds (characters).
-# Held as points it costs about 5.4 bytes a character (payloads, BM25 vectors as
-# lists): 8 M made the reader's peak 144 MB at 10k messages and 165 MB at 100k,
-# 4 M 124 and 149 MB, as fast (100k: phase 1 155.7 s against 167.4 s, one run
-# each; 10k: 14.9-15.1 against 14.5-14.8 s); at 3 M and below phase 1 slowed
-# (10k: 0.5 M 19.7 s). BENCHMARKS.md, "Twentieth session".
-BUFFER_CHARS = 4_000_000
+# Items the reader process holds ready beyond what the pipe holds, pickled (bytes).
+# As Python objects a part's points cost about 5.4 bytes a character of their
+# text (payloads, BM25 vectors as lists): a buffer of 4 M characters held 22 MB
+# of objects, and the reader peaked at 124 MB at 10k messages, 145-148 MB at
+# 100k. Pickled as soon as they are read (what `Connection.send` would send),
+# the same parts take 1.75 bytes a character and are freed whole: 8 MB hold
+# 4.6 M characters of them, and the reader peaked at 110-113 and 125-127 MB
+# (BENCHMARKS.md, "Twenty-second session"; at 3 M characters and below phase 1
+# slowed: "Twentieth session").
+BUFFER_BYTES = 8 * 2**20
 # What the reader process sends first, once it can read.
 READY = "ready"
 
@@ -245,27 +251,28 @@ def _cores() -> int:
 
 def serve(jobs: Connection, items: Connection) -> None:
     """The reader process: read each file handed over and send its items back,
-    keeping up to BUFFER_CHARS of text ready while the writer is busy."""
+    keeping up to BUFFER_BYTES of them ready (pickled, as `Connection.send`
+    would send them) while the writer is busy."""
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is the writer's to handle; it stops this process
     try:
         reader: PartReader = jobs.recv()
         items.send(READY)
     except (EOFError, OSError):
         return
-    ready: queue.Queue[tuple[ReadItem, int] | None] = queue.Queue()
+    ready: queue.Queue[memoryview | None] = queue.Queue()
     room = threading.Condition()
     held = [0]
 
     def send() -> None:
-        while (entry := ready.get()) is not None:
-            item, size = entry
+        while (pickled := ready.get()) is not None:
             try:
-                items.send(item)
+                items.send_bytes(pickled)  # the writer's `recv` unpickles it
             except OSError:  # the writer is gone
                 os._exit(0)
             with room:
-                held[0] -= size
+                held[0] -= len(pickled)
                 room.notify()
+            del pickled
 
     def take() -> None:
         """Jobs as they come, so the writer never waits to hand one over."""
@@ -282,24 +289,16 @@ def serve(jobs: Connection, items: Connection) -> None:
     threading.Thread(target=take, name="take", daemon=True).start()
     while (job := todo.get()) is not None:
         for item in reader.read(job):
-            size = _chars(item)
+            pickled = ForkingPickler.dumps(item)
+            del item
+            size = len(pickled)
             with room:
-                room.wait_for(lambda: held[0] == 0 or held[0] + size <= BUFFER_CHARS)  # noqa: B023
+                room.wait_for(lambda: held[0] == 0 or held[0] + size <= BUFFER_BYTES)  # noqa: B023
                 held[0] += size
-            ready.put((item, size))
+            ready.put(pickled)
+            del pickled
     ready.put(None)
     sender.join()  # what is left to send goes before the process ends
-
-
-def _chars(item: ReadItem) -> int:
-    """About how much text an item holds (what the reader's buffer is bounded by)."""
-    if not isinstance(item, PartRead):
-        return 0
-    total = 0
-    for point in item.points:
-        payload = point.payload
-        total += len(point.keyword_text) + len(payload.get("record_z", "")) + len(payload.get("messages_z", ""))
-    return total
 
 
 if __name__ == "__main__":
