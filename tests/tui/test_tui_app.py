@@ -392,6 +392,8 @@ def test_icon_lines_put_each_text_on_its_own_line_after_its_icon():
 @run_async
 async def test_a_card_cuts_each_summary_line_at_its_edge(corpus):
     """A long question or answer stays one row, ended with "…" where the card ends."""
+    from rich.cells import cell_len
+
     app = make_app(corpus)
     async with app.run_test(size=(80, 24)) as pilot:
         await settle(pilot)
@@ -400,7 +402,7 @@ async def test_a_card_cuts_each_summary_line_at_its_edge(corpus):
         rows = [summary.render_line(y).text.rstrip() for y in range(summary.size.height)]
         assert len(rows) == len(summary.render().plain.splitlines()) >= 2  # one row a line
         assert any(row.endswith("…") for row in rows)
-        assert all(len(row) <= summary.size.width for row in rows)
+        assert all(cell_len(row) <= summary.size.width for row in rows)
 
 
 @run_async
