@@ -71,10 +71,7 @@ class EdgeReads:
     def _none_hidden(self, writes: int) -> bool:
         """No point of the main shard is hidden, as of this count of writes."""
         if self._shown_at != writes:
-            hidden = (
-                self._shard.count(qe.CountRequest(exact=True, filter=to_filter(Filter(must=(HIDDEN,))))) if self._shard else 1
-            )
-            self._shown_at = writes if hidden == 0 else None
+            self._shown_at = writes if self.count(Filter(must=(HIDDEN,))) == 0 else None
         return self._shown_at == writes
 
     def payloads(self, ids: Sequence[str]) -> dict[str, dict[str, Any]]:
