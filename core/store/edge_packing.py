@@ -62,7 +62,7 @@ def unpack(stored: dict[str, Any], fields: Iterable[str] | None = None) -> dict[
     given. Fields of their own win over packed ones (set_payload writes those)."""
     packed = stored.get(PACKED)
     if packed is None:
-        return stored
+        return stored if fields is None else {name: stored[name] for name in fields if name in stored}
     try:
         out = json.loads(packed)
     except ValueError as exc:

@@ -12,6 +12,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.store.base import DENSE, RRF_K, SPARSE, Filter, Query, Scored
+from convo_tui.core.store.edge_levels import LevelSearch, level_fields, split
 from convo_tui.core.store.edge_packing import selector
 from convo_tui.core.store.edge_schema import (
     DENSE_PARAMS,
@@ -105,9 +106,17 @@ def fuse(lists: Sequence[Sequence[Any]], limit: int) -> list[tuple[Any, float]]:
     return order[:limit]
 
 
-def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Query], *, is_faceted: bool) -> list[list[Scored]]:
+def search(
+    main: qe.EdgeShard,
+    dense: qe.EdgeShard | None,
+    queries: Sequence[Query],
+    *,
+    is_faceted: bool,
+    levels: Sequence[LevelSearch] = (),
+) -> list[list[Scored]]:
     """Run `queries` (each keyword, meaning or both) in batched calls: one per
-    shard, then the reads by id the answers still lack.
+    shard, then the reads by id the answers still lack. `levels`: keyword
+    queries of several levels asked as one (edge_levels.py).
 
     A keyword query's hits come with their payload and terms from the query
     itself, and a meaning query's with their vectors: Edge finds a point by its
@@ -120,15 +129,14 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
     main_slots: list[tuple[int, bool]] = []  # (query, whole answer) for each main request
     dense_requests: list[qe.QueryRequest] = []
     dense_slots: list[int] = []
+    merged = {i for group in levels for i, _ in group.members}
     for i, q in enumerate(queries):
         sparse = _sparse_of(q)
         wants_dense = q.dense is not None and dense is not None
         if sparse is not None and not wants_dense:
-            # Keyword only: answered whole by the main shard (its vectors, if wanted, read after).
-            vectors: Any = [SPARSE] if q.with_terms else False
-            payload = selector(q.fields, WHOLE_PAYLOAD, is_faceted)
-            main_requests.append(_request(q, to_sparse(sparse), SPARSE, q.limit, None, payload=payload, vectors=vectors))
-            main_slots.append((i, True))
+            if i not in merged:
+                main_requests.append(_keyword_request(q, is_faceted))
+                main_slots.append((i, True))
             continue
         if not wants_dense:
             continue
@@ -147,13 +155,26 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
     found: dict[str, Scored] = {}  # what the queries returned whole: payload (and terms) by id
     vectors_of: dict[str, list[float]] = {}  # dense vectors the meaning queries returned
     partial: dict[int, dict[str, dict[str, Any]]] = {}  # per meaning query: the fields it asked for, from the dense shard
-    if main_requests:
-        for (i, whole), points in zip(main_slots, main.query_batch(qe.QueryBatchRequest(main_requests)), strict=True):
+    if main_requests or levels:
+        asked = [*main_requests, *(_level_request(group, is_faceted) for group in levels)]
+        answers = main.query_batch(qe.QueryBatchRequest(asked))
+        whole_answers: list[tuple[int, Sequence[Any]]] = []
+        for (i, whole), points in zip(main_slots, answers, strict=False):
             if whole:
-                results[i] = [to_scored(p, fields=queries[i].fields) for p in points]
-                found.update((hit.id, hit) for hit in results[i] if not hit.partial)
+                whole_answers.append((i, points))
             else:
                 ranked.setdefault(i, []).append([str(p.id) for p in points])
+        short: list[int] = []
+        for group, listed in zip(levels, answers[len(main_requests) :], strict=True):
+            settled, unsettled = split(group, listed, is_faceted)
+            whole_answers += settled.items()
+            short += unsettled
+        if short:  # levels the merged answer does not settle: asked with their own condition
+            again = main.query_batch(qe.QueryBatchRequest([_keyword_request(queries[i], is_faceted) for i in short]))
+            whole_answers += zip(short, again, strict=True)
+        for i, answer in whole_answers:
+            results[i] = [to_scored(p, fields=queries[i].fields) for p in answer]
+            found.update((hit.id, hit) for hit in results[i] if not hit.partial)
     if dense_requests and dense is not None:
         for i, points in zip(dense_slots, dense.query_batch(qe.QueryBatchRequest(dense_requests)), strict=True):
             ids = [str(p.id) for p in points]
@@ -174,6 +195,22 @@ def search(main: qe.EdgeShard, dense: qe.EdgeShard | None, queries: Sequence[Que
             chosen[i] = fuse(lists, queries[i].limit)
     _attach(main, dense, queries, chosen, results, found, vectors_of, partial)
     return results
+
+
+def _keyword_request(q: Query, is_faceted: bool) -> qe.QueryRequest:
+    """A keyword-only query, answered whole by the main shard (its dense vectors, if wanted, read after)."""
+    vectors: Any = [SPARSE] if q.with_terms else False
+    payload = selector(q.fields, WHOLE_PAYLOAD, is_faceted)
+    return _request(q, to_sparse(_sparse_of(q)), SPARSE, q.limit, None, payload=payload, vectors=vectors)
+
+
+def _level_request(group: LevelSearch, is_faceted: bool) -> qe.QueryRequest:
+    """The one query of a `LevelSearch`, its hits carrying what tells their level."""
+    q = group.query
+    vectors: Any = [SPARSE] if q.with_terms else False
+    whole = True if is_faceted else WHOLE_PAYLOAD  # `facets` too
+    payload = selector(level_fields(q.fields, is_faceted), whole, is_faceted)
+    return _request(q, to_sparse(_sparse_of(q)), SPARSE, q.limit, None, payload=payload, vectors=vectors)
 
 
 def _dense_answers(q: Query) -> bool:

@@ -11,6 +11,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.store.base import Cond, Filter, Query, Scored
+from convo_tui.core.store.edge_levels import level_searches
 from convo_tui.core.store.edge_packing import selector
 from convo_tui.core.store.edge_query import newest, records, search
 from convo_tui.core.store.edge_schema import WHOLE_PAYLOAD, edge_errors, from_stored, to_filter
@@ -59,11 +60,15 @@ class EdgeReads:
             return [[] for _ in queries]
         with edge_errors(self.path, "searching"):
             wants_dense = any(q.dense is not None or q.with_dense for q in queries)
+            asked = queries
             queries = [q if q.filter is None else replace(q, filter=self._filter(q.filter)) for q in queries]
             dense = self._dense_shard() if wants_dense else None
             before = self.writes()
             if self._none_hidden(before) and any(SHOWN in q.filter.must for q in queries if q.filter is not None):
-                found = search(self._shard, dense, [_unchecked(q) for q in queries], is_faceted=self.faceted)
+                # Left with only their level's condition, a keyword query per level becomes one (edge_levels.py).
+                levels = level_searches([_unchecked(q) for q in asked])
+                unchecked = [_unchecked(q) for q in queries]
+                found = search(self._shard, dense, unchecked, is_faceted=self.faceted, levels=levels)
                 if self.writes() == before:
                     return found
             return search(self._shard, dense, queries, is_faceted=self.faceted)
