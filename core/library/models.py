@@ -92,6 +92,9 @@ class Models:
             choice = choose_model(AUTO, texts=texts)
         with self._lock:
             if self.dense is not None and self.dense.name != choice.model:
+                from convo_tui.core.embed.dense import release_shared
+
+                release_shared(self.dense.name)
                 self.dense = None
             self._choice = choice
 
@@ -126,5 +129,9 @@ class Models:
         if not result.cancelled:
             self.load_sparse()
             with self._lock:
+                if self.dense is not None and self.dense.name != dense.name:
+                    from convo_tui.core.embed.dense import release_shared
+
+                    release_shared(self.dense.name)
                 self.dense, self._choice = dense, target
         return result

