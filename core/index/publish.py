@@ -148,6 +148,11 @@ class Indexer:
 
             report.vectors_added, report.cancelled = phase.run(semantic_progress, CancelView(cancel))
             report.embedded = self.embedded = phase.embedded
+            # Nothing more to embed in this run: the model's documents' path (e5's tokenizer
+            # and runners) need not sit beside the last optimize's mapped segments.
+            release = getattr(self.dense, "release_documents", None)
+            if release is not None:
+                release()
         if self._batches.written + report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
             notify(IndexProgress("optimize", 0, 0, None, self._batches.published_sessions))
             self.store.optimize()

