@@ -159,7 +159,7 @@ def search(
         asked = [*main_requests, *(_level_request(group, is_faceted) for group in levels)]
         answers = main.query_batch(qe.QueryBatchRequest(asked))
         whole_answers: list[tuple[int, Sequence[Any]]] = []
-        for (i, whole), points in zip(main_slots, answers, strict=False):
+        for (i, whole), points in zip(main_slots, answers[: len(main_requests)], strict=True):
             if whole:
                 whole_answers.append((i, points))
             else:
