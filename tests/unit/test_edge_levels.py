@@ -6,7 +6,7 @@ from __future__ import annotations
 
 import pytest
 import qdrant_edge as qe
-from convo_tui.core.store import edge_query, edge_reads
+from convo_tui.core.store import edge_query
 from convo_tui.core.store.base import PAYLOAD_INDEXES, Cond, Filter, Point, Query, SparseVec
 from convo_tui.core.store.edge import EdgeStore
 from convo_tui.core.store.edge_levels import SPREAD, level_searches
@@ -108,12 +108,17 @@ def test_terms_come_back_with_merged_hits(store):
     assert [hit.terms for hit in turns] == [frozenset({1, 2})] * 3
 
 
+def as_asked(name: str, *more: Cond) -> Filter:
+    """A level's filter as the store hands it to `level_searches`: `visible` left out (no point hidden)."""
+    return Filter(must=(*more, Cond("level", value=name)))
+
+
 def test_queries_with_another_condition_or_other_words_stay_apart():
     project = Cond("project", value="q")
-    assert level_searches([Query(sparse=WORD, filter=level(name, project), limit=5) for name in ("turn", "message")]) == []
+    assert level_searches([Query(sparse=WORD, filter=as_asked(name, project), limit=5) for name in ("turn", "message")]) == []
     other = SparseVec([2], [1.0])
-    queries = [Query(sparse=WORD, filter=level("turn"), limit=5), Query(sparse=other, filter=level("message"), limit=5)]
-    assert level_searches([edge_reads._unchecked(q) for q in queries]) == []
+    queries = [Query(sparse=WORD, filter=as_asked("turn"), limit=5), Query(sparse=other, filter=as_asked("message"), limit=5)]
+    assert level_searches(queries) == []
 
 
 def test_a_filtered_pair_is_answered_by_its_filters(store, merges):
@@ -137,10 +142,13 @@ def test_while_a_point_is_hidden_levels_are_asked_apart(store, merges):
 
 
 def test_merged_groups_need_distinct_levels_and_the_same_limit():
-    same = [Query(sparse=WORD, filter=level("turn"), limit=5)] * 2
-    assert level_searches([edge_reads._unchecked(q) for q in same]) == []
-    mixed = [Query(sparse=WORD, filter=level("turn"), limit=5), Query(sparse=WORD, filter=level("message"), limit=6)]
-    assert level_searches([edge_reads._unchecked(q) for q in mixed]) == []
-    pair = [Query(sparse=WORD, filter=level(name), limit=5) for name in ("turn", "message")]
-    [group] = level_searches([edge_reads._unchecked(q) for q in pair])
+    same = [Query(sparse=WORD, filter=as_asked("turn"), limit=5)] * 2
+    assert level_searches(same) == []
+    mixed = [Query(sparse=WORD, filter=as_asked("turn"), limit=5), Query(sparse=WORD, filter=as_asked("message"), limit=6)]
+    assert level_searches(mixed) == []
+    pair = [Query(sparse=WORD, filter=as_asked(name), limit=5) for name in ("turn", "message")]
+    [group] = level_searches(pair)
     assert group.members == ((0, "turn"), (1, "message")) and group.query.limit == 5 * SPREAD and group.query.filter is None
+    assert (
+        level_searches([Query(sparse=WORD, filter=level(name), limit=5) for name in ("turn", "message")]) == []
+    )  # `visible` too
