@@ -104,10 +104,13 @@ def index(index_dir: Path, budget: float | None, roots: list[Path]) -> int:
         if p.phase == "index" and p.sessions and "first_publish" not in marks:
             marks["first_publish"] = now
             say(event="first_publish", sessions=p.sessions)
-        if p.phase == "semantic" and "keyword_done" not in marks:
+        # Phase 1 is over at its optimize (the main shard's last segment, built before
+        # phase 2 begins) or, with nothing to build, at phase 2's first word.
+        if p.phase in ("optimize", "semantic") and "keyword_done" not in marks:
             marks["keyword_done"] = now
-            marks["semantic_started"] = now
             say(event="keyword_done", sessions=p.sessions, texts=p.total, **usage())
+        if p.phase == "semantic" and "semantic_started" not in marks:
+            marks["semantic_started"] = now
         if now - last[0] >= 10:
             last[0] = now
             say(event="progress", phase=p.phase, done=p.done, total=p.total, sessions=p.sessions)
@@ -124,7 +127,7 @@ def index(index_dir: Path, budget: float | None, roots: list[Path]) -> int:
         library.store.optimize()
         library.store.flush()
     keyword_done = marks.get("keyword_done", ended)
-    phase2 = ended - keyword_done
+    phase2 = ended - marks.get("semantic_started", keyword_done)
     rate = report.vectors_added / phase2 if phase2 > 0 and report.vectors_added else None
     left = report.semantic_total - report.semantic_ready
     say(

@@ -136,6 +136,10 @@ class Indexer:
         self._batches = Batches(self.store, self.manifest, self.cache)
         self._keyword_phase(files, report, notify, cancel)
         report.keyword_seconds = time.perf_counter() - started
+        if self._batches.written >= OPTIMIZE_MIN_POINTS and not report.cancelled:
+            # Phase 2 writes only the dense shard (core/store/edge_ready.py): the main shard's
+            # last segment is built now, beside phase 1's memory rather than the model's.
+            self._optimize(notify)
         if semantic and not report.cancelled:
             # Phase 1's freed heap and the index pages it wrote are not phase 2's: let go of them
             # before it adds the model's runners (RSS at the switch, 100k messages: 748 MB).
@@ -153,9 +157,8 @@ class Indexer:
             release = getattr(self.dense, "release_documents", None)
             if release is not None:
                 release()
-        if self._batches.written + report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
-            notify(IndexProgress("optimize", 0, 0, None, self._batches.published_sessions))
-            self.store.optimize()
+            if report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
+                self._optimize(notify)
         self.manifest.save()
         self.store.flush()
         report.sessions = count_visible(self.store, "level", "session")
@@ -165,6 +168,10 @@ class Indexer:
         report.seconds = time.perf_counter() - started
         notify(IndexProgress("done", report.semantic_ready, report.semantic_total, None, self._batches.published_sessions))
         return report
+
+    def _optimize(self, notify: ProgressFn) -> None:
+        notify(IndexProgress("optimize", 0, 0, None, self._batches.published_sessions))
+        self.store.optimize()
 
     # -- phase 1: parse and publish with keyword vectors ------------------------
 

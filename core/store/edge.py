@@ -23,7 +23,7 @@ from typing import Any
 import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.heap import return_freed_memory
-from convo_tui.core.store import meta_file, readonly, space
+from convo_tui.core.store import edge_ready, meta_file, readonly, space
 from convo_tui.core.store.base import (
     DENSE,
     Filter,
@@ -31,12 +31,11 @@ from convo_tui.core.store.base import (
     Store,
 )
 from convo_tui.core.store.edge_facets import FACETED, faceted, faceted_filter, indexes
-from convo_tui.core.store.edge_packing import packed_keys, selector, unpack
+from convo_tui.core.store.edge_packing import packed_keys
 from convo_tui.core.store.edge_query import ID_PAGE, dense_filters
 from convo_tui.core.store.edge_reads import EdgeReads
 from convo_tui.core.store.edge_rolls import Rolls
 from convo_tui.core.store.edge_schema import (
-    FILTER_FIELDS,
     INDEX_SCHEMA,
     dense_config,
     edge_errors,
@@ -329,11 +328,8 @@ class EdgeStore(EdgeReads, Store):
         main, dense_shard = self._need(), self._need_dense()
         by_id = {pid: dense for pid, dense in vectors}
         with edge_errors(self.path, "reading"):
-            records = main.retrieve(list(by_id), with_payload=selector(FILTER_FIELDS, None, self.faceted), with_vector=False)
-            copies = [filter_fields(to_stored(unpack(r.payload or {}))) for r in records]
-        out = [
-            qe.Point(r.id, {DENSE: [float(x) for x in by_id[str(r.id)]]}, copy) for r, copy in zip(records, copies, strict=True)
-        ]
+            copies = edge_ready.dense_copies(main, list(by_id), self.faceted)
+        out = [qe.Point(pid, {DENSE: [float(x) for x in by_id[str(pid)]]}, copy) for pid, copy in copies]
         if out:
             self._update(qe.UpdateOperation.upsert_points(out), dense_shard)
         self._rolled(len(out))
@@ -359,6 +355,7 @@ class EdgeStore(EdgeReads, Store):
 
     def delete(self, flt: Filter) -> None:
         self._writable()
+        edge_ready.refuse(flt, "a delete")
         flt = self._filter(flt) or Filter()
         if self._shard is not None:
             if self._holds_vectors():  # before the main shard, which may name the points
@@ -367,20 +364,40 @@ class EdgeStore(EdgeReads, Store):
             self._update(qe.UpdateOperation.delete_points_by_filter(to_filter(flt) or qe.Filter()))
 
     def set_payload(self, values: dict[str, Any], flt: Filter) -> None:
+        """`dense_ready=True` is written to the dense shard only (edge_ready.py)."""
         self._writable()
+        edge_ready.refuse(flt, "a payload change")
         if self.faceted and FACETED & values.keys():
             raise ValueError(f"{sorted(FACETED & values.keys())} are set only with their point (edge_facets.py)")
+        if edge_ready.READY in values:
+            if values[edge_ready.READY] is not True:
+                raise ValueError("dense_ready is written False with its point, and only set True after (edge_ready.py)")
+            values = {k: v for k, v in values.items() if k != edge_ready.READY}
+            self._mark_embedded(flt)
+            if not values:
+                return
         flt = self._filter(flt) or Filter()
         if self._shard is not None:
             copied = filter_fields(to_stored(values))
             # The copies first, then the main shard, whose payload is the record: a crash
             # between the two leaves the change undone where the indexer looks (a session
-            # not yet made visible is published again, a text not yet marked embedded is
-            # embedded again), never a copy that says less than the record.
+            # not yet made visible is published again), never a copy that says less than the record.
             if copied and self._holds_vectors():
                 for dense_filter in self._dense_filters(flt):
                     self._update(qe.UpdateOperation.set_payload_by_filter(dense_filter, copied), self._need_dense())
             self._update(qe.UpdateOperation.set_payload_by_filter(to_filter(flt) or qe.Filter(), to_stored(values)))
+
+    def _mark_embedded(self, flt: Filter) -> None:
+        """The waiting points of `flt` the dense shard does not hold get a point
+        there without a vector: done, with nothing to embed."""
+        if self._shard is None:
+            return
+        main, dense = self._need(), self._need_dense()
+        with edge_errors(self.path, "reading"):
+            pages = list(edge_ready.placeholders(main, dense, flt, self._filter, self.faceted))
+        for page in pages:
+            self._update(qe.UpdateOperation.upsert_points(page), dense)
+            self._rolled(len(page))
 
     # -- meta ---------------------------------------------------------------
 

@@ -10,6 +10,7 @@ from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
+from convo_tui.core.store import edge_ready
 from convo_tui.core.store.base import Cond, Filter, Query, Scored
 from convo_tui.core.store.edge_levels import level_searches
 from convo_tui.core.store.edge_packing import selector
@@ -58,6 +59,7 @@ class EdgeReads:
         after any write, and a search a write overlapped is run again with it."""
         if self._shard is None:
             return [[] for _ in queries]
+        queries = [edge_ready.for_search(q) for q in queries]
         with edge_errors(self.path, "searching"):
             wants_dense = any(q.dense is not None or q.with_dense for q in queries)
             asked = queries
@@ -89,22 +91,34 @@ class EdgeReads:
             }
 
     def scroll(self, flt: Filter | None = None, *, fields: Sequence[str] | None = None, batch: int = 512) -> Iterator[Scored]:
+        """A `dense_ready` condition is answered by both shards (edge_ready.py)."""
         if self._shard is None:
             return
         with_payload = selector(fields, WHOLE_PAYLOAD, self.faceted)
+        value, rest = edge_ready.asked(flt)
         with edge_errors(self.path, "reading"):
-            for r in records(self._shard, self._filter(flt), with_payload=with_payload, batch=batch):
+            if value is None:
+                found = records(self._shard, self._filter(flt), with_payload=with_payload, batch=batch)
+            else:
+                found = edge_ready.scroll(
+                    self._shard, self._dense_shard(), rest, value, self._filter, with_payload=with_payload, batch=batch
+                )
+            for r in found:
                 yield Scored(id=str(r.id), score=0.0, payload=from_stored(r.payload, fields))
 
     def newest(self, flt: Filter | None, *, limit: int, fields: Sequence[str] | None = None) -> list[Scored]:
         """Ordered by the `timestamp` payload index: reads `limit` points, not every match."""
         if self._shard is None or limit <= 0:
             return []
+        edge_ready.refuse(flt, "the newest points")
         with edge_errors(self.path, "reading"):
             return newest(self._shard, self._filter(flt), limit=limit, fields=fields, is_faceted=self.faceted)
 
     def count(self, flt: Filter | None = None) -> int:
         if self._shard is None:
             return 0
+        value, rest = edge_ready.asked(flt)
         with edge_errors(self.path, "reading"):
+            if value is not None:
+                return edge_ready.count(self._shard, self._dense_shard(), rest, value, self._filter)
             return self._shard.count(qe.CountRequest(exact=True, filter=to_filter(self._filter(flt))))

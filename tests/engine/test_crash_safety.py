@@ -192,8 +192,14 @@ def check_consistent(index_dir: Path, versions: list[dict[str, tuple[frozenset[s
 def visible_state(index_dir: Path) -> dict[str, dict]:
     with Library.open(Settings(index_dir=index_dir)) as library:
         assert library.store.count(Filter(must=(Cond("visible", value=False),))) == 0
+        # A payload's dense_ready is the flag phase 1 wrote (a vector from the cache: True;
+        # one phase 2 gives it: False); whether the point is embedded is asked of the store.
+        embedded = {p.payload["key"] for p in library.store.scroll(visible_filter().and_(Cond("dense_ready", value=True)))}
         return {
-            p.payload["key"]: {k: v for k, v in p.payload.items() if k != "generation"}
+            p.payload["key"]: {
+                **{k: v for k, v in p.payload.items() if k not in ("generation", "dense_ready")},
+                "embedded": p.payload["key"] in embedded if "dense_ready" in p.payload else None,
+            }
             for p in library.store.scroll(visible_filter())
         }
 

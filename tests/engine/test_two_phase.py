@@ -141,6 +141,42 @@ def test_sessions_are_keyword_searchable_before_any_dense_vector(tmp_path):
     assert index_readiness(Settings(index_dir=tmp_path / "nothing")) is None
 
 
+def test_phase_two_writes_nothing_to_the_main_shard_and_its_last_segment_is_built_before(tmp_path, monkeypatch):
+    """The main shard is optimized once phase 1 ends, beside phase 1's memory rather
+    than the model's; phase 2 then gives vectors without moving any main point
+    (core/store/edge_ready.py): the main shard ends as phase 1 left it."""
+    monkeypatch.setattr("convo_tui.core.index.publish.OPTIMIZE_MIN_POINTS", 1)
+    corpus(tmp_path / "src")
+    store = EdgeStore(tmp_path / "index")
+    seen: list[tuple[str, tuple[int, int, int]]] = []
+
+    def main_state() -> tuple[int, int, int]:
+        info = store.live_shard().info()
+        return info.points_count, info.indexed_vectors_count, info.segments_count
+
+    def progress(p) -> None:
+        if p.phase in ("optimize", "semantic") and (not seen or seen[-1][0] != p.phase):
+            seen.append((p.phase, main_state()))
+
+    try:
+        manifest = Manifest.load(store.path)
+        dense = CountingEmbedder()
+        cache = VectorCache(store.path, vector_id(dense), dense.dim)
+        try:
+            report = Indexer(store, manifest, dense, SparseEmbedder(), cache=cache).run(
+                sorted((tmp_path / "src").rglob("*.txt")), progress=progress
+            )
+        finally:
+            cache.close()
+        assert report.vectors_added > 0 and dense.texts
+        assert [phase for phase, _ in seen] == ["optimize", "semantic", "optimize"]
+        after_phase_one = seen[1][1]
+        assert main_state() == after_phase_one
+        assert report.semantic_ready == report.semantic_total > 0
+    finally:
+        store.close()
+
+
 def test_appending_embeds_only_the_new_texts(tmp_path):
     src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
     try:

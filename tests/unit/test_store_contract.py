@@ -648,3 +648,32 @@ def test_point_ids_come_from_the_keys_bytes():
     assert point_id("héllo:turn-0") == str(uuid.uuid5(_ID_NAMESPACE, "héllo:turn-0"))
     latin1 = os.fsdecode(b"\xe9t\xe9-notes:turn-0")
     assert point_id(latin1) != point_id("été-notes:turn-0")
+
+
+def test_what_phase_two_embeds_or_finds_nothing_to_embed_counts_as_embedded(store):
+    """Whether a point is embedded is asked with `dense_ready` conditions: counts,
+    scrolls and meaning searches answer it alike on both backends (the embedded
+    one keeps the answer in its dense shard: core/store/edge_ready.py)."""
+    e0 = [1.0 if i == 0 else 0.0 for i in range(DIM)]
+
+    def published(key: str, dense: list[float] | None, flag: bool | None) -> Point:
+        payload: dict = {"session_id": "s", "visible": True}
+        if flag is not None:
+            payload["dense_ready"] = flag
+        return Point(key, dense, SparseVec([7], [1.0]), payload)
+
+    store.upsert([published(k, None, False) for k in ("a", "b", "c")] + [published("d", e0, True), published("tool", None, None)])
+    ready = Filter(must=(Cond("visible", value=True), Cond("dense_ready", value=True)))
+    waiting = Filter(must=(Cond("visible", value=True), Cond("dense_ready", value=False)))
+    assert (store.count(ready), store.count(waiting)) == (1, 3)
+    store.update_vectors([(point_id("a"), e0)])
+    store.set_payload({"dense_ready": True}, Filter(must=(Cond("key", any=("a", "b")),)))  # b: nothing to embed
+    assert (store.count(ready), store.count(waiting)) == (3, 1)
+    assert sorted(p.payload["key"] for p in store.scroll(ready)) == ["a", "b", "d"]
+    assert [p.payload["key"] for p in store.scroll(waiting)] == ["c"]
+    [hits] = store.query([Query(dense=e0, filter=ready, limit=10)])
+    assert sorted(h.payload["key"] for h in hits) == ["a", "d"]  # b has no vector to be found by
+    store.set_payload({"visible": False}, Filter(must=(Cond("key", any=("a", "b")),)))
+    assert (store.count(ready), store.count(waiting)) == (1, 1)
+    store.upsert([published("d", None, False)])  # published again, its vector not at hand: it waits
+    assert (store.count(ready), store.count(waiting)) == (0, 2)
