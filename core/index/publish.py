@@ -136,7 +136,8 @@ class Indexer:
         self._batches = Batches(self.store, self.manifest, self.cache)
         self._keyword_phase(files, report, notify, cancel)
         report.keyword_seconds = time.perf_counter() - started
-        if self._batches.written >= OPTIMIZE_MIN_POINTS and not report.cancelled:
+        built = self._batches.written >= OPTIMIZE_MIN_POINTS and not report.cancelled
+        if built:
             # Phase 2 writes only the dense shard (core/store/edge_ready.py): the main shard's
             # last segment is built now, beside phase 1's memory rather than the model's.
             self._optimize(notify)
@@ -157,8 +158,10 @@ class Indexer:
             release = getattr(self.dense, "release_documents", None)
             if release is not None:
                 release()
-            if report.vectors_added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
-                self._optimize(notify)
+        # What phase 2 added, or the two phases together when phase 1 alone built nothing.
+        added = report.vectors_added + (0 if built else self._batches.written)
+        if added >= OPTIMIZE_MIN_POINTS and not report.cancelled:
+            self._optimize(notify)
         self.manifest.save()
         self.store.flush()
         report.sessions = count_visible(self.store, "level", "session")

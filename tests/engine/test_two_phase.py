@@ -177,6 +177,29 @@ def test_phase_two_writes_nothing_to_the_main_shard_and_its_last_segment_is_buil
         store.close()
 
 
+def test_a_run_whose_phases_each_wrote_too_little_to_build_builds_once_for_both(tmp_path, monkeypatch):
+    corpus(tmp_path / "src")
+    dense = CountingEmbedder()
+    first = EdgeStore(tmp_path / "first")
+    try:
+        report = run(first, tmp_path / "src", dense)
+    finally:
+        first.close()
+    assert report.vectors_added > 0
+    # More than phase 1 wrote, no more than the two phases together.
+    monkeypatch.setattr("convo_tui.core.index.publish.OPTIMIZE_MIN_POINTS", report.points + 1)
+    phases: list[str] = []
+    store = EdgeStore(tmp_path / "index")
+    try:
+        Indexer(store, Manifest.load(store.path), dense, SparseEmbedder()).run(
+            sorted((tmp_path / "src").rglob("*.txt")), progress=lambda p: phases.append(p.phase)
+        )
+        assert [p for p in phases if p in ("semantic", "optimize")][-1] == "optimize"
+        assert "optimize" not in phases[: phases.index("semantic")]
+    finally:
+        store.close()
+
+
 def test_appending_embeds_only_the_new_texts(tmp_path):
     src, store = tmp_path / "src", EdgeStore(tmp_path / "index")
     try:
