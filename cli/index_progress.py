@@ -152,6 +152,7 @@ class LiveProgress:
             transient=True,
         )
         self._keyword = self.bars.add_task("keyword", total=None, detail="looking for transcripts")
+        self._keyword_said = "looking for transcripts"  # what phase 1 last said (an optimize says more, for its while)
         self._semantic: Any = None
 
     def __enter__(self) -> LiveProgress:
@@ -176,7 +177,8 @@ class LiveProgress:
             return
         if p.phase in ("scan", "index"):
             total = p.total or None
-            self.bars.update(self._keyword, completed=p.done, total=total, detail=keyword_detail(p))
+            self._keyword_said = keyword_detail(p)
+            self.bars.update(self._keyword, completed=p.done, total=total, detail=self._keyword_said)
         elif p.phase == "switch":
             self.bars.update(
                 self._keyword, completed=p.done, total=p.total or None, detail=f"switching model: {p.done:,}/{p.total:,} points"
@@ -184,7 +186,8 @@ class LiveProgress:
         elif p.phase == "semantic":
             if self._semantic is None:
                 self._semantic = self.bars.add_task("semantic", total=None, detail="")
-                self.bars.update(self._keyword, completed=1, total=1)  # phase 1 is over, whatever it last said
+                # Phase 1 is over, and the search graph its optimize built with it.
+                self.bars.update(self._keyword, completed=1, total=1, detail=self._keyword_said)
             self.bars.update(self._semantic, completed=p.done, total=p.total or 1, detail=semantic_detail(p))
         elif p.phase == "optimize":
             task = self._semantic if self._semantic is not None else self._keyword

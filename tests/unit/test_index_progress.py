@@ -145,3 +145,17 @@ def test_the_apps_status_line_names_the_engines_notices():
     assert progress_label("takeover", 0, 0) == "Indexing: the process holding the index stopped; going on here"
     # Waiting for another run, the app reads how far it is off the index.
     assert progress_label("wait", 120, 900, 310) == "Indexing (another run): 310 sessions searchable · semantic 120/900 texts"
+
+
+def test_the_keyword_bar_says_what_phase_one_did_once_phase_two_begins():
+    """Phase 1 ends with an optimize ("building the search graph"); once phase 2 begins
+    that is done, and the keyword bar says again what phase 1 did."""
+    from convo_tui.cli.index_progress import LiveProgress
+
+    bars = LiveProgress(io.StringIO(), None)
+    done = IndexProgress("index", 442, 442, None, 442)
+    for p in (done, IndexProgress("optimize", 0, 0, None, 442)):
+        bars(p)
+    assert bars.bars.tasks[0].fields["detail"] == "building the search graph"
+    bars(IndexProgress("semantic", 0, 11_343, None, 442))
+    assert bars.bars.tasks[0].fields["detail"] == keyword_detail(done) == "442/442 files · 442 sessions searchable"
