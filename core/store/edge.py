@@ -226,6 +226,9 @@ class EdgeStore(EdgeReads, Store):
     def write_main(self, operation: qe.UpdateOperation) -> None:
         self._update(operation)
 
+    def write_dense(self, operation: qe.UpdateOperation) -> None:
+        self._update(operation, self._need_dense())
+
     def release_dense(self) -> qe.EdgeShard | None:
         """Hand the open dense shard to the caller (who closes it); the store holds none."""
         live, self._dense = self._dense_shard(), None

@@ -5,12 +5,12 @@ Edge cannot change a vector's size (loading with another config fails:
 their own (edge.py), so a switch fills `dense.next/`, created for the new
 size, from the visible points of the main shard (their payloads are read, the
 vectors come from `restage`), while `dense/` stays the searchable index. The
-main shard keeps its points; only its `dense_ready` flags change. Then:
+main shard keeps its points, and its `dense_ready` flags but for a few (`finish`). Then:
 
     meta.json gets {"switch": <the new meta>}            (what a roll-forward needs)
     dense -> dense.old, dense.next -> dense               (two renames)
     meta.json gets {"swapped": true}, dense.old removed
-    each main point's dense_ready = whether dense/ holds its vector
+    the flags made to agree with dense/ (finish: a main True without its vector set False)
     meta.json = <the new meta>
 
 `recover` (at every writable open, before the shards load) finishes or undoes
@@ -72,30 +72,51 @@ def recover(store: EdgeStore) -> None:
         store.write_meta({k: v for k, v in meta.items() if k not in (SWITCH_KEY, SWAPPED_KEY)})
 
 
+def _mirrored(payload: dict[str, Any], before: dict[str, Any]) -> dict[str, Any]:
+    """`payload` with the main shard's `dense_ready` (`before`'s) where it has one."""
+    if "dense_ready" not in before:
+        return payload
+    return {**payload, "dense_ready": before["dense_ready"]}
+
+
 def finish(store: EdgeStore) -> None:
-    """Give a swapped switch's main shard its flags, then the switch's meta."""
+    """Make a swapped switch's flags agree with the new dense shard, then write the
+    switch's meta. A point is embedded when the main shard's flag says so or the
+    dense shard holds it (edge_ready.py): only a main flag True whose vector the
+    switch did not carry over is set False, in the main shard (few points: a
+    vector the cache lacked for the new model). The main shard's False beside a
+    held point is left as it is: setting it would move every such point of the
+    main shard (Edge rewrites a point whose payload changes) for nothing. A copy
+    that says True beside a main False (a switch swapped by an older convo-tui)
+    is set False, in the dense shard."""
     meta = store.read_meta()
     if not (meta.get(SWAPPED_KEY) and isinstance(meta.get(SWITCH_KEY), dict)):
         return
     main, dense = store.live_shard(), store.live_dense()
-    ready: dict[bool, list[Any]] = {True: [], False: []}
+    demoted: list[Any] = []  # main True, not held
+    mirrored: list[Any] = []  # main False, held by a copy that says True
     offset = None
     while True:
         with edge_errors(store.path, "reading"):
             records, offset = main.scroll(
                 qe.ScrollRequest(offset=offset, limit=_PAGE, filter=to_filter(_FLAGGED), with_payload=["dense_ready"])
             )
-            held = {str(r.id) for r in dense.retrieve([r.id for r in records], with_payload=False, with_vector=False)}
+            copies = {
+                str(r.id): bool((r.payload or {}).get("dense_ready"))
+                for r in dense.retrieve([r.id for r in records], with_payload=["dense_ready"], with_vector=False)
+            }
         for r in records:
-            has = str(r.id) in held
-            if bool((r.payload or {}).get("dense_ready")) != has:
-                ready[has].append(r.id)
+            flag, copy = bool((r.payload or {}).get("dense_ready")), copies.get(str(r.id))
+            if flag and copy is None:
+                demoted.append(r.id)
+            elif not flag and copy:
+                mirrored.append(r.id)
         if offset is None:
             break
-    for value, ids in ready.items():
+    for ids, write in ((demoted, store.write_main), (mirrored, store.write_dense)):
         for start in range(0, len(ids), _PAGE):
             flt = qe.Filter(must=[qe.HasIdCondition(set(ids[start : start + _PAGE]))])
-            store.write_main(qe.UpdateOperation.set_payload_by_filter(flt, to_stored({"dense_ready": value})))
+            write(qe.UpdateOperation.set_payload_by_filter(flt, to_stored({"dense_ready": False})))
     store.flush()
     store.write_meta(meta[SWITCH_KEY])
 
@@ -135,9 +156,15 @@ class EdgeDenseSwitch(DenseSwitch):
             payloads = [from_stored(r.payload) for r in records]
         self._done = self._offset is None
         restaged = restage(payloads)
+        # A copy's `dense_ready` is the main shard's flag, as every dense point's is
+        # (edge_ready.py): holding the vector is what makes the point embedded.
         points = [
-            qe.Point(record.id, {DENSE: [float(x) for x in dense]}, dense_payload(to_stored(payload), self.store.faceted))
-            for record, (payload, dense) in zip(records, restaged, strict=True)
+            qe.Point(
+                record.id,
+                {DENSE: [float(x) for x in dense]},
+                dense_payload(to_stored(_mirrored(payload, before)), self.store.faceted),
+            )
+            for record, before, (payload, dense) in zip(records, payloads, restaged, strict=True)
             if dense is not None
         ]
         if points:

@@ -169,6 +169,24 @@ def test_switching_back_reuses_the_cached_vectors(built):
         assert library.index([corpus]).embedded == 0
 
 
+def test_a_switch_whose_vectors_all_come_from_the_cache_leaves_the_main_shard_as_it_was(built):
+    """What phase 2 embedded is embedded because the dense shard holds it
+    (core/store/edge_ready.py): the switch's flags need no write to the main
+    shard, which would move every such point there (at a million messages,
+    hundreds of thousands of points into the appendable segment at once)."""
+    corpus, index_dir = built
+    with Library.open(settings(index_dir, E5_MODEL)) as library:
+        library.index([corpus])
+        library.store.optimize()  # on-disk segments, as a history of any size has: a payload change moves a point out
+    with Library.open(settings(index_dir, DEFAULT_MODEL)) as library:
+        info = library.store.live_shard().info()
+        before = (info.points_count, info.indexed_vectors_count, info.segments_count)
+        back = library.index([corpus])
+        info = library.store.live_shard().info()
+        assert (info.points_count, info.indexed_vectors_count, info.segments_count) == before
+        assert back.vectors_added == 0 and back.semantic_ready == back.semantic_total > 0
+
+
 def test_searches_work_while_the_model_is_switched(built):
     corpus, index_dir = built
     seen: dict[str, list[str]] = {}
