@@ -153,8 +153,8 @@ class E5Onnx:
 
     def release_documents(self) -> None:
         """Let the documents' path go now unless a call runs: an index run whose
-        phase 2 is over embeds nothing more, and its last optimize maps segments
-        beside it (100k messages: 115 MB of the run's 783 MB peak)."""
+        phase 2 is over embeds nothing more (115 MB at 100k messages, which sat
+        beside the run's last optimize until the idle timer)."""
         self._release(0.0)
 
     def _release(self, idle_needed: float) -> None:

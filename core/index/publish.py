@@ -154,7 +154,7 @@ class Indexer:
             report.vectors_added, report.cancelled = phase.run(semantic_progress, CancelView(cancel))
             report.embedded = self.embedded = phase.embedded
             # Nothing more to embed in this run: the model's documents' path (e5's tokenizer
-            # and runners) need not sit beside the last optimize's mapped segments.
+            # and runners, 115 MB) need not wait out its idle timer beside the run's end.
             release = getattr(self.dense, "release_documents", None)
             if release is not None:
                 release()
