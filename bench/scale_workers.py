@@ -241,6 +241,9 @@ def app(index_dir: Path, queries: list[str]) -> int:
 
 
 def main(argv: list[str]) -> int:
+    from convo_tui.core.process import ending_process
+
+    ending_process()  # each worker ends with its work, as `convo-tui` does (core/store/parking.py)
     kind, index_dir = argv[0], Path(argv[1])
     if kind == "index":
         from convo_tui.core.heap import share_heap_arenas

@@ -110,5 +110,15 @@ def main(argv: list[str] | None = None) -> int:
         return 1
 
 
-if __name__ == "__main__":
+def run() -> None:
+    """The `convo-tui` command: `main` in a process of its own, which ends when the
+    command does, so the index it lets go may stay in the kernel's page cache for
+    the next command (core/store/parking.py)."""
+    from convo_tui.core.process import ending_process
+
+    ending_process()
     sys.exit(main())
+
+
+if __name__ == "__main__":
+    run()

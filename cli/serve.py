@@ -46,9 +46,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 
 def run(args: argparse.Namespace) -> int:
     from convo_tui.core.holder import client, protocol
-    from convo_tui.core.holder.access import open_local
+    from convo_tui.core.holder.access import open_local, open_when_free
 
     settings = settings_from_args(args)
+    # A keep-warm holder waits for the command that started it to let the index go.
+    opener = open_when_free if args.idle_exit else open_local
     paths = [Path(p).expanduser() for p in args.paths]
     for path in paths:
         if not path.exists():
@@ -70,7 +72,7 @@ def run(args: argparse.Namespace) -> int:
 
     with (
         StopRequest() as stop,
-        open_local(settings, must_serve=True, idle_exit=args.idle_exit, on_idle=on_idle) as library,
+        opener(settings, must_serve=True, idle_exit=args.idle_exit, on_idle=on_idle) as library,
     ):
         _serve(library, paths, args.no_watch, stop, err)
         if idle.is_set():

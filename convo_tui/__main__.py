@@ -1,7 +1,5 @@
 """`python -m convo_tui`: the `convo-tui` command (how a command starts the holder that keeps the index warm)."""
 
-import sys
+from convo_tui.cli.main import run
 
-from convo_tui.cli.main import main
-
-sys.exit(main())
+run()

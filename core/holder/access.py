@@ -123,6 +123,27 @@ def open_local(
     return library
 
 
+def open_when_free(
+    settings: Settings,
+    *,
+    must_serve: bool = False,
+    idle_exit: float | None = None,
+    on_idle: Callable[[], None] | None = None,
+) -> Engine:
+    """`open_local`, waiting at most one timeout while another process holds the
+    lock: the holder keep_warm starts (cli/keep_warm.py) comes up while the
+    command that started it ends, which keeps the lock to its very end
+    (core/store/parking.py)."""
+    deadline = time.monotonic() + protocol.timeout()
+    while True:
+        try:
+            return open_local(settings, must_serve=must_serve, idle_exit=idle_exit, on_idle=on_idle)
+        except IndexBusy:
+            if time.monotonic() >= deadline:
+                raise
+            time.sleep(_POLL)
+
+
 @contextmanager
 def open_engine(
     settings: Settings,

@@ -22,7 +22,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.errors import IndexUnavailable
-from convo_tui.core.store import meta_file, readonly, space
+from convo_tui.core.store import meta_file, parking, readonly, space
 from convo_tui.core.store.base import (
     DENSE,
     Filter,
@@ -72,10 +72,12 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
         self._rolls = Rolls()  # when to roll the appendable segment and trim the heap
         self._wrote = False  # anything written by this process (a search that held the index need not flush)
         self._writes = 0  # every write, drop and shard swap (`writes`)
+        self._parked = False  # closed by leaving its shards open to the process's end (parking.py)
         # Whether the shards keep the faceted fields in one index (edge_facets.py): a new
         # index does, one made before keeps an index a field until it is rebuilt.
         self.faceted = True
         check_index_path(self.path)
+        parking.unpark(self.path)  # this process let it go and keeps it to its end: close it, free the lock
         # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
         # nothing may be read from it; drop() and a rebuild are the way out.
         self.damaged: IndexUnavailable | None = None
@@ -292,7 +294,24 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
                     shard.flush()
 
     def close(self) -> None:
+        if self._parked:
+            return  # its shards and lock are the process's to the end, or closed by parking.unpark
         shards, self._shard, self._dense, self._dense_deferred = self._shards(), None, None, False
+        if shards and self._may_park():
+            self._parked = True
+            # The process ends soon: its end unmaps the shards without evicting their files (parking.py).
+            assert isinstance(self._lock, IndexLock)
+            self._lock.move_last()
+            parking.park(parking.Parked(self.path, [shard for _name, shard in shards], lambda: self._close(shards)))
+            return
+        self._close(shards)
+
+    def _may_park(self) -> bool:
+        """Whether closing may leave the shards open to the process's end: it ends
+        soon, this store wrote nothing (a write's close flushes) and it is no copy."""
+        return parking.may_park() and not self._wrote and not self._copies and isinstance(self._lock, IndexLock)
+
+    def _close(self, shards: list[tuple[str, qe.EdgeShard]]) -> None:
         try:
             for _name, shard in shards:
                 with edge_errors(self.path, "closing"):

@@ -1,0 +1,180 @@
+"""A `convo-tui` process leaves the index it lets go in the kernel's page cache
+(core/store/parking.py): it keeps the shards open, and the lock held, to its
+end, unless it wrote; the next process finds the index free and cached; the
+same process can open it again."""
+
+from __future__ import annotations
+
+import ctypes
+import mmap
+import os
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+from convo_tui.core import process
+from convo_tui.core.errors import IndexBusy
+from convo_tui.core.store import parking
+from convo_tui.core.store.base import Cond, Filter, Point, SparseVec
+from convo_tui.core.store.edge import EdgeStore
+from convo_tui.core.store.lock import IndexLock
+
+from tests.helpers.index_copy import copy_index
+from tests.paths import ROOT
+
+pytestmark = pytest.mark.skipif(not sys.platform.startswith("linux"), reason="Linux: Edge's page-cache advice")
+
+CLI = [sys.executable, "-m", "convo_tui.cli.main"]
+ALL = Filter(must=(Cond("session_id", value="s"),))
+CLOSER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from convo_tui.core.store.base import Filter
+    from convo_tui.core.store.edge import EdgeStore
+
+    store = EdgeStore(Path(sys.argv[1]))
+    store.count(Filter())
+    store.close()
+    """
+)
+
+
+@pytest.fixture
+def ending(monkeypatch) -> Iterator[None]:
+    """This test's process is one that ends with its command (as `convo-tui` is)."""
+    monkeypatch.setattr(process, "_ending", True)
+    yield
+    while (path := parking.parked_path()) is not None:
+        parking.unpark(path)
+
+
+def _built(index: Path) -> Path:
+    store = EdgeStore(index)
+    store.ensure(4)
+    store.upsert([Point(f"s:turn-{i}", [1.0, 0.0, 0.0, 0.0], SparseVec([i + 1], [1.0]), {"session_id": "s"}) for i in range(3)])
+    store.optimize()
+    store.close()
+    return index
+
+
+def _free(index: Path) -> bool:
+    lock = IndexLock(index)
+    try:
+        lock.acquire()
+    except IndexBusy:
+        return False
+    lock.release()
+    return True
+
+
+def test_a_store_that_wrote_closes_and_one_that_only_read_stays_open_to_the_end(tmp_path, ending):
+    index = _built(tmp_path / "index")  # it wrote: flushed and closed, as ever
+    assert _free(index) and parking.parked_path() is None
+    reader = EdgeStore(index)
+    assert reader.count(ALL) == 3
+    reader.close()
+    assert parking.parked_path() == index and not _free(index)  # its shards (and Edge's WAL lock) are still open
+    reader.close()  # a second close changes nothing
+    assert not _free(index)
+
+
+def test_the_same_process_opens_a_parked_index_again(tmp_path, ending):
+    index = _built(tmp_path / "index")
+    first = EdgeStore(index, read_only=True)
+    first.count(ALL)
+    first.close()
+    again = EdgeStore(index)  # closes the parked shards first: its lock is free for this open
+    assert parking.parked_path() is None
+    again.upsert([Point("s:turn-9", [1.0, 0.0, 0.0, 0.0], SparseVec([9], [1.0]), {"session_id": "s"})])
+    assert again.count(ALL) == 4
+    again.close()
+    assert _free(index)
+
+
+def test_parking_another_index_closes_the_one_parked_before(tmp_path, ending):
+    one, two = _built(tmp_path / "one"), _built(tmp_path / "two")
+    for index in (one, two):
+        store = EdgeStore(index, read_only=True)
+        store.count(ALL)
+        store.close()
+    assert parking.parked_path() == two
+    assert _free(one) and not _free(two)
+
+
+def test_a_process_that_does_not_end_with_its_command_closes_as_before(tmp_path):
+    index = _built(tmp_path / "index")
+    reader = EdgeStore(index, read_only=True)
+    reader.count(ALL)
+    reader.close()
+    assert parking.parked_path() is None and _free(index)
+
+
+def test_the_lock_moved_last_is_numbered_above_every_open_descriptor(tmp_path):
+    lock = IndexLock(tmp_path)
+    lock.acquire()
+    try:
+        lock.move_last()
+        assert lock._fd == max(int(name) for name in os.listdir("/proc/self/fd"))
+        assert not _free(tmp_path)  # the duplicate holds the lock
+    finally:
+        lock.release()
+    assert _free(tmp_path)
+
+
+def _cached_pages(folder: Path) -> int:
+    """Pages of the main shard's storage pages (payloads, vectors, payload indexes) in the page cache (mincore)."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.mincore.argtypes = [ctypes.c_void_p, ctypes.c_size_t, ctypes.c_void_p]
+    total = 0
+    for path in (folder / "shard").rglob("page_*.dat"):
+        size = path.stat().st_size
+        with open(path, "rb") as file, mmap.mmap(file.fileno(), size, access=mmap.ACCESS_COPY) as mapped:
+            pages = (ctypes.c_ubyte * ((size + mmap.PAGESIZE - 1) // mmap.PAGESIZE))()
+            start = ctypes.c_char.from_buffer(mapped)  # a private mapping: nothing read, nothing written
+            try:
+                assert libc.mincore(ctypes.addressof(start), size, pages) == 0, os.strerror(ctypes.get_errno())
+            finally:
+                del start
+            total += sum(page & 1 for page in pages)
+    return total
+
+
+def _on_tmpfs(folder: Path) -> bool:
+    """Whether `folder` is on tmpfs, where there is no page cache to leave (the file is its pages)."""
+    best, kind = "", ""
+    for line in Path("/proc/mounts").read_text().splitlines():
+        _dev, point, fs_type = line.split()[:3]
+        if str(folder).startswith(point.rstrip("/") + "/") and len(point) > len(best):
+            best, kind = point, fs_type
+    return kind in ("tmpfs", "ramfs")
+
+
+@pytest.fixture
+def disk_index(demo_built: Path) -> Iterator[Path]:
+    """A copy of the demo index on a disk (not tmpfs, where pages cannot be dropped)."""
+    with tempfile.TemporaryDirectory(prefix="convo-tui-parking-") as folder:
+        if _on_tmpfs(Path(folder)):
+            pytest.skip("the temp folder is on tmpfs: no page cache to keep")
+        yield copy_index(demo_built / "index", Path(folder) / "index")
+
+
+def _run(*argv: str) -> subprocess.CompletedProcess[str]:
+    env = {**os.environ, "CONVO_TUI_KEEP_WARM": "0"}
+    return subprocess.run([*CLI, *argv], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+
+
+def test_the_index_a_command_let_go_is_still_cached_and_free_for_the_next(disk_index: Path):
+    # A process that closes the store as a library does: Edge evicts what it mapped.
+    subprocess.run([sys.executable, "-c", CLOSER, str(disk_index)], check=True, timeout=120)
+    assert _cached_pages(disk_index) == 0
+    search = ("search", "qdrant collection", "--mode", "keyword", "--json", "--index-dir", str(disk_index))
+    first = _run(*search)
+    assert first.returncode == 0 and first.stdout, first.stderr
+    assert _cached_pages(disk_index) > 0  # what the search read stays for the next process
+    second = _run(*search)  # the lock (and Edge's) came free with the first process
+    assert (second.returncode, second.stdout) == (0, first.stdout), second.stderr
