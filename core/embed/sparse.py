@@ -25,6 +25,11 @@ class SparseEmbedder:
         """Pickled by name: phase 1's reader process makes its own (Edge's model is not picklable)."""
         return (SparseEmbedder, ())
 
+    def read_cjk_dictionary(self) -> None:
+        """Have the tokenizer read its Chinese/Japanese/Korean dictionary now: it
+        does on the first such text it meets, which takes 160 ms."""
+        self._bm25.embed_query("中文")
+
     def embed_document(self, text: str) -> SparseVec:
         vec = self._bm25.embed_document(text)
         return SparseVec(list(vec.indices), list(vec.values))

@@ -12,6 +12,7 @@ from convo_tui.core.embed.choice import AUTO, ModelChoice, choose_model, pending
 from convo_tui.core.engine import ModelInfo
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.progress import CancelLike, IndexProgress, ProgressFn, is_cancelled
+from convo_tui.core.search.fusion import dense_scale
 from convo_tui.core.search.request import Embedders
 from convo_tui.core.settings import Settings
 from convo_tui.core.store.base import Store
@@ -58,6 +59,11 @@ class Models:
         keep_large_buffers_mapped()  # the model's large buffers go back when freed (core/heap.py)
         dense = shared_dense(self.choice().model)
         self.load_sparse()
+        if dense_scale(dense.name).cjk:  # its hybrid queries search Chinese texts by translation
+            from convo_tui.core.search.translated_search import prepare
+
+            assert self.sparse is not None
+            prepare(self.sparse)
         with self._lock:
             if self.dense is None:
                 self.dense = dense

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import dataclass
+from typing import TYPE_CHECKING
 
 from convo_tui.core.index.text_lang import LANG_CJK
 from convo_tui.core.search import fusion, meaning, translate
@@ -14,6 +15,9 @@ from convo_tui.core.search.request import Embedders, point_terms
 from convo_tui.core.search.translate import TranslatedQuery
 from convo_tui.core.store.base import Cond, Filter, Query, Scored
 
+if TYPE_CHECKING:
+    from convo_tui.core.embed.sparse import SparseEmbedder
+
 # For a query with no filters of its own, the translated search asks Edge for Chinese
 # texts by `lang` alone, this many more of them, and keeps the visible turns and
 # messages itself: Edge checks every condition on each candidate of the translations'
@@ -21,6 +25,16 @@ from convo_tui.core.store.base import Cond, Filter, Query, Scored
 # million messages (BENCHMARKS.md, "Eleventh session"). The extra hits cover the
 # ones dropped here (only points being replaced are Chinese and not visible).
 TRANSLATED_SPARE = 32
+
+
+def prepare(sparse: SparseEmbedder) -> None:
+    """Read now what a process's first translated search reads: the translation
+    table and the tokenizer's Chinese dictionary. Under a model that reads Chinese
+    every hybrid query in Latin script makes one, and the app's first query at a
+    million messages took 272-283 ms instead of ~110 (BENCHMARKS.md, "Twenty-fifth
+    session"); loading the model, in the background, is the time for it."""
+    translate.dictionary()
+    sparse.read_cjk_dictionary()
 
 
 @dataclass(frozen=True)
