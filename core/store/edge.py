@@ -301,6 +301,10 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
             self._parked = True
             # The process ends soon: its end unmaps the shards without evicting their files (parking.py).
             assert isinstance(self._lock, IndexLock)
+            if self._wrote:  # what a close does besides the eviction (Edge's drop is a flush)
+                for _name, shard in shards:
+                    with edge_errors(self.path, "flushing"):
+                        shard.flush()
             self._lock.move_last()
             parking.park(parking.Parked(self.path, [shard for _name, shard in shards], lambda: self._close(shards)))
             return
@@ -308,8 +312,8 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
 
     def _may_park(self) -> bool:
         """Whether closing may leave the shards open to the process's end: it ends
-        soon, this store wrote nothing (a write's close flushes) and it is no copy."""
-        return parking.may_park() and not self._wrote and not self._copies and isinstance(self._lock, IndexLock)
+        soon, and the store is the index's own (a private copy is deleted at close)."""
+        return parking.may_park() and not self._copies and isinstance(self._lock, IndexLock)
 
     def _close(self, shards: list[tuple[str, qe.EdgeShard]]) -> None:
         try:

@@ -1,7 +1,7 @@
 """A `convo-tui` process leaves the index it lets go in the kernel's page cache
 (core/store/parking.py): it keeps the shards open, and the lock held, to its
-end, unless it wrote; the next process finds the index free and cached; the
-same process can open it again."""
+end, what it wrote flushed; the next process finds the index free, cached and
+whole; the same process can open it again."""
 
 from __future__ import annotations
 
@@ -72,15 +72,42 @@ def _free(index: Path) -> bool:
     return True
 
 
-def test_a_store_that_wrote_closes_and_one_that_only_read_stays_open_to_the_end(tmp_path, ending):
-    index = _built(tmp_path / "index")  # it wrote: flushed and closed, as ever
-    assert _free(index) and parking.parked_path() is None
-    reader = EdgeStore(index)
-    assert reader.count(ALL) == 3
-    reader.close()
+def test_a_store_it_closes_stays_open_to_its_end_whether_it_wrote_or_not(tmp_path, ending):
+    index = _built(tmp_path / "index")  # it wrote
     assert parking.parked_path() == index and not _free(index)  # its shards (and Edge's WAL lock) are still open
+    reader = EdgeStore(index)  # the parked writer is closed first
+    assert reader.count(ALL) == 3
+    reader.close()  # it read only
+    assert parking.parked_path() == index and not _free(index)
     reader.close()  # a second close changes nothing
     assert not _free(index)
+
+
+WRITER = textwrap.dedent(
+    """
+    import sys
+    from pathlib import Path
+    from convo_tui.core.process import ending_process
+    from convo_tui.core.store.base import Point, SparseVec
+    from convo_tui.core.store.edge import EdgeStore
+
+    ending_process()
+    store = EdgeStore(Path(sys.argv[1]))
+    store.ensure(4)
+    store.upsert([Point(f"s:turn-{i}", [1.0, 0.0, 0.0, 0.0], SparseVec([i + 1], [1.0]), {"session_id": "s"}) for i in range(5)])
+    store.close()
+    """
+)
+
+
+def test_what_a_parked_store_wrote_is_there_for_the_next_process(tmp_path):
+    index = tmp_path / "index"
+    subprocess.run([sys.executable, "-c", WRITER, str(index)], check=True, timeout=120)
+    store = EdgeStore(index)  # free: the lock (and Edge's) went with the writer
+    try:
+        assert store.count(ALL) == 5
+    finally:
+        store.close()
 
 
 def test_the_same_process_opens_a_parked_index_again(tmp_path, ending):
@@ -91,9 +118,13 @@ def test_the_same_process_opens_a_parked_index_again(tmp_path, ending):
     again = EdgeStore(index)  # closes the parked shards first: its lock is free for this open
     assert parking.parked_path() is None
     again.upsert([Point("s:turn-9", [1.0, 0.0, 0.0, 0.0], SparseVec([9], [1.0]), {"session_id": "s"})])
-    assert again.count(ALL) == 4
     again.close()
+    assert parking.parked_path() == index
+    parking.unpark(index)  # what opening it again does first
     assert _free(index)
+    last = EdgeStore(index, read_only=True)
+    assert last.count(ALL) == 4
+    last.close()
 
 
 def test_parking_another_index_closes_the_one_parked_before(tmp_path, ending):
