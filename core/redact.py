@@ -25,6 +25,7 @@ import bisect
 import hashlib
 import hmac
 import os
+import re
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -88,11 +89,19 @@ def _matches(rule: Rule, text: str) -> Iterable[Secret]:
         yield Secret(start, end, rule.kind, value, rule.prefix(value) if rule.prefix else "", rule.show_tail)
 
 
+# Any rule's needle: most texts hold none, and one search for all of them costs
+# a fifth of asking each rule (2 against 10 us a title: `convo-tui sessions` masks
+# 42k titles twice at a million messages).
+_ANY_NEEDLE = re.compile("|".join(re.escape(n) for n in sorted({n for r in RULES for n in r.needles}, key=len, reverse=True)))
+
+
 def find_secrets(text: str) -> list[Secret]:
     """Every secret in `text`, in order, without overlaps (specific kinds win)."""
     if not text:
         return []
     lowered = text.lower()
+    if _ANY_NEEDLE.search(lowered) is None:
+        return []  # no rule would look further
     starts: list[int] = []  # accepted spans, kept sorted by start
     taken: list[Secret] = []
     for rule in RULES:
