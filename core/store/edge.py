@@ -297,18 +297,25 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
         if self._parked:
             return  # its shards and lock are the process's to the end, or closed by parking.unpark
         shards, self._shard, self._dense, self._dense_deferred = self._shards(), None, None, False
-        if shards and self._may_park():
-            self._parked = True
+        if shards and self._may_park() and self._flushed(shards):
             # The process ends soon: its end unmaps the shards without evicting their files (parking.py).
             assert isinstance(self._lock, IndexLock)
-            if self._wrote:  # what a close does besides the eviction (Edge's drop is a flush)
-                for _name, shard in shards:
-                    with edge_errors(self.path, "flushing"):
-                        shard.flush()
+            self._parked = True
             self._lock.move_last()
             parking.park(parking.Parked(self.path, [shard for _name, shard in shards], lambda: self._close(shards)))
             return
-        self._close(shards)
+        self._close(shards)  # a flush that failed fails here again, and the lock is released
+
+    def _flushed(self, shards: list[tuple[str, qe.EdgeShard]]) -> bool:
+        """What a close does besides the eviction (Edge's drop is a flush), for a store that wrote."""
+        if not self._wrote:
+            return True
+        try:
+            for _name, shard in shards:
+                shard.flush()
+        except Exception:  # Edge raises plain Exception: _close flushes again and reports it
+            return False
+        return True
 
     def _may_park(self) -> bool:
         """Whether closing may leave the shards open to the process's end: it ends

@@ -17,7 +17,7 @@ from pathlib import Path
 
 import pytest
 from convo_tui.core import process
-from convo_tui.core.errors import IndexBusy
+from convo_tui.core.errors import IndexBusy, IndexUnavailable
 from convo_tui.core.store import parking
 from convo_tui.core.store.base import Cond, Filter, Point, SparseVec
 from convo_tui.core.store.edge import EdgeStore
@@ -209,3 +209,26 @@ def test_the_index_a_command_let_go_is_still_cached_and_free_for_the_next(disk_i
     assert _cached_pages(disk_index) > 0  # what the search read stays for the next process
     second = _run(*search)  # the lock (and Edge's) came free with the first process
     assert (second.returncode, second.stdout) == (0, first.stdout), second.stderr
+
+
+class _FlushFails:
+    """A shard whose flush fails, as on a full disk (Edge raises a plain Exception)."""
+
+    def __init__(self, shard: object):
+        self.shard = shard
+
+    def flush(self) -> None:
+        raise Exception("Service runtime error: No space left on device (os error 28)")
+
+    def close(self) -> None:
+        self.shard.close()  # type: ignore[attr-defined]
+
+
+def test_a_store_whose_flush_fails_reports_it_and_lets_the_lock_go(tmp_path, ending):
+    index = _built(tmp_path / "index")
+    store = EdgeStore(index)
+    store.upsert([Point("s:turn-7", [1.0, 0.0, 0.0, 0.0], SparseVec([7], [1.0]), {"session_id": "s"})])
+    store._shard = _FlushFails(store._shard)  # type: ignore[assignment]
+    with pytest.raises(IndexUnavailable):
+        store.close()
+    assert parking.parked_path() is None and _free(index)  # closed as before parking: nothing held
