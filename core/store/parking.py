@@ -13,9 +13,9 @@ process (and evicts them as it would any file's, when memory is wanted). So a
 process that says so at its start (core/process.py; the `convo-tui` command
 does) parks a store it closes instead of closing it: what it wrote is flushed
 (all Edge's drop does besides the eviction), and the shards stay open, never
-dropped, until the process exits, and so does the
-index's lock, since Edge's own lock on its write-ahead log goes only with the
-shards (another process that loads them meanwhile fails: "Can't init WAL").
+dropped, until the process exits, and so does the index's lock, since Edge's
+own lock on its write-ahead log goes only with the shards (another process
+that loads them meanwhile fails: "Can't init WAL").
 Another process that wants the index meanwhile waits for the lock as it waits
 for any holder that is closing (core/holder/access.py).
 
