@@ -378,4 +378,4 @@ class Library(Engine):
         closers, self._closers = self._closers, []
         for closer in closers:
             closer()
-        self.store.close()
+        self.store.let_go()  # the end of this process's use of it (core/store/parking.py)

@@ -4,6 +4,7 @@ dense model. Thread-safe: the app loads the model while keyword searches run."""
 
 from __future__ import annotations
 
+import contextlib
 import threading
 from pathlib import Path
 from typing import TYPE_CHECKING
@@ -59,14 +60,17 @@ class Models:
         keep_large_buffers_mapped()  # the model's large buffers go back when freed (core/heap.py)
         dense = shared_dense(self.choice().model)
         self.load_sparse()
+        with self._lock:
+            if self.dense is None:
+                self.dense = dense
         if dense_scale(dense.name).cjk:  # its hybrid queries search Chinese texts by translation
             from convo_tui.core.search.translated_search import prepare
 
             assert self.sparse is not None
-            prepare(self.sparse)
-        with self._lock:
-            if self.dense is None:
-                self.dense = dense
+            # After `ready`: a search meanwhile reads them itself. What fails here fails
+            # again, and is reported, in the first search that needs it.
+            with contextlib.suppress(Exception):
+                prepare(self.sparse)
 
     def load_sparse(self) -> None:
         with self._lock:

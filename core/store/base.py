@@ -315,6 +315,12 @@ class Store(ABC):
     @abstractmethod
     def close(self) -> None: ...
 
+    def let_go(self) -> None:
+        """Close at the end of this process's use of the index (Library.close): a
+        store may keep what the next process will read (EdgeStore: parking.py).
+        Any other close, such as one after a failed open, is `close()`."""
+        self.close()
+
     def __enter__(self) -> Store:
         return self
 

@@ -21,7 +21,7 @@ from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
-from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.errors import IndexBusy, IndexUnavailable
 from convo_tui.core.store import meta_file, parking, readonly, space
 from convo_tui.core.store.base import (
     DENSE,
@@ -110,7 +110,7 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
                     finish(self)  # the flags of a switch swapped just before a crash
                 self.release_pages()  # the WAL and the appendable segment's indexes, read whole by the load
         except IndexUnavailable as exc:
-            if not repair or read_only:
+            if not repair or read_only or isinstance(exc, IndexBusy):  # busy is no damage to repair
                 self._drop_copy()
                 self._lock.release()
                 raise
@@ -297,14 +297,21 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
         if self._parked:
             return  # its shards and lock are the process's to the end, or closed by parking.unpark
         shards, self._shard, self._dense, self._dense_deferred = self._shards(), None, None, False
-        if shards and self._may_park() and self._flushed(shards):
-            # The process ends soon: its end unmaps the shards without evicting their files (parking.py).
-            assert isinstance(self._lock, IndexLock)
-            self._parked = True
-            self._lock.move_last()
-            parking.park(parking.Parked(self.path, [shard for _name, shard in shards], lambda: self._close(shards)))
+        self._close(shards)
+
+    def let_go(self) -> None:
+        """Close at the end of the process's use of the index: in a process that ends
+        with its command, park it instead (parking.py), so that its files stay in the
+        page cache for the next process."""
+        if self._parked:
             return
-        self._close(shards)  # a flush that failed fails here again, and the lock is released
+        shards = self._shards()
+        if not (shards and self._may_park() and self._flushed(shards)):
+            self.close()  # a flush that failed fails there again, and the lock is released
+            return
+        self._shard, self._dense, self._dense_deferred = None, None, False
+        self._parked = True
+        parking.park(parking.Parked(self.path, [shard for _name, shard in shards], lambda: self._close(shards)))
 
     def _flushed(self, shards: list[tuple[str, qe.EdgeShard]]) -> bool:
         """What a close does besides the eviction (Edge's drop is a flush), for a store that wrote."""

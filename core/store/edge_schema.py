@@ -13,7 +13,7 @@ from pathlib import Path
 from typing import Any
 
 import qdrant_edge as qe
-from convo_tui.core.errors import IndexUnavailable
+from convo_tui.core.errors import IndexBusy, IndexUnavailable
 from convo_tui.core.store import space
 from convo_tui.core.store.base import (
     BOOL_PAYLOAD,
@@ -238,9 +238,19 @@ def edge_errors(path: Path, doing: str) -> Iterator[None]:
             raise  # programming errors (TypeError, ValueError, ...) and KeyboardInterrupt stay loud
         if space.is_disk_full(exc):
             raise space.disk_full(path, _DOING.get(doing, "")) from None
+        if not panic and wal_busy(exc):
+            # Edge's own lock on its WAL, still held by a process that let the index go
+            # and is ending (core/store/parking.py): busy for a moment, not damaged.
+            raise IndexBusy(f"index {path} is in use by another process that is letting it go; try again", None) from None
         if panic or doing in _READS:
             raise IndexUnavailable(damaged(path, _what_failed(path, doing, exc))) from None
         raise IndexUnavailable(f"index {path}: {doing} failed ({one_line(exc)})") from None
+
+
+def wal_busy(exc: BaseException) -> bool:
+    """Edge could not lock its write-ahead log: another process holds it."""
+    text = str(exc)
+    return "Can't init WAL" in text and "WouldBlock" in text
 
 
 # -- translation to qdrant_edge ---------------------------------------------

@@ -81,6 +81,10 @@ class GuardedStore(Store):
         with self._lock.exclusive():
             self.inner.close()
 
+    def let_go(self) -> None:
+        with self._lock.exclusive():
+            self.inner.let_go()
+
     def upsert(self, points: Sequence[Point]) -> None:
         with self._lock.shared():
             self.inner.upsert(points)

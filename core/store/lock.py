@@ -106,20 +106,6 @@ class IndexLock:
             os.pwrite(fd, f"{os.getpid()}\n{command_line()}\n".encode(), 0)
         self._fd = fd
 
-    def move_last(self) -> None:
-        """Renumber the lock's descriptor above every one open now. A dying process's
-        descriptors close in increasing order, so the lock then comes free after
-        the others: Edge's lock on its WAL, for a store parked to the end (parking.py)."""
-        if self._fd is None:
-            return
-        try:
-            highest = max(int(name) for name in os.listdir("/proc/self/fd"))
-            moved = fcntl.fcntl(self._fd, fcntl.F_DUPFD_CLOEXEC, highest + 1)
-        except (OSError, ValueError):
-            return  # left where it is: at exit it may come free a moment before Edge's
-        os.close(self._fd)  # the duplicate holds the same lock
-        self._fd = moved
-
     def release(self) -> None:
         if self._fd is None:
             return

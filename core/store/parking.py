@@ -11,13 +11,18 @@ A process that ends once it has let its index go does not need that clean-up:
 the kernel unmaps everything at exit and keeps the pages cached for the next
 process (and evicts them as it would any file's, when memory is wanted). So a
 process that says so at its start (core/process.py; the `convo-tui` command
-does) parks a store it closes instead of closing it: what it wrote is flushed
+does) parks a store it lets go instead of closing it: what it wrote is flushed
 (all Edge's drop does besides the eviction), and the shards stay open, never
 dropped, until the process exits, and so does the index's lock, since Edge's
-own lock on its write-ahead log goes only with the shards (another process
-that loads them meanwhile fails: "Can't init WAL").
-Another process that wants the index meanwhile waits for the lock as it waits
-for any holder that is closing (core/holder/access.py).
+own lock on its write-ahead log goes only with the shards. Another process
+that wants the index meanwhile waits for the lock as it waits for any holder
+that is closing (core/holder/access.py). At exit the kernel lets both locks go
+within a moment, in no order to rely on; a load that meets Edge's lock in that
+moment is IndexBusy, which those waits retry, not damage (edge_schema.edge_errors).
+
+Only `let_go` parks (Library.close, the end of the process's use of the
+index); a store closed after a failed open lets its lock go at once, so the
+rebuild its error names is not refused by an app or `mcp` still running.
 
 The same process opening the index again gets the parked shards closed first
 (`unpark`): only then is its lock free. At most one store is parked (parking
@@ -61,8 +66,7 @@ def park(parked: Parked) -> None:
 
     The shards get a reference nobody gives back, so neither Python's
     finalization nor the garbage collector drops them (a drop would evict their
-    files). The caller has renumbered its lock's descriptor above Edge's
-    (IndexLock.move_last), so that the lock comes free after Edge's at exit."""
+    files)."""
     global _parked
     for shard in parked.shards:
         ctypes.pythonapi.Py_IncRef(ctypes.py_object(shard))

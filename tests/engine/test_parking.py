@@ -6,6 +6,7 @@ whole; the same process can open it again."""
 from __future__ import annotations
 
 import ctypes
+import json
 import mmap
 import os
 import subprocess
@@ -18,6 +19,8 @@ from pathlib import Path
 import pytest
 from convo_tui.core import process
 from convo_tui.core.errors import IndexBusy, IndexUnavailable
+from convo_tui.core.library import Library
+from convo_tui.core.settings import Settings
 from convo_tui.core.store import parking
 from convo_tui.core.store.base import Cond, Filter, Point, SparseVec
 from convo_tui.core.store.edge import EdgeStore
@@ -72,15 +75,110 @@ def _free(index: Path) -> bool:
     return True
 
 
-def test_a_store_it_closes_stays_open_to_its_end_whether_it_wrote_or_not(tmp_path, ending):
-    index = _built(tmp_path / "index")  # it wrote
+class _Recording:
+    """A shard that notes its flushes (Edge's shard object cannot be patched)."""
+
+    def __init__(self, shard: object):
+        self.shard, self.flushes = shard, 0
+
+    def flush(self) -> None:
+        self.flushes += 1
+        self.shard.flush()  # type: ignore[attr-defined]
+
+    def close(self) -> None:
+        self.shard.close()  # type: ignore[attr-defined]
+
+
+def test_a_store_it_lets_go_stays_open_to_its_end_what_it_wrote_flushed(tmp_path, ending):
+    index = _built(tmp_path / "index")
+    assert _free(index) and parking.parked_path() is None  # a plain close lets go at once
+    writer = EdgeStore(index)
+    writer.upsert([Point("s:turn-8", [1.0, 0.0, 0.0, 0.0], SparseVec([8], [1.0]), {"session_id": "s"})])
+    main = writer._shard = _Recording(writer._shard)  # type: ignore[assignment]
+    writer.let_go()
+    assert main.flushes == 1  # what a close would have flushed
     assert parking.parked_path() == index and not _free(index)  # its shards (and Edge's WAL lock) are still open
-    reader = EdgeStore(index)  # the parked writer is closed first
-    assert reader.count(ALL) == 3
-    reader.close()  # it read only
-    assert parking.parked_path() == index and not _free(index)
-    reader.close()  # a second close changes nothing
+    writer.let_go()
+    writer.close()  # once parked, neither changes anything
     assert not _free(index)
+    reader = EdgeStore(index)  # the parked store is closed first
+    assert reader.count(ALL) == 4
+    reader.let_go()  # it read only: parked all the same
+    assert parking.parked_path() == index and not _free(index)
+
+
+def test_the_same_process_opens_a_parked_index_again(tmp_path, ending):
+    index = _built(tmp_path / "index")
+    first = EdgeStore(index, read_only=True)
+    first.count(ALL)
+    first.let_go()
+    again = EdgeStore(index)  # closes the parked shards first: its lock is free for this open
+    assert parking.parked_path() is None
+    again.upsert([Point("s:turn-9", [1.0, 0.0, 0.0, 0.0], SparseVec([9], [1.0]), {"session_id": "s"})])
+    again.let_go()
+    assert parking.parked_path() == index
+    parking.unpark(index)  # what opening it again does first
+    assert _free(index)
+    last = EdgeStore(index, read_only=True)
+    assert last.count(ALL) == 4
+    last.close()
+
+
+def test_parking_another_index_closes_the_one_parked_before(tmp_path, ending):
+    one, two = _built(tmp_path / "one"), _built(tmp_path / "two")
+    for index in (one, two):
+        store = EdgeStore(index, read_only=True)
+        store.count(ALL)
+        store.let_go()
+    assert parking.parked_path() == two
+    assert _free(one) and not _free(two)
+
+
+def test_a_process_that_does_not_end_with_its_command_closes_as_before(tmp_path):
+    index = _built(tmp_path / "index")
+    reader = EdgeStore(index, read_only=True)
+    reader.count(ALL)
+    reader.let_go()
+    assert parking.parked_path() is None and _free(index)
+
+
+def test_an_open_that_fails_its_checks_lets_the_lock_go_at_once(tmp_path, ending):
+    """An app or `mcp` that met an index it may not read keeps running: the rebuild
+    its error names must find the index free."""
+    index = _built(tmp_path / "index")
+    (index / "meta.json").write_text(json.dumps({"schema": 0}), encoding="utf-8")
+    with pytest.raises(IndexUnavailable, match="older convo-tui"):
+        Library.open(Settings(index_dir=index))
+    assert parking.parked_path() is None and _free(index)
+
+
+HOLD_WAL = textwrap.dedent(
+    """
+    import sys
+    import qdrant_edge
+
+    shard = qdrant_edge.EdgeShard.load(sys.argv[1], None)  # Edge's lock on its WAL, not ours
+    print("loaded", flush=True)
+    sys.stdin.readline()
+    """
+)
+
+
+def test_a_load_that_meets_edges_wal_lock_is_busy_not_damaged(tmp_path):
+    """What a process opening the index may meet in the moment a parked one exits."""
+    index = _built(tmp_path / "index")
+    holder = subprocess.Popen(
+        [sys.executable, "-c", HOLD_WAL, str(index / "shard")], stdin=subprocess.PIPE, stdout=subprocess.PIPE, text=True
+    )
+    try:
+        assert holder.stdout is not None and holder.stdout.readline().strip() == "loaded"
+        for repair in (False, True):  # not even `index --rebuild` takes it for damage
+            with pytest.raises(IndexBusy):
+                EdgeStore(index, repair=repair)
+            assert _free(index)
+    finally:
+        holder.communicate("\n", timeout=60)
+    EdgeStore(index).close()  # free once it has gone
 
 
 WRITER = textwrap.dedent(
@@ -95,7 +193,7 @@ WRITER = textwrap.dedent(
     store = EdgeStore(Path(sys.argv[1]))
     store.ensure(4)
     store.upsert([Point(f"s:turn-{i}", [1.0, 0.0, 0.0, 0.0], SparseVec([i + 1], [1.0]), {"session_id": "s"}) for i in range(5)])
-    store.close()
+    store.let_go()
     """
 )
 
@@ -108,53 +206,6 @@ def test_what_a_parked_store_wrote_is_there_for_the_next_process(tmp_path):
         assert store.count(ALL) == 5
     finally:
         store.close()
-
-
-def test_the_same_process_opens_a_parked_index_again(tmp_path, ending):
-    index = _built(tmp_path / "index")
-    first = EdgeStore(index, read_only=True)
-    first.count(ALL)
-    first.close()
-    again = EdgeStore(index)  # closes the parked shards first: its lock is free for this open
-    assert parking.parked_path() is None
-    again.upsert([Point("s:turn-9", [1.0, 0.0, 0.0, 0.0], SparseVec([9], [1.0]), {"session_id": "s"})])
-    again.close()
-    assert parking.parked_path() == index
-    parking.unpark(index)  # what opening it again does first
-    assert _free(index)
-    last = EdgeStore(index, read_only=True)
-    assert last.count(ALL) == 4
-    last.close()
-
-
-def test_parking_another_index_closes_the_one_parked_before(tmp_path, ending):
-    one, two = _built(tmp_path / "one"), _built(tmp_path / "two")
-    for index in (one, two):
-        store = EdgeStore(index, read_only=True)
-        store.count(ALL)
-        store.close()
-    assert parking.parked_path() == two
-    assert _free(one) and not _free(two)
-
-
-def test_a_process_that_does_not_end_with_its_command_closes_as_before(tmp_path):
-    index = _built(tmp_path / "index")
-    reader = EdgeStore(index, read_only=True)
-    reader.count(ALL)
-    reader.close()
-    assert parking.parked_path() is None and _free(index)
-
-
-def test_the_lock_moved_last_is_numbered_above_every_open_descriptor(tmp_path):
-    lock = IndexLock(tmp_path)
-    lock.acquire()
-    try:
-        lock.move_last()
-        assert lock._fd == max(int(name) for name in os.listdir("/proc/self/fd"))
-        assert not _free(tmp_path)  # the duplicate holds the lock
-    finally:
-        lock.release()
-    assert _free(tmp_path)
 
 
 def _cached_pages(folder: Path) -> int:
@@ -180,17 +231,19 @@ def _on_tmpfs(folder: Path) -> bool:
     best, kind = "", ""
     for line in Path("/proc/mounts").read_text().splitlines():
         _dev, point, fs_type = line.split()[:3]
-        if str(folder).startswith(point.rstrip("/") + "/") and len(point) > len(best):
+        if (str(folder) + "/").startswith(point.rstrip("/") + "/") and len(point) > len(best):
             best, kind = point, fs_type
     return kind in ("tmpfs", "ramfs")
 
 
 @pytest.fixture
 def disk_index(demo_built: Path) -> Iterator[Path]:
-    """A copy of the demo index on a disk (not tmpfs, where pages cannot be dropped)."""
-    with tempfile.TemporaryDirectory(prefix="convo-tui-parking-") as folder:
-        if _on_tmpfs(Path(folder)):
-            pytest.skip("the temp folder is on tmpfs: no page cache to keep")
+    """A copy of the demo index on a disk (not tmpfs, where pages cannot be dropped):
+    in the temp folder, or else in the checkout (.gitignore names the folder)."""
+    place = next((Path(p) for p in (tempfile.gettempdir(), ROOT) if not _on_tmpfs(Path(p).resolve())), None)
+    if place is None:
+        pytest.skip("the temp folder and the checkout are on tmpfs: no page cache to keep")
+    with tempfile.TemporaryDirectory(prefix="convo-tui-parking-", dir=place) as folder:
         yield copy_index(demo_built / "index", Path(folder) / "index")
 
 
@@ -230,5 +283,5 @@ def test_a_store_whose_flush_fails_reports_it_and_lets_the_lock_go(tmp_path, end
     store.upsert([Point("s:turn-7", [1.0, 0.0, 0.0, 0.0], SparseVec([7], [1.0]), {"session_id": "s"})])
     store._shard = _FlushFails(store._shard)  # type: ignore[assignment]
     with pytest.raises(IndexUnavailable):
-        store.close()
+        store.let_go()
     assert parking.parked_path() is None and _free(index)  # closed as before parking: nothing held
