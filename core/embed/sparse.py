@@ -25,6 +25,14 @@ class SparseEmbedder:
         """Pickled by name: phase 1's reader process makes its own (Edge's model is not picklable)."""
         return (SparseEmbedder, ())
 
+    @property
+    def version(self) -> str:
+        """This encoder and the Edge release that tokenizes: token ids cached across
+        processes are good for as long as both stay the same (translate.py)."""
+        from importlib.metadata import version
+
+        return f"{self.NAME}-{version('qdrant-edge-py')}"
+
     def read_cjk_dictionary(self) -> None:
         """Have the tokenizer read its Chinese/Japanese/Korean dictionary now: it
         does on the first such text it meets, which takes 160 ms."""

@@ -147,7 +147,7 @@ class Library(Engine):
     # -- models ----------------------------------------------------------------
 
     def load_model(self) -> None:
-        self.models.load()
+        self.models.load(prepare_translation=True)  # asked by what searches for a while: the app, a holder
 
     def model_info(self) -> ModelInfo:
         return self.models.info()

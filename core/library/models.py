@@ -50,27 +50,33 @@ class Models:
         choice = self.choice()
         return ModelInfo(model=choice.model, reason=choice.reason, ready=self.ready)
 
-    def load(self) -> None:
-        """Load the dense model (seconds) outside the lock keyword searches take, then adopt it."""
-        if self.dense is not None:
-            return
-        from convo_tui.core.embed.dense import shared_dense
-        from convo_tui.core.heap import keep_large_buffers_mapped
+    def load(self, *, prepare_translation: bool = False) -> None:
+        """Load the dense model (seconds) outside the lock keyword searches take, then adopt it.
+        `prepare_translation`: a process that will search for a while (the app, a
+        holder) reads what translated searches need too (translated_search.prepare)."""
+        if self.dense is None:
+            from convo_tui.core.embed.dense import shared_dense
+            from convo_tui.core.heap import keep_large_buffers_mapped
 
-        keep_large_buffers_mapped()  # the model's large buffers go back when freed (core/heap.py)
-        dense = shared_dense(self.choice().model)
-        self.load_sparse()
-        with self._lock:
-            if self.dense is None:
-                self.dense = dense
-        if dense_scale(dense.name).cjk:  # its hybrid queries search Chinese texts by translation
-            from convo_tui.core.search.translated_search import prepare
+            keep_large_buffers_mapped()  # the model's large buffers go back when freed (core/heap.py)
+            dense = shared_dense(self.choice().model)
+            self.load_sparse()
+            with self._lock:
+                if self.dense is None:
+                    self.dense = dense
+        if prepare_translation:
+            self._prepare_translation()
 
-            assert self.sparse is not None
-            # After `ready`: a search meanwhile reads them itself. What fails here fails
-            # again, and is reported, in the first search that needs it.
-            with contextlib.suppress(Exception):
-                prepare(self.sparse)
+    def _prepare_translation(self) -> None:
+        dense, sparse = self.dense, self.sparse
+        if dense is None or sparse is None or not dense_scale(dense.name).cjk:
+            return  # a model that reads no Chinese makes no translated search
+        from convo_tui.core.search.translated_search import prepare
+
+        # After `ready`: a search meanwhile reads them itself. What fails here fails
+        # again, and is reported, in the first search that needs it.
+        with contextlib.suppress(Exception):
+            prepare(sparse)
 
     def load_sparse(self) -> None:
         with self._lock:

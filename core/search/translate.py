@@ -22,6 +22,7 @@ from __future__ import annotations
 import marshal
 import os
 import re
+import threading
 from collections.abc import Callable, Iterator, Sequence
 from contextlib import suppress
 from dataclasses import dataclass
@@ -101,6 +102,74 @@ def cached_table() -> Path:
 
     key = f"{version(DICTIONARY_PACKAGE)}-{TABLE_VERSION}"
     return Path(platformdirs.user_cache_dir(APP_NAME)) / "translate" / f"cedict-en-zh-{key}.marshal"
+
+
+# Per tokenizer: the table's Chinese words' query vectors, as `_table_vectors` keeps them.
+_VECTORS: dict[str, _Vectors] = {}
+_VECTORS_LOCK = threading.Lock()
+
+
+@dataclass(frozen=True)
+class _Vectors:
+    """Each word's token ids; a query vector weighs each token 1.0 (every word of the
+    table, measured), so only a word whose vector does not is kept whole in `other`."""
+
+    ones: dict[str, tuple[int, ...]]
+    other: dict[str, tuple[tuple[int, ...], tuple[float, ...]]]
+
+    def get(self, word: str) -> SparseVec | None:
+        ids = self.ones.get(word)
+        if ids is not None:
+            return SparseVec(list(ids), [1.0] * len(ids))
+        whole = self.other.get(word)
+        return SparseVec(list(whole[0]), list(whole[1])) if whole is not None else None
+
+
+def translation_vectors(embed_query: Callable[[str], SparseVec], tokenizer: str) -> Callable[[str], SparseVec]:
+    """`embed_query` for the table's Chinese words, read from the user's cache.
+
+    A query's translations are Chinese words, and Edge's tokenizer reads its
+    Chinese dictionary on the first Chinese text it meets (160 ms): every
+    process's first English hybrid query under a model that reads Chinese paid
+    that. The vectors of all the table's words (72k) are made once per version
+    of the table and of the tokenizer (`tokenizer` names both its model and its
+    version; 0.4 s) and kept beside the table (30 ms to read); any other text is
+    embedded."""
+    with _VECTORS_LOCK:
+        vectors = _VECTORS.get(tokenizer)
+        if vectors is None:
+            vectors = _VECTORS[tokenizer] = _table_vectors(embed_query, tokenizer)
+
+    def embed(text: str) -> SparseVec:
+        found = vectors.get(text)
+        return found if found is not None else embed_query(text)
+
+    return embed
+
+
+def _table_vectors(embed_query: Callable[[str], SparseVec], tokenizer: str) -> _Vectors:
+    path = cached_table().with_suffix(f".{_file_safe(tokenizer)}.vectors")
+    with suppress(OSError, ValueError, EOFError, TypeError):
+        ones, other = marshal.loads(path.read_bytes())
+        if isinstance(ones, dict) and isinstance(other, dict):
+            return _Vectors(ones, other)
+    vectors = _Vectors({}, {})
+    for word in sorted({word for found in dictionary().values() for word in found}):
+        vec = embed_query(word)
+        if all(value == 1.0 for value in vec.values):
+            vectors.ones[word] = tuple(vec.indices)
+        else:
+            vectors.other[word] = (tuple(vec.indices), tuple(vec.values))
+    with suppress(OSError):  # a read-only or full cache only costs the next process the build
+        path.parent.mkdir(parents=True, exist_ok=True)
+        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
+        temp.write_bytes(marshal.dumps((vectors.ones, vectors.other)))
+        os.replace(temp, path)
+    return vectors
+
+
+def _file_safe(name: str) -> str:
+    return re.sub(r"[^A-Za-z0-9._-]", "_", name)
 
 
 def _build() -> dict[str, tuple[str, ...]]:

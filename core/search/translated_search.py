@@ -29,11 +29,12 @@ TRANSLATED_SPARE = 32
 
 def prepare(sparse: SparseEmbedder) -> None:
     """Read now what a process's first translated search reads: the translation
-    table and the tokenizer's Chinese dictionary. Under a model that reads Chinese
-    every hybrid query in Latin script makes one, and the app's first query at a
-    million messages took 272-283 ms instead of ~110 (BENCHMARKS.md, "Twenty-fifth
-    session"); loading the model, in the background, is the time for it."""
-    translate.dictionary()
+    table and its words' vectors (and, for a query in Chinese, the tokenizer's
+    Chinese dictionary). Under a model that reads Chinese every hybrid query in
+    Latin script makes one, and the app's first query at a million messages took
+    272-283 ms instead of ~110 (BENCHMARKS.md, "Twenty-fifth session"); the app
+    and the holder load the model in the background, which is the time for it."""
+    translate.translation_vectors(sparse.embed_query, sparse.version)
     sparse.read_cjk_dictionary()
 
 
@@ -50,7 +51,9 @@ class TranslatedSearch:
         its words in Chinese, to give Chinese texts a keyword part; else None."""
         if fusion.TRANSLATED_WEIGHT <= 0 or not scale.cjk or query_lang == LANG_CJK or fusion.METHOD != "weighted":
             return None
-        found = translate.translated_query(translate.translate(parsed.text), embedders.sparse.embed_query)
+        sparse = embedders.sparse
+        embed = translate.translation_vectors(sparse.embed_query, sparse.version)
+        found = translate.translated_query(translate.translate(parsed.text), embed)
         return cls(parsed, found) if found is not None else None
 
     @property

@@ -97,3 +97,44 @@ def test_the_table_is_built_once_then_read_from_the_cache_and_rebuilt_when_damag
         assert marshal.loads(path.read_bytes()) == built
     finally:
         translate.dictionary.cache_clear()
+
+
+def test_the_tables_words_come_from_the_cache_as_the_tokenizer_makes_them(monkeypatch):
+    """A process's translated search reads its words' vectors from the user's cache
+    (made once per table and tokenizer), so its first English query does not make
+    the tokenizer read its Chinese dictionary; any other text is embedded."""
+    sparse = SparseEmbedder()
+    tokenizer = f"{sparse.version}-test"
+    monkeypatch.setattr(translate, "_VECTORS", {})
+    words = [w for found in list(translate.dictionary().values())[:400] for w in found][:200]
+    embed = translate.translation_vectors(sparse.embed_query, tokenizer)  # made and kept
+    assert [embed(w) for w in words] == [sparse.embed_query(w) for w in words]
+    assert embed("不在词典里的一句话") == sparse.embed_query("不在词典里的一句话")
+
+    calls: list[str] = []
+
+    def counting(text: str) -> SparseVec:
+        calls.append(text)
+        return sparse.embed_query(text)
+
+    monkeypatch.setattr(translate, "_VECTORS", {})  # as a new process: only the file
+    again = translate.translation_vectors(counting, tokenizer)
+    assert [again(w) for w in words] == [sparse.embed_query(w) for w in words]
+    assert calls == []
+    again("不在词典里的一句话")
+    assert calls == ["不在词典里的一句话"]
+
+
+def test_a_cache_for_another_tokenizer_is_not_used(monkeypatch):
+    sparse = SparseEmbedder()
+    monkeypatch.setattr(translate, "_VECTORS", {})
+    translate.translation_vectors(sparse.embed_query, f"{sparse.version}-one")
+    monkeypatch.setattr(translate, "_VECTORS", {})
+    calls: list[str] = []
+
+    def counting(text: str) -> SparseVec:
+        calls.append(text)
+        return sparse.embed_query(text)
+
+    translate.translation_vectors(counting, f"{sparse.version}-two")
+    assert len(calls) == len({w for found in translate.dictionary().values() for w in found})
