@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Sequence
 
 from convo_tui.core.store.base import SparseVec
@@ -29,9 +30,7 @@ class SparseEmbedder:
     def version(self) -> str:
         """This encoder and the Edge release that tokenizes: token ids cached across
         processes are good for as long as both stay the same (translate.py)."""
-        from importlib.metadata import version
-
-        return f"{self.NAME}-{version('qdrant-edge-py')}"
+        return f"{self.NAME}-{_edge_version()}"
 
     def read_cjk_dictionary(self) -> None:
         """Have the tokenizer read its Chinese/Japanese/Korean dictionary now: it
@@ -48,3 +47,12 @@ class SparseEmbedder:
     def embed_query(self, text: str) -> SparseVec:
         vec = self._bm25.embed_query(text)
         return SparseVec(list(vec.indices), list(vec.values))
+
+
+@functools.cache
+def _edge_version() -> str:
+    """Read once: a hybrid query under a model that reads Chinese asks for it, and
+    the package metadata is looked up on the disk each time (0.26 ms)."""
+    from importlib.metadata import version
+
+    return version("qdrant-edge-py")

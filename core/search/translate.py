@@ -28,6 +28,7 @@ from contextlib import suppress
 from dataclasses import dataclass
 from functools import cache
 from pathlib import Path
+from typing import Any
 
 from convo_tui.core.settings import APP_NAME
 from convo_tui.core.store.base import SparseVec
@@ -81,18 +82,25 @@ def dictionary() -> dict[str, tuple[str, ...]]:
     for a phrase too vague to translate, which is still a phrase), built once
     per version of the data and of these rules and then read from the user's
     cache (0.8 s to build, 0.02 s to read)."""
-    path = cached_table()
+    table = _cached(cached_table(), _build, lambda read: isinstance(read, dict))
+    assert isinstance(table, dict)
+    return table
+
+
+def _cached(path: Path, build: Callable[[], Any], usable: Callable[[Any], bool]) -> Any:
+    """What `path` holds (marshal) when it reads back `usable`, else `build()`,
+    kept there for the next process (written whole, then renamed into place)."""
     with suppress(OSError, ValueError, EOFError, TypeError):
-        table = marshal.loads(path.read_bytes())
-        if isinstance(table, dict):
-            return table
-    table = _build()
+        kept = marshal.loads(path.read_bytes())
+        if usable(kept):
+            return kept
+    made = build()
     with suppress(OSError):  # a read-only or full cache only costs the next process the build
         path.parent.mkdir(parents=True, exist_ok=True)
         temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temp.write_bytes(marshal.dumps(table))
+        temp.write_bytes(marshal.dumps(made))
         os.replace(temp, path)
-    return table
+    return made
 
 
 def cached_table() -> Path:
@@ -148,24 +156,22 @@ def translation_vectors(embed_query: Callable[[str], SparseVec], tokenizer: str)
 
 
 def _table_vectors(embed_query: Callable[[str], SparseVec], tokenizer: str) -> _Vectors:
-    path = cached_table().with_suffix(f".{_file_safe(tokenizer)}.vectors")
-    with suppress(OSError, ValueError, EOFError, TypeError):
-        ones, other = marshal.loads(path.read_bytes())
-        if isinstance(ones, dict) and isinstance(other, dict):
-            return _Vectors(ones, other)
-    vectors = _Vectors({}, {})
-    for word in sorted({word for found in dictionary().values() for word in found}):
-        vec = embed_query(word)
-        if all(value == 1.0 for value in vec.values):
-            vectors.ones[word] = tuple(vec.indices)
-        else:
-            vectors.other[word] = (tuple(vec.indices), tuple(vec.values))
-    with suppress(OSError):  # a read-only or full cache only costs the next process the build
-        path.parent.mkdir(parents=True, exist_ok=True)
-        temp = path.with_name(f"{path.name}.{os.getpid()}.tmp")
-        temp.write_bytes(marshal.dumps((vectors.ones, vectors.other)))
-        os.replace(temp, path)
-    return vectors
+    def build() -> tuple[dict[str, tuple[int, ...]], dict[str, tuple[tuple[int, ...], tuple[float, ...]]]]:
+        ones: dict[str, tuple[int, ...]] = {}
+        other: dict[str, tuple[tuple[int, ...], tuple[float, ...]]] = {}
+        for word in sorted({word for found in dictionary().values() for word in found}):
+            vec = embed_query(word)
+            if all(value == 1.0 for value in vec.values):
+                ones[word] = tuple(vec.indices)
+            else:
+                other[word] = (tuple(vec.indices), tuple(vec.values))
+        return ones, other
+
+    def usable(read: Any) -> bool:
+        return isinstance(read, tuple) and len(read) == 2 and all(isinstance(part, dict) for part in read)
+
+    ones, other = _cached(cached_table().with_suffix(f".{_file_safe(tokenizer)}.vectors"), build, usable)
+    return _Vectors(ones, other)
 
 
 def _file_safe(name: str) -> str:

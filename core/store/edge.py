@@ -22,6 +22,7 @@ from typing import Any
 
 import qdrant_edge as qe
 from convo_tui.core.errors import IndexBusy, IndexUnavailable
+from convo_tui.core.process import is_ending
 from convo_tui.core.store import meta_file, parking, readonly, space
 from convo_tui.core.store.base import (
     DENSE,
@@ -327,7 +328,7 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
     def _may_park(self) -> bool:
         """Whether closing may leave the shards open to the process's end: it ends
         soon, and the store is the index's own (a private copy is deleted at close)."""
-        return parking.may_park() and not self._copies and isinstance(self._lock, IndexLock)
+        return is_ending() and not self._copies and isinstance(self._lock, IndexLock)
 
     def _close(self, shards: list[tuple[str, qe.EdgeShard]]) -> None:
         try:

@@ -40,8 +40,6 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from convo_tui.core.process import is_ending
-
 _guard = threading.Lock()
 
 
@@ -55,10 +53,6 @@ class Parked:
 
 
 _parked: Parked | None = None
-
-
-def may_park() -> bool:
-    return is_ending()
 
 
 def park(parked: Parked) -> None:
