@@ -172,6 +172,8 @@ def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]
             stages.setdefault(turn_key(p.get("session_id", ""), p.get("turn_index", -1)), m.stage)
     for point in found:
         key = point.payload.get("key", "")
+        if key not in wanted:
+            continue  # another key's point whose facet collides (edge_facets.py)
         point.score = wanted[key]
         point.stage = stages.get(key, "keyword")
         out.append(point)

@@ -29,7 +29,7 @@ from convo_tui.core.store.base import (
     Filter,
     Store,
 )
-from convo_tui.core.store.edge_facets import faceted, faceted_filter, indexes
+from convo_tui.core.store.edge_facets import FOLDED, REBUILD_GAIN, faceted_filter, indexes, layout
 from convo_tui.core.store.edge_packing import packed_keys
 from convo_tui.core.store.edge_reads import EdgeReads
 from convo_tui.core.store.edge_rolls import Rolls
@@ -74,9 +74,9 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
         self._wrote = False  # anything written by this process (a search that held the index need not flush)
         self._writes = 0  # every write, drop and shard swap (`writes`)
         self._parked = False  # closed by leaving its shards open to the process's end (parking.py)
-        # Whether the shards keep the faceted fields in one index (edge_facets.py): a new
-        # index does, one made before keeps an index a field until it is rebuilt.
-        self.faceted = True
+        # The fields the shards keep in one index, `facets` (edge_facets.py): a new index
+        # keeps FOLDED there, one made before its own layout's until it is rebuilt.
+        self.facet_fields = FOLDED
         check_index_path(self.path)
         parking.unpark(self.path)  # this process let it go and keeps it to its end: close it, free the lock
         # Set when `repair` (index --rebuild) opened a shard that cannot be loaded:
@@ -106,7 +106,7 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
                 else:
                     self._dense = self._load(DENSE_SHARD)
                 self._shard = self._load(SHARD)
-                self.faceted = faceted(self._shard.info().payload_schema)
+                self.facet_fields = layout(self._shard.info().payload_schema)
                 if not read_only:
                     finish(self)  # the flags of a switch swapped just before a crash
                 self.release_pages()  # the WAL and the appendable segment's indexes, read whole by the load
@@ -162,7 +162,7 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
             with edge_errors(self.path, "creating"):
                 self._dense = qe.EdgeShard.create(str(self.path / DENSE_SHARD), dense_config(dim))
                 self._shard = qe.EdgeShard.create(str(self.path / SHARD), main_config())
-            self.faceted = True
+            self.facet_fields = FOLDED
         elif self._dim() != dim:
             raise IndexUnavailable(
                 f"index {self.path} holds {self._dim()}-dimension vectors, not {dim}; "
@@ -176,22 +176,24 @@ class EdgeStore(EdgeReads, EdgeWrites, Store):
 
     def index_schema(self) -> dict[str, str]:
         """The payload indexes of this index's shards (the kinds of base.PAYLOAD_INDEXES)."""
-        return indexes(self.faceted)
+        return indexes(self.facet_fields)
 
     def writes(self) -> int:
         return self._writes  # this process holds the index's lock, or reads a private copy
 
     def rebuild_note(self) -> str | None:
-        if self.faceted or self._shard is None:
+        if self.facet_fields == FOLDED or self._shard is None:
             return None
+        kept = "an index for each filter field" if not self.faceted else "indexes of its own for `key` and `session_id`"
         return (
-            f"the index at {self.path} keeps an index for each filter field (made by an older convo-tui): "
-            "`convo-tui index --rebuild` opens it about 1.7x faster (the vectors already computed are kept)"
+            f"the index at {self.path} keeps {kept} (made by an older convo-tui): "
+            f"`convo-tui index --rebuild` opens it about {REBUILD_GAIN[self.faceted]} faster "
+            "(the vectors already computed are kept)"
         )
 
     def _filter(self, flt: Filter | None) -> Filter | None:
         """`flt` as this index's shards hold the fields it reads."""
-        out = faceted_filter(flt) if self.faceted else flt
+        out = faceted_filter(flt, self.facet_fields) if self.faceted else flt
         hidden = packed_keys(filter_keys(out), self.faceted)
         if hidden:
             raise ValueError(f"a filter on {sorted(hidden)}: packed fields match nothing (edge_packing.py)")

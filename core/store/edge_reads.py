@@ -34,9 +34,14 @@ class EdgeReads:
     """What an `EdgeStore` answers from its open shards."""
 
     path: Path
-    faceted: bool
+    facet_fields: frozenset[str]  # the layout (edge_facets.py)
     _shard: qe.EdgeShard | None
     _shown_at: int | None = None  # the count of writes at which no point was hidden (`_none_hidden`)
+
+    @property
+    def faceted(self) -> bool:
+        """Whether the shards keep some filter fields in `facets` (how payloads are packed and read)."""
+        return bool(self.facet_fields)
 
     def _dense_shard(self) -> qe.EdgeShard | None:
         raise NotImplementedError  # EdgeStore: the dense shard, loaded on first use

@@ -164,12 +164,12 @@ def filter_fields(payload: dict[str, Any]) -> dict[str, Any]:
     return {k: v for k, v in payload.items() if k in FILTER_FIELDS}
 
 
-def dense_payload(stored: dict[str, Any], is_faceted: bool) -> dict[str, Any]:
+def dense_payload(stored: dict[str, Any], facet_fields: frozenset[str]) -> dict[str, Any]:
     """A dense point's payload made from its stored one: the filter fields, and
-    in the faceted layout their facets."""
+    the facets of `facet_fields` (the shards' layout: edge_facets.py)."""
     out = filter_fields(stored)
-    if is_faceted:
-        out[FACETS] = facets_of(stored)
+    if facet_fields:
+        out[FACETS] = facets_of(stored, facet_fields)
     return out
 
 
@@ -317,11 +317,11 @@ def to_scored(p: Any, *, fields: Sequence[str] | None = None) -> Scored:
     )
 
 
-def edge_points(points: Sequence[Point], is_faceted: bool) -> tuple[list[qe.Point], list[qe.Point], list[qe.PointId]]:
+def edge_points(points: Sequence[Point], facet_fields: frozenset[str]) -> tuple[list[qe.Point], list[qe.Point], list[qe.PointId]]:
     """Our points as Edge's: each one for the main shard (payload and BM25 vector),
     those with a dense vector for the dense shard (the vector and the filter
-    fields), and the ids of those without one. `is_faceted`: the shards keep
-    the faceted fields' values in `facets` too (edge_facets.py)."""
+    fields), and the ids of those without one. `facet_fields`: the fields whose
+    values the shards keep in `facets` too (edge_facets.py)."""
     main: list[qe.Point] = []
     dense: list[qe.Point] = []
     plain: list[qe.PointId] = []
@@ -330,10 +330,10 @@ def edge_points(points: Sequence[Point], is_faceted: bool) -> tuple[list[qe.Poin
         if p.sparse is not None and p.sparse.indices:
             vector[SPARSE] = qe.SparseVector(list(p.sparse.indices), [float(v) for v in p.sparse.values])
         payload = to_stored({**p.payload, "key": p.key})
-        if is_faceted:
-            payload[FACETS] = facets_of(payload)
+        if facet_fields:
+            payload[FACETS] = facets_of(payload, facet_fields)
         pid = p.id  # a hash of the key: once a point
-        main.append(qe.Point(pid, vector, pack(payload, is_faceted)))
+        main.append(qe.Point(pid, vector, pack(payload, bool(facet_fields))))
         if p.dense is not None:
             dense.append(qe.Point(pid, {DENSE: [float(x) for x in p.dense]}, filter_fields(payload)))
         else:

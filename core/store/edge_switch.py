@@ -162,7 +162,7 @@ class EdgeDenseSwitch(DenseSwitch):
             qe.Point(
                 record.id,
                 {DENSE: [float(x) for x in dense]},
-                dense_payload(to_stored(_mirrored(payload, before)), self.store.faceted),
+                dense_payload(to_stored(_mirrored(payload, before)), self.store.facet_fields),
             )
             for record, before, (payload, dense) in zip(records, payloads, restaged, strict=True)
             if dense is not None

@@ -13,7 +13,6 @@ import qdrant_edge as qe
 from convo_tui.core.heap import return_freed_memory
 from convo_tui.core.store import edge_ready
 from convo_tui.core.store.base import DENSE, Filter, Point
-from convo_tui.core.store.edge_facets import FACETED
 from convo_tui.core.store.edge_query import ID_PAGE, dense_filters
 from convo_tui.core.store.edge_rolls import Rolls
 from convo_tui.core.store.edge_schema import edge_errors, edge_points, filter_fields, to_filter, to_stored
@@ -23,7 +22,7 @@ class EdgeWrites:
     """What an `EdgeStore` writes to its open shards."""
 
     path: Path
-    faceted: bool
+    facet_fields: frozenset[str]  # the layout (edge_facets.py)
     _shard: qe.EdgeShard | None
     _rolls: Rolls
 
@@ -56,7 +55,7 @@ class EdgeWrites:
         if not points:
             return
         dense_shard = self._need_dense()
-        out, dense, plain = edge_points(points, self.faceted)
+        out, dense, plain = edge_points(points, self.facet_fields)
         self._update(qe.UpdateOperation.upsert_points(out))
         if dense:
             self._update(qe.UpdateOperation.upsert_points(dense), dense_shard)
@@ -71,7 +70,7 @@ class EdgeWrites:
         main, dense_shard = self._need(), self._need_dense()
         by_id = {pid: dense for pid, dense in vectors}
         with edge_errors(self.path, "reading"):
-            copies = edge_ready.dense_copies(main, list(by_id), self.faceted)
+            copies = edge_ready.dense_copies(main, list(by_id), bool(self.facet_fields))
         out = [qe.Point(pid, {DENSE: [float(x) for x in by_id[str(pid)]]}, copy) for pid, copy in copies]
         if out:
             self._update(qe.UpdateOperation.upsert_points(out), dense_shard)
@@ -110,8 +109,8 @@ class EdgeWrites:
         """`dense_ready=True` is written to the dense shard only (edge_ready.py)."""
         self._writable()
         edge_ready.refuse(flt, "a payload change")
-        if self.faceted and FACETED & values.keys():
-            raise ValueError(f"{sorted(FACETED & values.keys())} are set only with their point (edge_facets.py)")
+        if self.facet_fields & values.keys():
+            raise ValueError(f"{sorted(self.facet_fields & values.keys())} are set only with their point (edge_facets.py)")
         if edge_ready.READY in values:
             if values[edge_ready.READY] is not True:
                 raise ValueError("dense_ready is written False with its point, and only set True after (edge_ready.py)")
@@ -137,7 +136,7 @@ class EdgeWrites:
             return
         main, dense = self._need(), self._need_dense()
         with edge_errors(self.path, "reading"):
-            pages = list(edge_ready.placeholders(main, dense, flt, self._filter, self.faceted))
+            pages = list(edge_ready.placeholders(main, dense, flt, self._filter, bool(self.facet_fields)))
         for page in pages:
             self._update(qe.UpdateOperation.upsert_points(page), dense)
             self._rolled(len(page))

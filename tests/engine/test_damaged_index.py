@@ -35,7 +35,7 @@ CASES = [
     ("plain", "segments/*/vector_storage-dense/vectors/chunk_0.mmap", "delete"),
     ("plain", "segments/*/vector_storage-dense/vectors/status.dat", "cut"),
     ("plain", "segments/*/vector_storage-bm25/deleted/status.dat", "cut"),
-    ("plain", "segments/*/payload_index/*-key-map/page_0.dat", "cut"),
+    ("plain", "segments/*/payload_index/*-facets-map/page_0.dat", "cut"),
     ("plain", "segments/*/segment.json", "junk"),
     ("plain", "wal/open-1", "junk"),
     ("optimized", "segments/*/vector_storage-dense/matrix.dat", "cut"),

@@ -1,17 +1,18 @@
-"""An index made before the faceted layout (core/store/edge_facets.py) keeps
+"""An index made before the faceted layouts (core/store/edge_facets.py) keeps
 working as it is, `index` says what a rebuild brings, and the rebuild gives it
-the layout: through the real CLI, on real transcripts."""
+the newest layout: through the real CLI, on real transcripts."""
 
 from __future__ import annotations
 
 import shutil
 
+import pytest
 import qdrant_edge as qe
 from convo_tui.cli.main import main
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 from convo_tui.core.store.base import PAYLOAD_INDEXES
-from convo_tui.core.store.edge_facets import FACETED_INDEXES
+from convo_tui.core.store.edge_facets import FACETED_INDEXES, FOLDED_INDEXES, REBUILD_GAIN
 from convo_tui.core.store.edge_schema import INDEX_SCHEMA, dense_config, main_config
 
 from tests.paths import FIXTURES
@@ -20,12 +21,12 @@ CLAUDE = "7f3c2a10-5b6e-4d2f-9a8b-1c2d3e4f5a6b"
 HAIKU = "6650f1a2-0000-4000-8000-00000000000b"
 
 
-def _older_index(index_dir, dim: int = 384) -> None:
-    """Empty shards as convo-tui made them before: an index a filter field."""
+def _older_index(index_dir, dim: int = 384, schema: dict[str, str] = PAYLOAD_INDEXES) -> None:
+    """Empty shards as convo-tui made them before: an index a filter field, or the first faceted layout."""
     index_dir.mkdir(mode=0o700)
     for name, config in (("dense", dense_config(dim)), ("shard", main_config())):
         shard = qe.EdgeShard.create(str(index_dir / name), config)
-        for field, kind in PAYLOAD_INDEXES.items():
+        for field, kind in schema.items():
             shard.update(qe.UpdateOperation.create_field_index(field, INDEX_SCHEMA[kind]))
         shard.close()
 
@@ -35,25 +36,35 @@ def _schema(index_dir) -> set[str]:
         return set(lib.store._need().info().payload_schema)  # type: ignore[attr-defined]
 
 
-def test_an_older_index_works_says_what_a_rebuild_brings_and_the_rebuild_gives_it(tmp_path, capsys):
+@pytest.mark.parametrize(
+    ("schema", "kept"),
+    [
+        (PAYLOAD_INDEXES, "keeps an index for each filter field"),
+        (FACETED_INDEXES, "keeps indexes of its own for `key` and `session_id`"),
+    ],
+    ids=["an index a field", "faceted"],
+)
+def test_an_older_index_works_says_what_a_rebuild_brings_and_the_rebuild_gives_it(tmp_path, capsys, schema, kept):
     src = tmp_path / "src"
     src.mkdir()
     shutil.copy(FIXTURES / "chatgpt" / "conversations.json", src)
     shutil.copy(FIXTURES / "claude_code" / f"{CLAUDE}.jsonl", src)
     index_dir = tmp_path / "index"
-    _older_index(index_dir)
+    _older_index(index_dir, schema=schema)
 
     assert main(["--index-dir", str(index_dir), "index", str(src)]) == 0
     out, err = capsys.readouterr()
     assert out.startswith("sessions: 3 added"), out
-    assert "`convo-tui index --rebuild` opens it about 1.7x faster" in err, err
-    assert _schema(index_dir) == set(PAYLOAD_INDEXES)
+    gain = REBUILD_GAIN[schema is FACETED_INDEXES]
+    assert f"{kept} (made by an older convo-tui): `convo-tui index --rebuild` opens it about {gain} faster" in err, err
+    assert _schema(index_dir) == set(schema)
     searches = [
         ["search", "flaky login", "--mode", "keyword"],
         ["search", "flaky login source:claude-code", "--mode", "keyword"],
         ["search", "flaky login source:chatgpt", "--mode", "keyword"],
         ["search", "flaky login role:user"],
         ["sessions"],
+        ["show", CLAUDE],
     ]
     before = []
     for argv in searches:
@@ -65,7 +76,7 @@ def test_an_older_index_works_says_what_a_rebuild_brings_and_the_rebuild_gives_i
     assert main(["--index-dir", str(index_dir), "index", "--rebuild", str(src)]) == 0
     _out, err = capsys.readouterr()
     assert "--rebuild` opens it" not in err, err
-    assert _schema(index_dir) == set(FACETED_INDEXES)
+    assert _schema(index_dir) == set(FOLDED_INDEXES)
     after = []
     for argv in searches:
         assert main(["--index-dir", str(index_dir), *argv]) == 0

@@ -95,7 +95,7 @@ def test_points_written_before_the_packing_read_and_filter_alike(store):
     if store.faceted:
         from convo_tui.core.store.edge_facets import FACETS, facets_of
 
-        old[FACETS] = facets_of(old)
+        old[FACETS] = facets_of(old, store.facet_fields)
     store.write_main(qe.UpdateOperation.upsert_points([qe.Point(point_id("s0:msg-0"), {}, old)]))
     store.upsert([Point("s1:msg-1", None, SparseVec([3], [1.0]), PAYLOAD)])
     assert PACKED not in raw(store, "s0:msg-0")

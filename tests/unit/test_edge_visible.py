@@ -8,7 +8,7 @@ import pytest
 from convo_tui.core.store import edge_reads
 from convo_tui.core.store.base import Cond, Filter, Point, Query, SparseVec
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.store.edge_facets import faceted_filter
+from convo_tui.core.store.edge_facets import FOLDED, faceted_filter
 
 SHOWN = Filter(must=(Cond("visible", value=True), Cond("level", value="turn")))
 
@@ -49,7 +49,7 @@ def test_with_no_point_hidden_edge_is_not_asked_to_check_visible_and_finds_the_s
     everything = keys(store, Filter(must=(Cond("level", value="turn"),)))
     asked = checked(monkeypatch)
     assert keys(store) == everything and len(everything) == 12
-    assert [q.filter for q in asked[-1]] == [faceted_filter(Filter(must=(Cond("level", value="turn"),)))]
+    assert [q.filter for q in asked[-1]] == [faceted_filter(Filter(must=(Cond("level", value="turn"),)), FOLDED)]
 
 
 def test_hidden_points_are_never_found(store, monkeypatch):

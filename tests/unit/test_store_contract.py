@@ -20,7 +20,7 @@ from convo_tui.core.settings import Settings
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Cond, Filter, Point, Query, SparseVec, Store, point_id
 from convo_tui.core.store.edge import EdgeStore
-from convo_tui.core.store.edge_facets import FACETED_INDEXES, facet
+from convo_tui.core.store.edge_facets import FOLDED_INDEXES, facet
 from convo_tui.core.store.qdrant_server import ServerStore, connect_server
 from qdrant_edge import Bm25, Bm25Config, TokenizerType
 
@@ -576,7 +576,7 @@ def test_edge_new_index_keeps_vectors_int8_copies_payload_and_its_indexes_on_dis
     assert dense["vectors"]["dense"]["memory"] == "cold"
     assert dense["vectors"]["dense"]["quantization_config"] == {"scalar": {"type": "int8", "quantile": 0.99, "memory": "cold"}}
     for schema in schemas:
-        assert set(schema) == set(FACETED_INDEXES)
+        assert set(schema) == set(FOLDED_INDEXES)
         assert all(info.params is not None and info.params.memory == qe.Memory.Cold for info in schema.values())
 
 
@@ -587,7 +587,13 @@ def test_edge_dense_points_carry_only_the_filter_fields(tmp_path):
         store.ensure(DIM)
         store.upsert([Point("p", e0, SparseVec([7], [1.0]), {"session_id": "s", "text": "long " * 50, "project": "alpha"})])
         [record] = store._need_dense().retrieve([point_id("p")], with_payload=True, with_vector=False)
-        assert record.payload == {"session_id": "s", "project": "alpha", "key": "p", "facets": [facet("project", "alpha")]}
+        facets = sorted([facet("key", "p"), facet("project", "alpha"), facet("session_id", "s")])
+        assert {**record.payload, "facets": sorted(record.payload["facets"])} == {
+            "session_id": "s",
+            "project": "alpha",
+            "key": "p",
+            "facets": facets,
+        }
         [got] = store.query([Query(dense=e0, limit=5)])
         assert got[0].payload["text"].startswith("long")
         assert "facets" not in got[0].payload, "the store's own field stays in the store"
