@@ -14,6 +14,9 @@ from __future__ import annotations
 import argparse
 import os
 import resource
+import statistics
+import subprocess
+import sys
 import tempfile
 import time
 from pathlib import Path
@@ -40,6 +43,12 @@ def main(argv: list[str] | None = None) -> int:
     schema.OPTIMIZERS = (
         None if args.defaults else qe.EdgeOptimizersConfig(default_segment_number=args.segments, max_segment_size=args.max_kb)
     )
+    # The main shard's own settings (its appendable segment built at every optimize, edge_schema.py).
+    schema.MAIN_OPTIMIZERS = (
+        qe.EdgeOptimizersConfig(indexing_threshold=1)
+        if args.defaults
+        else qe.EdgeOptimizersConfig(default_segment_number=args.segments, max_segment_size=args.max_kb, indexing_threshold=1)
+    )
     from convo_tui.core.holder.access import open_local
     from convo_tui.core.settings import Settings
 
@@ -60,9 +69,24 @@ def main(argv: list[str] | None = None) -> int:
     print(
         f"{label}: phase 1 {phase1:.1f} s, {report.sessions} sessions, {report.points} points, "
         f"peak RSS {peak} MB, {segments} segments; 15 keyword searches {searches:.2f} s; "
+        f"main shard load (a new process, page cache warm, median of 5) {shard_load(args.index_dir / 'shard'):.3f} s; "
         f"load {os.getloadavg()[0]:.2f}"
     )
     return 0
+
+
+def shard_load(shard: Path, runs: int = 5) -> float:
+    """What a cold command's open of the main shard costs: Edge's load in a new process
+    (which ends without closing it: Edge's close drops its files from the page cache)."""
+    code = (
+        "import os, sys, time, qdrant_edge as qe; t = time.perf_counter(); s = qe.EdgeShard.load(sys.argv[1]);"
+        " print(time.perf_counter() - t); sys.stdout.flush(); os._exit(0)"
+    )
+    times = [
+        float(subprocess.run([sys.executable, "-c", code, str(shard)], capture_output=True, text=True, check=True).stdout)
+        for _ in range(runs)
+    ]
+    return statistics.median(times)
 
 
 if __name__ == "__main__":

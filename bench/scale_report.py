@@ -112,10 +112,12 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
             "first search, keep_warm",
             "next keyword search, keep_warm",
             "next hybrid search, keep_warm",
+            "help, bytecode cached",
+            "cold keyword search, bytecode cached",
         ):
             fig = cli.get(name, {})
-            if not fig and "keep_warm" in name:
-                continue  # measured from the twelfth session on
+            if not fig and ("keep_warm" in name or "bytecode" in name):
+                continue  # measured from the twelfth (keep_warm) and twenty-sixth (bytecode) sessions on
             parts.append(f"{name} {_fmt(fig.get('p50_ms'))} / {_fmt(fig.get('p95_ms'))} ms ({_fmt(fig.get('x_help'), 'x', 2)})")
         rows.append(("CLI p50 / p95", "; ".join(parts)))
         if "cold stats" in cli:  # measured from the twentieth session on
@@ -219,6 +221,7 @@ def series(results: dict) -> dict[str, list[tuple[float, float]]]:
         add("served: served keyword", x, _get(cli, "served keyword search", "x_help"))
         add("cold: cold keyword", x, _get(cli, "cold keyword search", "x_help"))
         add("cold: cold hybrid", x, _get(cli, "cold hybrid search", "x_help"))
+        add("cold: cold keyword, bytecode cached", x, _get(cli, "cold keyword search, bytecode cached", "x_help"))
         if "error" not in app:
             add("browser: convo-tui", x, app.get("sessions_browser_seconds"))
             add("keystroke: p50", x, app.get("keystroke_p50_ms"))
