@@ -21,6 +21,7 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits
+from convo_tui.core.embed.choice import AUTO
 from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.health import FilesCheck
@@ -147,7 +148,15 @@ class Library(Engine):
     # -- models ----------------------------------------------------------------
 
     def load_model(self) -> None:
-        self.models.load(prepare_translation=True)  # asked by what searches for a while: the app, a holder
+        """Load the dense model, asked by what searches for a while (the app, a
+        holder). Before a first index with `model = "auto"`, the model that index
+        of the usual places will pick (by the history's languages), not the
+        default: the app's first start loaded MiniLM, then its index picked e5
+        for a Chinese history and loaded that too."""
+        first = not self.read_only and self._meta_error is None and not self.store.read_meta().get("model")
+        if first and self.settings.model == AUTO:
+            self.models.choose_for(self.runs.default_paths())
+        self.models.load(prepare_translation=True)
 
     def model_info(self) -> ModelInfo:
         return self.models.info()

