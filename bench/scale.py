@@ -14,7 +14,9 @@ Per size, with the real model and the real store, it records:
 - peak RSS of `index`, of the holder (`serve`) after searches, of a cold search;
 - index size on disk against the source bytes;
 - in-process search p50/p95 per mode; served and cold CLI search p50/p95
-  against `convo-tui --help`;
+  against `convo-tui --help` (and a cold keyword search against `--help` with
+  their bytecode cached, as an installed program runs, where the environment
+  sets PYTHONDONTWRITEBYTECODE);
 - the app: F3 to the sessions browser's first rows, and keystroke to results;
 - peers from PyPI on the same files (bench/scale_peers.py), up to --peers-max.
 With --huge-mb, one more history: a single Claude Code session of that many MB
