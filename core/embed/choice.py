@@ -19,6 +19,7 @@ from __future__ import annotations
 
 import importlib.util
 import re
+import stat
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
@@ -62,14 +63,20 @@ def cjk_share(texts: Iterable[str]) -> float:
 
 def sample_texts(roots: Iterable[Path], budget: int = SAMPLE_BYTES) -> Iterator[str]:
     """The start of each transcript-like file under roots, newest first, up to `budget` bytes."""
-    files: list[Path] = []
+    found: list[tuple[float, Path]] = []
     for root in roots:
-        if root.is_file():
-            files.append(root)
-        elif root.is_dir():
-            files.extend(p for p in root.rglob("*") if p.suffix in _SUFFIXES and p.is_file())
-    files.sort(key=lambda p: p.stat().st_mtime, reverse=True)
-    for path in files:
+        candidates = [root] if root.is_file() else root.rglob("*") if root.is_dir() else []
+        for path in candidates:
+            if path.suffix not in _SUFFIXES and path is not root:
+                continue
+            try:  # a file the tool removes meanwhile is left out, not an error
+                info = path.stat()
+            except OSError:
+                continue
+            if stat.S_ISREG(info.st_mode):
+                found.append((info.st_mtime, path))
+    found.sort(key=lambda item: item[0], reverse=True)
+    for _, path in found:
         if budget <= 0:
             return
         try:

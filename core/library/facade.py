@@ -155,7 +155,7 @@ class Library(Engine):
         for a Chinese history and loaded that too."""
         first = not self.read_only and self._meta_error is None and not self.store.read_meta().get("model")
         if first and self.settings.model == AUTO:
-            self.models.choose_for(self.runs.default_paths())
+            self.models.choose_first(lambda: self.runs.default_paths())
         self.models.load(prepare_translation=True)
 
     def model_info(self) -> ModelInfo:

@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import contextlib
 import threading
+from collections.abc import Callable
 from pathlib import Path
 from typing import TYPE_CHECKING
 
@@ -32,6 +33,8 @@ class Models:
         self.dense: DenseModel | None = None
         self.sparse: SparseEmbedder | None = None
         self._choice: ModelChoice | None = None
+        # The history was measured for "auto" (choose_for): by a run, or before the first one.
+        self._measured = False
 
     @property
     def ready(self) -> bool:
@@ -54,16 +57,21 @@ class Models:
         """Load the dense model (seconds) outside the lock keyword searches take, then adopt it.
         `prepare_translation`: a process that will search for a while (the app, a
         holder) reads what translated searches need too (translated_search.prepare)."""
-        if self.dense is None:
-            from convo_tui.core.embed.dense import shared_dense
+        while self.dense is None:
+            from convo_tui.core.embed.dense import release_shared, shared_dense
             from convo_tui.core.heap import keep_large_buffers_mapped
 
             keep_large_buffers_mapped()  # the model's large buffers go back when freed (core/heap.py)
-            dense = shared_dense(self.choice().model)
+            name = self.choice().model
+            dense = shared_dense(name)
             self.load_sparse()
             with self._lock:
-                if self.dense is None:
+                if self.dense is None and self.choice().model == name:
                     self.dense = dense
+                    break
+            # A run chose another model meanwhile (choose_for): load that one instead.
+            if self.dense is None or self.dense.name != name:
+                release_shared(name)
         if prepare_translation:
             self._prepare_translation()
 
@@ -95,10 +103,18 @@ class Models:
         assert self.sparse is not None  # both loaders set it
         return Embedders(self.dense, self.sparse)
 
-    def choose_for(self, roots: list[Path], previous: str = "") -> None:
+    def choose_first(self, roots: Callable[[], list[Path]]) -> None:
+        """Before a first index with "auto", the model that index of `roots` will
+        pick, unless one was measured or loaded already: a run that has chosen may
+        be loading or using its model, and its choice stands."""
+        if not self._measured and self.dense is None:
+            self.choose_for(roots(), first=True)
+
+    def choose_for(self, roots: list[Path], previous: str = "", *, first: bool = False) -> None:
         """Before a first build (or a rebuild) with "auto": measure the history to
         index. A rebuild whose sources hold no text to measure (gone: the archive
-        holds them) keeps the `previous` index's model."""
+        holds them) keeps the `previous` index's model. `first`: asked by
+        choose_first, which yields to a run that chose meanwhile."""
         if self.settings.model != AUTO or self.store.read_meta().get("model"):
             return
         texts = list(sample_texts(roots))
@@ -107,6 +123,9 @@ class Models:
         else:
             choice = choose_model(AUTO, texts=texts)
         with self._lock:
+            if first and (self._measured or self.dense is not None):
+                return
+            self._measured = True
             if self.dense is not None and self.dense.name != choice.model:
                 from convo_tui.core.embed.dense import release_shared
 

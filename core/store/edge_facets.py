@@ -28,9 +28,10 @@ A key's value is its point's own, so the facets index holds a value a point:
 that two of a million messages' 2.7 million points collide in 64 bits is a
 chance of about 1 in 5 million. A lookup by key that met one would read a
 point more, whose own `key` tells it apart (the readers keep the keys they
-asked for); phase 2 marking a text with nothing to embed by its key would mark
-the other point too. A shard whose facets hold only the FACETED fields keeps
-those two indexes and works as before.
+asked for); phase 2 marks what it embedded by key, and would mark the other
+point too, which would then wait for no vector of its own. A shard whose
+facets hold only the FACETED fields keeps those two indexes and works as
+before.
 """
 
 from __future__ import annotations

@@ -148,6 +148,16 @@ def test_every_filter_finds_in_the_faceted_layouts_what_it_found_with_an_index_a
         assert set(first._need().info().payload_schema) == set(FACETED_INDEXES)
         for shard in (new._need(), new._need_dense()):
             assert set(shard.info().payload_schema) == set(FOLDED_INDEXES)
+        # What Edge is asked: the folded store's conditions on key and session_id are facets
+        # (Edge would find the same points without, by reading every candidate's payload).
+        keyed = Filter(must=(Cond("key", value="p1"), Cond("session_id", any=("s1", "s2"))))
+        assert new._filter(keyed) == Filter(
+            must=(
+                Cond(FACETS, value=facet("key", "p1")),
+                Cond(FACETS, any=(facet("session_id", "s1"), facet("session_id", "s2"))),
+            )
+        )
+        assert first._filter(keyed) == old._filter(keyed) == keyed
         for store in (old, first, new):
             store.upsert(points)
             store.optimize()
