@@ -173,7 +173,16 @@ def search(index_dir: Path, queries: list[str]) -> int:
                 library.search(query, mode=mode, limit=10)
                 times.append(time.perf_counter() - started)
         ms = [t * 1000 for t in times]
-        out[mode] = {"p50": round(percentile(ms, 50), 1), "p95": round(percentile(ms, 95), 1), "n": len(ms)}
+        # The second and third rounds alone: each query's pages read once already. Where
+        # the system reclaims idle file pages (DAMON on the bench's machines), the first
+        # round reads from disk what the index's last use left a minute before.
+        again = ms[len(queries) :]
+        out[mode] = {
+            "p50": round(percentile(ms, 50), 1),
+            "p95": round(percentile(ms, 95), 1),
+            "n": len(ms),
+            "repeat_p95": round(percentile(again, 95), 1),
+        }
     started = time.perf_counter()
     library.search("project:webshop", limit=10)
     out["filters only"] = {"p50": round((time.perf_counter() - started) * 1000, 1), "n": 1}
