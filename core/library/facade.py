@@ -21,7 +21,6 @@ from pathlib import Path
 from typing import TYPE_CHECKING
 
 from convo_tui.core.annotations import Annotations, overlay_hits
-from convo_tui.core.embed.choice import AUTO
 from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.health import FilesCheck
@@ -153,8 +152,7 @@ class Library(Engine):
         of the usual places will pick (by the history's languages), not the
         default: the app's first start loaded MiniLM, then its index picked e5
         for a Chinese history and loaded that too."""
-        first = not self.read_only and self._meta_error is None and not self.store.read_meta().get("model")
-        if first and self.settings.model == AUTO:
+        if not self.read_only and self._meta_error is None:
             self.models.choose_first(lambda: self.runs.default_paths())
         self.models.load(prepare_translation=True)
 

@@ -106,8 +106,11 @@ class Models:
     def choose_first(self, roots: Callable[[], list[Path]]) -> None:
         """Before a first index with "auto", the model that index of `roots` will
         pick, unless one was measured or loaded already: a run that has chosen may
-        be loading or using its model, and its choice stands."""
-        if not self._measured and self.dense is None:
+        be loading or using its model, and its choice stands. `roots` is asked
+        only then (the index runs' machinery is imported on first use)."""
+        if self._measured or self.dense is not None or self.settings.model != AUTO:
+            return
+        if not self.store.read_meta().get("model"):
             self.choose_for(roots(), first=True)
 
     def choose_for(self, roots: list[Path], previous: str = "", *, first: bool = False) -> None:

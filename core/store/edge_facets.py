@@ -74,10 +74,8 @@ def layout(schema: Mapping[str, Any]) -> frozenset[str]:
 
 
 def indexes(fields: frozenset[str]) -> dict[str, str]:
-    """The payload indexes of a shard whose facets hold `fields`."""
-    if not fields:
-        return PAYLOAD_INDEXES
-    return {k: v for k, v in FACETED_INDEXES.items() if k not in fields}
+    """The payload indexes of a shard whose facets hold `fields` (a `layout`)."""
+    return {frozenset(): PAYLOAD_INDEXES, FACETED: FACETED_INDEXES, FOLDED: FOLDED_INDEXES}[fields]
 
 
 def facet(field: str, value: Any) -> int:
