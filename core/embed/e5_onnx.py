@@ -27,7 +27,7 @@ from typing import Any
 
 import numpy as np
 from convo_tui.core.embed import int8
-from convo_tui.core.embed.batching import exact_batches, run_all, runner_count
+from convo_tui.core.embed.batching import run_all, runner_count
 from convo_tui.core.embed.e5 import E5_MODEL, E5_WINDOW, PieceTokenizer
 from convo_tui.core.embed.e5_tokenizer import TOKENIZER_FILE, E5Tokenizer
 from convo_tui.core.embed.e5_weights import dequantize, read
@@ -60,11 +60,11 @@ def packed_model_path() -> Path | None:
 class E5Onnx:
     """multilingual-e5-small, 384 dimensions, cosine; same contract as E5Embedder."""
 
-    # Padded pieces phase 2 hands over per call (dense_phase.token_batches), and
-    # per onnxruntime run within it: one text (int8 activations are quantized
-    # per run; see dense.INT8_RUN_TOKENS).
+    # Padded pieces phase 2 hands over per call (dense_phase.token_batches). Each
+    # onnxruntime run within it reads one text: int8 activations are quantized
+    # per run (see dense.INT8_RUN_TOKENS), and with nothing padded the graph
+    # needs no attention mask (e5_weights.build_graph).
     batch_tokens = 2048
-    run_tokens = 1
 
     def __init__(self, packed: Path, *, threads: int | None = None, window: int | None = None):
         self.name = E5_MODEL
@@ -75,7 +75,6 @@ class E5Onnx:
         self._model = read(packed)
         cfg = self._model.config
         self.dim = int(cfg["hidden"])
-        self._pad = int(cfg["pad"])
         self._words = self._model.q4_blocks("emb.word", int(cfg["vocab"]), self.dim)
         positions = self._model.floats("emb.pos").reshape(-1, self.dim)
         self._positions = positions[: min(window, positions.shape[0])]
@@ -196,28 +195,22 @@ class E5Onnx:
     def _embed(self, tokens: E5Tokenizer, texts: Sequence[str], prefix: str) -> np.ndarray:
         ids = tokens.ids(texts, prefix, self.window)
         out = np.zeros((len(texts), self.dim), np.float32)
-        batches = exact_batches([len(row) for row in ids], self.run_tokens)
+        # One text a run, longest first: the runner left with the last text waits least.
+        runs = [[i] for i in sorted(range(len(ids)), key=lambda i: -len(ids[i]))]
 
         def run(session: Any, batch: list[int]) -> None:
-            out[batch] = self._run(session, [ids[i] for i in batch])  # rows of its own
+            for i in batch:
+                out[i] = self._run(session, ids[i])  # a row of its own
 
-        run_all(self._sessions, batches, run)
+        run_all(self._sessions, runs, run)
         return out
 
-    def _run(self, session: Any, rows: list[list[int]]) -> np.ndarray:
-        length = max(map(len, rows))
-        ids = np.full((len(rows), length), self._pad, np.int64)
-        mask = np.zeros((len(rows), length), np.int64)
-        for i, row in enumerate(rows):
-            ids[i, : len(row)] = row
-            mask[i, : len(row)] = 1
-        words = dequantize(self._words[ids.reshape(-1)]).reshape(len(rows), length, self.dim)
-        embeddings = (words + self._positions[:length] + self._type).astype(np.float32)
-        hidden = session.run(None, {"embeddings": embeddings, "attention_mask": mask})[0]
-        weights = mask[:, :, None].astype(np.float32)
-        pooled = (hidden * weights).sum(axis=1) / np.maximum(weights.sum(axis=1), 1e-9)
-        norms = np.maximum(np.linalg.norm(pooled, axis=1, keepdims=True), 1e-12)
-        result: np.ndarray = pooled / norms
+    def _run(self, session: Any, row: list[int]) -> np.ndarray:
+        """One text's vector: the mean of its last hidden states, normalised."""
+        words = dequantize(self._words[np.asarray(row, np.int64)]).reshape(1, len(row), self.dim)
+        embeddings = (words + self._positions[: len(row)] + self._type).astype(np.float32)
+        pooled = session.run(None, {"embeddings": embeddings})[0][0].mean(axis=0)
+        result: np.ndarray = pooled / max(float(np.linalg.norm(pooled)), 1e-12)
         return result
 
 

@@ -151,11 +151,13 @@ def read(path: Path) -> E5File:
 
 
 def build_graph(model: E5File) -> Any:
-    """The encoder as an onnx ModelProto: inputs `embeddings` [B, L, H] (word +
-    position + type, before the first LayerNorm) and `attention_mask` [B, L];
-    output `last_hidden_state` [B, L, H]. The word lookup stays outside the
-    graph (e5_onnx.py reads the rows a batch needs from the mapped file), so
-    the 250k-row table is never copied into the graph."""
+    """The encoder as an onnx ModelProto: input `embeddings` [B, L, H] (word +
+    position + type, before the first LayerNorm), output `last_hidden_state`
+    [B, L, H]. The word lookup stays outside the graph (e5_onnx.py reads the
+    rows a text needs from the mapped file), so the 250k-row table is never
+    copied into the graph. It has no attention mask: a run reads one text
+    (e5_onnx.py), so nothing is padded, and adding a mask of zeros to every
+    head's scores cost 7-9% of a run (BENCHMARKS.md, "Twenty-seventh session")."""
     from onnx import TensorProto, helper, numpy_helper
 
     cfg = model.config
@@ -175,13 +177,6 @@ def build_graph(model: E5File) -> Any:
     const("heads_shape", np.array([0, 0, heads, head_dim], np.int64))
     const("flat_shape", np.array([0, 0, hidden], np.int64))
     const("scale", np.array(1.0 / np.sqrt(head_dim), np.float32))
-    const("one", np.array(1.0, np.float32))
-    const("masked", np.array(-10000.0, np.float32))
-    const("mask_axes", np.array([1, 2], np.int64))
-    node("Cast", ["attention_mask"], "mask_f", to=TensorProto.FLOAT)
-    node("Sub", ["one", "mask_f"], "mask_inv")
-    node("Mul", ["mask_inv", "masked"], "mask_add")
-    node("Unsqueeze", ["mask_add", "mask_axes"], "mask_bias")  # [B, 1, 1, L]
 
     def layer_norm(x: str, prefix: str, out: str) -> str:
         w = const(f"{prefix}.w", model.floats(f"{prefix}.w").copy())
@@ -202,8 +197,7 @@ def build_graph(model: E5File) -> Any:
             shaped = node("Reshape", [projected, "heads_shape"], f"{p}.{part}.heads")
             split[part] = node("Transpose", [shaped], f"{p}.{part}.t", perm=perm)
         scores = node("MatMul", [split["q"], split["k"]], f"{p}.scores")
-        scaled = node("Add", [node("Mul", [scores, "scale"], f"{p}.scaled"), "mask_bias"], f"{p}.masked")
-        probs = node("Softmax", [scaled], f"{p}.probs", axis=-1)
+        probs = node("Softmax", [node("Mul", [scores, "scale"], f"{p}.scaled")], f"{p}.probs", axis=-1)
         context = node("MatMul", [probs, split["v"]], f"{p}.context")
         merged = node("Reshape", [node("Transpose", [context], f"{p}.context.t", perm=[0, 2, 1, 3]), "flat_shape"], f"{p}.merged")
         attended = linear(merged, f"{p}.ao", hidden, hidden, f"{p}.ao")
@@ -221,7 +215,6 @@ def build_graph(model: E5File) -> Any:
         "multilingual-e5-small",
         [
             helper.make_tensor_value_info("embeddings", TensorProto.FLOAT, ["batch", "length", hidden]),
-            helper.make_tensor_value_info("attention_mask", TensorProto.INT64, ["batch", "length"]),
         ],
         [helper.make_tensor_value_info("last_hidden_state", TensorProto.FLOAT, ["batch", "length", hidden])],
         inits,

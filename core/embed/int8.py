@@ -26,8 +26,9 @@ import platformdirs
 from convo_tui.core.settings import APP_NAME
 
 # Bumped when the conversion changes, so old cached graphs are made again
-# (2: weights in 7 bits, below; 3: e5's GELU as one op, core/embed/e5_weights.py).
-CONVERTER_VERSION = 3
+# (2: weights in 7 bits, below; 3: e5's GELU as one op, 4: e5 without an
+# attention mask, core/embed/e5_weights.py).
+CONVERTER_VERSION = 4
 # Seconds a conversion may take (a few on an idle machine).
 BUILD_TIMEOUT = 900
 

