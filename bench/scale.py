@@ -1,7 +1,7 @@
 """The scale bench (issue 25): a heavy user's history at 10k, 100k and 1M messages, end to end.
 
     nice -n 10 python -m bench.scale --sizes 10k,100k [--workdir bench/out/scale]
-        [--semantic-budget SECONDS] [--phases all|index|measure] [--peers-max 100k] [--huge-mb 200]
+        [--semantic-budget SECONDS] [--phases all|index|measure|semantic] [--peers-max 100k] [--huge-mb 200]
 
 Per size, with the real model and the real store, it records:
 - time to the first keyword answer for a needle in the newest session and for
@@ -331,6 +331,8 @@ def worker_json(kind: str, index_dir: Path, *args: str, timeout: float = 3600) -
 def run_size(label: str, history: ScaleHistory, workdir: Path, args: argparse.Namespace, previous: dict) -> dict:
     index_dir = workdir / f"index-{label}"
     result: dict = {"size": label, "history": history.as_dict(), "load_before": load()}
+    if args.phases == "semantic":
+        return run_semantic_again(label, history, index_dir, args.semantic_budget, previous)
     if args.phases == "measure":
         # The index the last run of this size built, measured again (searches, CLI, app)
         # on the code of now; its indexing figures are that run's, and say so.
@@ -360,6 +362,61 @@ def run_size(label: str, history: ScaleHistory, workdir: Path, args: argparse.Na
     return result
 
 
+# What a phase 2 run measures (the `indexed` event of bench/scale_workers.py).
+PHASE2_FIELDS = (
+    "semantic_seconds",
+    "embedded",
+    "vectors_added",
+    "texts_per_second",
+    "points_per_second",
+    "semantic_ready",
+    "semantic_total",
+    "stopped_by_budget",
+)
+
+
+def run_semantic_again(label: str, history: ScaleHistory, index_dir: Path, budget: float | None, previous: dict) -> dict:
+    """Phase 2 from its start on an index whose phase 1 is done and phase 2 not begun
+    (the index a `--phases index` run with a budget of 0.001 left, or `python -m
+    bench.scale_workers index DIR 0.001 ROOTS`): the phase 2 figures of the code of
+    now; every other figure stays the last run's, and says so."""
+    if not previous.get("index") or not index_dir.is_dir():
+        raise SystemExit(f"--phases semantic: no index of {label} in {index_dir} and no earlier run of it to keep")
+    roots = [str(r) for r in history.roots if r.exists()]
+    log(f"{label}: phase 2 for {budget or 'all'} s on {index_dir}")
+    loads = [load()]
+    done = subprocess.run(
+        [sys.executable, "-m", "bench.scale_workers", "index", str(index_dir), str(budget or "none"), *roots],
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        check=True,
+    )
+    loads.append(load())
+    events = [json.loads(line) for line in done.stdout.splitlines() if line.startswith("{")]
+    indexed = next(e for e in events if e.get("event") == "indexed")
+    if indexed.get("semantic_ready") != indexed.get("vectors_added"):
+        raise SystemExit(
+            f"--phases semantic: {index_dir} had vectors before this run; give it an index whose phase 2 has not begun"
+        )
+    return with_phase2(previous, indexed, loads)
+
+
+def with_phase2(previous: dict, indexed: dict, loads: list) -> dict:
+    """The last run's entry with the phase 2 figures of `indexed` (a worker's `indexed`
+    event), the time to fully semantic projected from its rate over every text."""
+    rate = indexed.get("points_per_second")
+    phase2 = {key: indexed.get(key) for key in PHASE2_FIELDS}
+    phase2["projected_semantic_seconds"] = round(indexed["semantic_total"] / rate, 1) if rate else None
+    phase2["semantic_peak_mb"] = indexed.get("peak_mb")
+    phase2["semantic_load"] = loads
+    entry = dict(previous)
+    entry["index"] = {**previous["index"], "indexed": {**previous["index"].get("indexed", {}), **phase2}}
+    entry["index"]["semantic_from"] = time.strftime("%Y-%m-%d %H:%M UTC", time.gmtime())
+    entry["index_from"] = previous.get("index_from") or previous.get("command", "an earlier run")
+    return entry
+
+
 def keep_peers(entry: dict, previous: dict) -> None:
     """A size re-run without the peers keeps the peers' figures of its last run (same generated files), marked so."""
     if "peers" in entry or not previous.get("peers"):
@@ -381,9 +438,10 @@ def main(argv: list[str] | None = None) -> int:
     parser.add_argument("--semantic-budget", type=float, help="stop phase 2 after this many seconds; project the rest")
     parser.add_argument(
         "--phases",
-        choices=("all", "index", "measure"),
+        choices=("all", "index", "measure", "semantic"),
         default="all",
-        help="index: indexing figures only; measure: search, CLI and app on the index the last run built",
+        help="index: indexing figures only; measure: search, CLI and app on the index the last run built; "
+        "semantic: phase 2 alone, on an index whose phase 1 is done (run_semantic_again)",
     )
     parser.add_argument("--peers-max", default="100k", help="largest size the peers run at (none: all)")
     parser.add_argument("--skip-app", action="store_true")

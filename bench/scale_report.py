@@ -60,6 +60,8 @@ def size_rows(entry: dict) -> list[tuple[str, str]]:
     ]
     if entry.get("index_from"):
         rows.append(("indexing figures from (this run measured the index it built)", str(entry["index_from"])))
+    if ix.get("semantic_from"):
+        rows.append(("phase 2 figures from (`--phases semantic`, on an index whose phase 1 was done)", str(ix["semantic_from"])))
     for word, poll in needles.items():
         rows.append(
             (

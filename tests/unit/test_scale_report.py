@@ -6,7 +6,7 @@ from pathlib import Path
 
 import pytest
 
-from bench.scale import keep_peers
+from bench.scale import keep_peers, with_phase2
 from bench.scale_report import CHARTS, TARGETS, _nice_step, plot, series
 
 
@@ -107,3 +107,30 @@ def test_the_whole_index_commands_have_a_row_once_measured():
     entry["cli"]["cold stats"] = {"p50_ms": 1400.0, "peak_mb": 165}
     rows = dict(size_rows(entry))
     assert rows["cold `sessions` / `stats` p50 (peak RSS)"] == "1200.0 ms (160 MB) / 1400.0 ms (165 MB)"
+
+
+def test_a_phase_two_run_again_replaces_only_the_phase_two_figures_and_projects_from_every_text():
+    """`--phases semantic`: the rate of the code of now over every text of the index;
+    the other figures stay the last run's, and the entry says where each came from."""
+    last = _entry(1_000_000, 100)
+    last["command"] = "python -m bench.scale --sizes 1m --phases all"
+    last["index"]["indexed"].update(texts_per_second=30.0, points_per_second=31.0, semantic_total=445_179)
+    run = {
+        "texts_per_second": 40.0,
+        "points_per_second": 41.0,
+        "semantic_total": 445_179,
+        "semantic_ready": 24_600,
+        "vectors_added": 24_600,
+        "stopped_by_budget": True,
+        "peak_mb": 700,
+        "keyword_done": 3.0,
+    }
+    entry = with_phase2(last, run, [[1.0], [2.0]])
+    indexed = entry["index"]["indexed"]
+    assert indexed["texts_per_second"] == 40.0 and indexed["semantic_ready"] == 24_600
+    assert indexed["projected_semantic_seconds"] == round(445_179 / 41.0, 1)  # from scratch, not from what was left
+    assert indexed["keyword_done"] == 4000.0  # phase 1's figure is the last run's, not the resumed run's 3 s
+    assert entry["index"]["peak_rss_mb"] == 450.0 and indexed["semantic_peak_mb"] == 700
+    assert entry["index_from"] == last["command"] and entry["index"]["semantic_from"]
+    assert entry["search"] == last["search"] and last["index"]["indexed"]["texts_per_second"] == 30.0  # the last run untouched
+    assert series({"sizes": {"1m": entry}})["semantic: convo-tui"] == [(1_000_000, round(445_179 / 41.0, 1) / 3600)]
