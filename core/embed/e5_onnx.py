@@ -60,7 +60,7 @@ def packed_model_path() -> Path | None:
 class E5Onnx:
     """multilingual-e5-small, 384 dimensions, cosine; same contract as E5Embedder."""
 
-    # Padded pieces phase 2 hands over per call (dense_phase.token_batches). Each
+    # Estimated pieces phase 2 hands over per call (dense_phase.token_batches). Each
     # onnxruntime run within it reads one text: int8 activations are quantized
     # per run (see dense.INT8_RUN_TOKENS), and with nothing padded the graph
     # needs no attention mask (e5_weights.build_graph).
