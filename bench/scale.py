@@ -330,9 +330,9 @@ def worker_json(kind: str, index_dir: Path, *args: str, timeout: float = 3600) -
 
 def run_size(label: str, history: ScaleHistory, workdir: Path, args: argparse.Namespace, previous: dict) -> dict:
     index_dir = workdir / f"index-{label}"
-    result: dict = {"size": label, "history": history.as_dict(), "load_before": load()}
     if args.phases == "semantic":
         return run_semantic_again(label, history, index_dir, args.semantic_budget, previous)
+    result: dict = {"size": label, "history": history.as_dict(), "load_before": load()}
     if args.phases == "measure":
         # The index the last run of this size built, measured again (searches, CLI, app)
         # on the code of now; its indexing figures are that run's, and say so.

