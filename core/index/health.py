@@ -26,14 +26,18 @@ import threading
 from collections.abc import Callable
 from dataclasses import dataclass, field
 from pathlib import Path
+from typing import TypeVar
 
 from convo_tui.core.annotations import Annotations
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.manifest import Manifest
 from convo_tui.core.index.visible import count_visible
 from convo_tui.core.store.base import Cond, Filter, Store
-from convo_tui.core.store.deep_check import deep_check
+from convo_tui.core.store.deep_check import PendingCheck
+from convo_tui.core.store.deep_check import start as start_deep_check
 from convo_tui.core.store.files import REBUILD, SHARD, check_files, damaged, store_missing
+
+T = TypeVar("T")
 
 
 @dataclass
@@ -119,7 +123,10 @@ def verify_files(store: Store, index_dir: Path) -> None:
     segment's storage against its metadata, every page read (core/store/files.py),
     in a child process for a large index (core/store/deep_check.py).
     IndexUnavailable, one line with the way out, for the first problem."""
-    problems = deep_check(index_dir, store.read_meta())
+    _raise_for(index_dir, start_deep_check(index_dir, store.read_meta()).result())
+
+
+def _raise_for(index_dir: Path, problems: list[str]) -> None:
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise IndexUnavailable(damaged(index_dir, problems[0] + more))
@@ -128,19 +135,45 @@ def verify_files(store: Store, index_dir: Path) -> None:
 class FilesCheck:
     """`verify_files` once per open, shared by what asks for it (an index run,
     readiness): a holder re-indexes often and answers readiness after every
-    search, and at a million messages the check took 0.4 s warm, 2-3 s cold."""
+    search, and at a million messages the check took 0.4 s warm, 2-3 s cold.
+
+    `begin` starts it (in its own process for a large index) so that what the
+    caller reads meanwhile overlaps it; `ensure` waits for it."""
 
     def __init__(self, store: Store, index_dir: Path, *, needed: bool):
         self.store, self.index_dir = store, index_dir
         self._done = not needed  # a server collection has no files here
+        self._pending: PendingCheck | None = None
         self._lock = threading.Lock()
+
+    def begin(self) -> None:
+        """Start the check now, unless it has run or is running."""
+        with self._lock:
+            if not self._done and self._pending is None:
+                self._pending = start_deep_check(self.index_dir, self.store.read_meta())
 
     def ensure(self) -> None:
         """IndexUnavailable (one line, the way out) for the first problem, the first time."""
         with self._lock:
-            if not self._done:
-                verify_files(self.store, self.index_dir)
-                self._done = True
+            if self._done:
+                return
+            pending, self._pending = self._pending, None
+            if pending is None:
+                pending = start_deep_check(self.index_dir, self.store.read_meta())
+            _raise_for(self.index_dir, pending.result())
+            self._done = True
+
+    def overlapping(self, read: Callable[[], T]) -> T:
+        """`read()` while the check runs beside it; the check's verdict first. A
+        damaged index is named as such, not by what reading it broke."""
+        self.begin()
+        try:
+            value = read()
+        except Exception:
+            self.ensure()
+            raise
+        self.ensure()
+        return value
 
 
 def forget_lost(

@@ -209,9 +209,9 @@ class Library(Engine):
     def sessions(self, project: str | None = None, limit: int | None = None) -> list[SessionSummary]:
         # The rows may all come from their file, which reads no page of the index:
         # a damaged one is named here as by every command (once per open: 0.3 s at
-        # 100k messages, 0.8 s warm at a million).
-        self.files.ensure()
-        return self.catalogue.summaries(project, limit)
+        # 100k messages, 0.8 s warm at a million, in a process of its own while the
+        # rows are read).
+        return self.files.overlapping(lambda: self.catalogue.summaries(project, limit))
 
     def session_page(
         self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
@@ -233,8 +233,8 @@ class Library(Engine):
     def stats(self) -> Stats:
         """Sessions, messages and tokens per project, source, model, week and day (the
         stats screen and `stats`), counted from the sessions' tallies (core/tally.py)."""
-        self.files.ensure()  # as sessions(): a damaged index is named
-        return self.catalogue.stats(self.reader.tallies)
+        # as sessions(): a damaged index is named
+        return self.files.overlapping(lambda: self.catalogue.stats(self.reader.tallies))
 
     def readiness(self, checked: bool = False) -> Readiness:
         """How much is searchable; with `checked`, only once every file search reads

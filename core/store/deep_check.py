@@ -8,6 +8,10 @@ the whole check (the sessions browser at 100k messages opened in 1.0 s while
 the check ran, 0.4 s after it). A child process does the reads on the other
 core; the caller's thread waits for it without holding the GIL.
 
+`start` returns while the child works: `sessions` and `stats` read their rows
+meanwhile (health.FilesCheck.overlapping), where they waited for the check first
+(at a million messages 0.8-1.4 s before 3 s of reading).
+
 An index of a few segments is checked in this process: starting Python costs
 more than its check. A child that cannot be started, or says nothing usable,
 is replaced by the check here, so the answer never depends on it.
@@ -37,28 +41,66 @@ def _segments(index_dir: Path) -> int:
     return count
 
 
-def deep_check(index_dir: Path, meta: dict[str, Any]) -> list[str]:
-    """`check_files(index_dir, meta, deep=True)`, in a child process for a large index."""
+class PendingCheck:
+    """A deep check under way: in a child process for a large index (its caller goes
+    on with its own reading meanwhile), or, for a small one, run here when asked."""
+
+    def __init__(self, index_dir: Path, meta: dict[str, Any], child: subprocess.Popen[str] | None) -> None:
+        self.index_dir, self.meta, self._child = index_dir, meta, child
+
+    def result(self) -> list[str]:
+        """The problems found (none: an empty list). A child that fails or says
+        nothing usable is replaced by the check here."""
+        child, self._child = self._child, None
+        if child is None:
+            return check_files(self.index_dir, self.meta, deep=True)
+        try:
+            assert child.stdout is not None
+            with child.stdout:  # the one pipe left open (stdin was written and closed at the start)
+                out = child.stdout.read()
+            child.wait()
+        except (OSError, subprocess.SubprocessError):
+            child.kill()
+            child.wait()
+            return check_files(self.index_dir, self.meta, deep=True)
+        if child.returncode == 0:
+            try:
+                problems = json.loads(out)
+            except ValueError:
+                problems = None
+            if isinstance(problems, list) and all(isinstance(line, str) for line in problems):
+                return problems
+        return check_files(self.index_dir, self.meta, deep=True)
+
+
+def start(index_dir: Path, meta: dict[str, Any]) -> PendingCheck:
+    """Begin `check_files(index_dir, meta, deep=True)`: in a child process for a large index."""
     if _segments(index_dir) < APART_SEGMENTS or not sys.executable:
-        return check_files(index_dir, meta, deep=True)
+        return PendingCheck(index_dir, meta, None)
     try:
-        done = subprocess.run(
+        child = subprocess.Popen(
             [sys.executable, "-I", "-m", __name__, str(index_dir)],
-            input=json.dumps(meta),
-            capture_output=True,
+            stdin=subprocess.PIPE,
+            stdout=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             text=True,
-            check=False,
         )
     except (OSError, subprocess.SubprocessError):
-        return check_files(index_dir, meta, deep=True)
-    if done.returncode == 0:
-        try:
-            problems = json.loads(done.stdout)
-        except ValueError:
-            problems = None
-        if isinstance(problems, list) and all(isinstance(line, str) for line in problems):
-            return problems
-    return check_files(index_dir, meta, deep=True)
+        return PendingCheck(index_dir, meta, None)
+    try:
+        assert child.stdin is not None
+        child.stdin.write(json.dumps(meta))
+        child.stdin.close()
+    except OSError:  # the child is gone already (a broken interpreter): its answer is not used
+        child.kill()
+        child.wait()
+        return PendingCheck(index_dir, meta, None)
+    return PendingCheck(index_dir, meta, child)
+
+
+def deep_check(index_dir: Path, meta: dict[str, Any]) -> list[str]:
+    """`check_files(index_dir, meta, deep=True)`, in a child process for a large index."""
+    return start(index_dir, meta).result()
 
 
 def main(argv: list[str]) -> int:
