@@ -13,7 +13,7 @@ scroll of the session points):
 - every session the manifest lists for an unchanged file is in the store.
 
 The first three need `convo-tui index --rebuild`. `index` and `sources` go
-further (`verify_files`): every segment's payload, BM25 and dense storage
+further (`FilesCheck`): every segment's payload, BM25 and dense storage
 against its metadata, and a read of every page. Lost sessions are re-indexed
 by a plain `convo-tui index`: `forget_lost` drops their files' manifest entries
 so the run parses them again instead of reporting them unchanged.
@@ -118,24 +118,20 @@ def check(store: Store, index_dir: Path | None, manifest_dir: Path, *, read_only
     return health
 
 
-def verify_files(store: Store, index_dir: Path) -> None:
-    """The deep check `index` and `sources` run before they report: every
-    segment's storage against its metadata, every page read (core/store/files.py),
-    in a child process for a large index (core/store/deep_check.py).
-    IndexUnavailable, one line with the way out, for the first problem."""
-    _raise_for(index_dir, start_deep_check(index_dir, store.read_meta()).result())
-
-
 def _raise_for(index_dir: Path, problems: list[str]) -> None:
+    """IndexUnavailable, one line with the way out, for the first problem."""
     if problems:
         more = f" (and {len(problems) - 1} more)" if len(problems) > 1 else ""
         raise IndexUnavailable(damaged(index_dir, problems[0] + more))
 
 
 class FilesCheck:
-    """`verify_files` once per open, shared by what asks for it (an index run,
-    readiness): a holder re-indexes often and answers readiness after every
-    search, and at a million messages the check took 0.4 s warm, 2-3 s cold.
+    """The deep check `index`, `sources`, `sessions` and `stats` run before they
+    report (every segment's storage against its metadata, every page read:
+    core/store/files.py; in a child process for a large index:
+    core/store/deep_check.py), once per open, shared by what asks for it (an
+    index run, readiness): a holder re-indexes often and answers readiness after
+    every search, and at a million messages the check took 0.4 s warm, 2-3 s cold.
 
     `begin` starts it (in its own process for a large index) so that what the
     caller reads meanwhile overlaps it; `ensure` waits for it."""

@@ -176,8 +176,8 @@ def test_the_deep_file_check_runs_once_per_open_for_index_runs_and_readiness(lib
     from convo_tui.core.index import health
 
     calls = []
-    real = health.verify_files
-    monkeypatch.setattr(health, "verify_files", lambda *a: calls.append(a) or real(*a))
+    real = health.start_deep_check
+    monkeypatch.setattr(health, "start_deep_check", lambda *a: calls.append(a) or real(*a))
     library.index([])
     library.readiness(checked=True)
     library.index([])
