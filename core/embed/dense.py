@@ -17,7 +17,7 @@ from typing import Any, Protocol
 
 import platformdirs
 from convo_tui.core.embed.bundled import DEFAULT_DIM, DEFAULT_WINDOW, bundled_model_files
-from convo_tui.core.embed.minilm_onnx import ARENA, MiniLmOnnx, build_session
+from convo_tui.core.embed.minilm_onnx import ARENA, MINILM_DISABLED_OPTIMIZERS, MiniLmOnnx, build_session
 from convo_tui.core.embed.minilm_onnx import optimized_graph_path as _optimized_graph_path  # noqa: F401 (tests)
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.heap import return_freed_memory
@@ -91,7 +91,7 @@ def _attach_session(inner: Any, model: str, threads: int | None, arena: bool = A
     """
     model_dir = Path(inner._model_dir)
     description = inner.model_description
-    inner.model = build_session(model_dir / description.model_file, model, threads, arena)
+    inner.model = build_session(model_dir / description.model_file, model, threads, arena, MINILM_DISABLED_OPTIMIZERS)
     ensure = getattr(inner, "_ensure_tokenizer", None)
     if ensure is not None:
         ensure()

@@ -230,3 +230,18 @@ def test_queries_run_on_one_openmp_thread_and_the_environment_is_left_as_it_was(
     done = subprocess.run([sys.executable, "-c", QUERY_THREADS_PROBE], env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert done.stdout.split() == ["1", "-"]
+
+
+def test_the_e5_graph_keeps_skip_layer_normalization(e5_pair):
+    """e5 keeps onnxruntime's fusion of the residual Add and LayerNorm, which MiniLM
+    leaves out: the other rounding it brings moved answers across e5's calibrated
+    floors (fusion.SCALES; BENCHMARKS.md, "Twenty-eighth session")."""
+    import onnx
+    from convo_tui.core.embed import e5_onnx, int8
+
+    fast, _ = e5_pair
+    fast.embed_documents(["one document, so the int8 path is made"])
+    optimized = sorted(int8.cache_folder(f"{e5_onnx.E5_MODEL}-int8").glob("model.opt-*.onnx"))
+    assert len(optimized) == 1
+    ops = {node.op_type for node in onnx.load(str(optimized[0]), load_external_data=False).graph.node}
+    assert "SkipLayerNormalization" in ops, ops
