@@ -33,7 +33,7 @@ SPECIAL_TOKENS = ("[CLS]", "[SEP]", "[PAD]", "[UNK]", "[MASK]")
 # Graph fusions MiniLM's sessions leave out. onnxruntime (1.32) fuses each
 # residual Add and the LayerNormalization after it into SkipLayerNormalization,
 # whose CPU kernel took 0.6 ms where the two ops it replaces take 0.15: without
-# it MiniLM embeds 15% faster per text. In fp32 the vectors are the same to the
+# it MiniLM embeds 10-15% faster per text. In fp32 the vectors are the same to the
 # last bit; on the int8 graph a few activations round the other way, which moved
 # 2 hybrid and 4 semantic ranks of the hard relevance set's 232 and no figure of
 # either set (BENCHMARKS.md, "Twenty-eighth session"). e5 keeps the fusion: its
