@@ -36,19 +36,15 @@ def built(tmp_path_factory) -> Iterator[Path]:
     yield index
 
 
-RUNNING: list[subprocess.Popen] = []  # type: ignore[type-arg]  # the children started, for the overlap test
-
-
 @pytest.fixture
-def children(monkeypatch) -> list[list[str]]:
+def children(monkeypatch) -> list[subprocess.Popen]:  # type: ignore[type-arg]
     """The child processes deep_check starts (it still starts them)."""
-    started: list[list[str]] = []
+    started: list[subprocess.Popen] = []  # type: ignore[type-arg]
 
     class Recorded(subprocess.Popen):  # type: ignore[type-arg]
-        def __init__(self, args, *rest, **kwargs):  # type: ignore[no-untyped-def]
-            started.append(list(args))
-            RUNNING.append(self)
-            super().__init__(args, *rest, **kwargs)
+        def __init__(self, *args, **kwargs):  # type: ignore[no-untyped-def]
+            started.append(self)
+            super().__init__(*args, **kwargs)
 
     monkeypatch.setattr(subprocess, "Popen", Recorded)
     return started
@@ -70,7 +66,7 @@ def test_the_child_names_what_this_process_names(built, tmp_path, monkeypatch, c
     assert bool(here) == (case != "healthy")
     monkeypatch.setattr(deep_check, "APART_SEGMENTS", 0)
     assert deep_check.deep_check(index, meta) == here
-    assert len(children) == 1 and children[0][-1] == str(index)
+    assert len(children) == 1 and children[0].args[-1] == str(index)
 
 
 @pytest.mark.parametrize("python", ["/bin/false", "/no/such/python"])
@@ -96,18 +92,17 @@ def test_sessions_and_stats_read_their_rows_while_the_check_runs(built, tmp_path
     monkeypatch.setattr(deep_check, "APART_SEGMENTS", 0)
     index = copy_index(built, tmp_path / "index")
     with Library.open(Settings(index_dir=index, model=DEFAULT_MODEL), read_only=True) as library:
-        RUNNING.clear()
         collected_before: list[bool] = []  # whether the child's answer was waited for before the rows were read
         real = getattr(library.catalogue, "summaries" if command == "sessions" else "stats")
 
         def read(*args, **kwargs):  # type: ignore[no-untyped-def]
-            collected_before.append(len(RUNNING) == 1 and RUNNING[0].returncode is not None)
+            collected_before.append(len(children) == 1 and children[0].returncode is not None)
             return real(*args, **kwargs)
 
         monkeypatch.setattr(library.catalogue, real.__name__, read)
         assert getattr(library, command)()
         assert collected_before == [False] and len(children) == 1
-        assert RUNNING[0].returncode == 0  # and after them
+        assert children[0].returncode == 0  # and after them
         getattr(library, command)()  # once per open
         assert len(children) == 1
 
