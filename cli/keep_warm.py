@@ -39,11 +39,13 @@ def wanted(settings: Settings) -> bool:
 
 
 def command(settings: Settings) -> list[str]:
-    """The holder's command line: this interpreter, the same index and settings file."""
-    line = [sys.executable, "-m", "convo_tui", "serve", "--no-watch", "--idle-exit", str(settings.keep_warm)]
-    line += ["--index-dir", str(Path(settings.index_dir).absolute())]
+    """The holder's command line: this interpreter, the same index and settings file.
+    `--config` is an option of `convo-tui` itself, so it comes before the command."""
+    line = [sys.executable, "-m", "convo_tui"]
     if settings.config_path is not None and settings.config_path.is_file():
         line += ["--config", str(settings.config_path.absolute())]
+    line += ["serve", "--no-watch", "--idle-exit", str(settings.keep_warm)]
+    line += ["--index-dir", str(Path(settings.index_dir).absolute())]
     if settings.model != "auto":
         line += ["--model", settings.model]
     return line

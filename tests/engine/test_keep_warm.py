@@ -30,8 +30,11 @@ def index_dir(demo_built: Path, tmp_path_factory) -> Path:
     return index_dir
 
 
-def test_a_search_leaves_the_index_loaded_and_the_next_one_is_answered_by_it(index_dir: Path):
-    env = {**os.environ, "CONVO_TUI_KEEP_WARM": "120"}
+def test_a_search_leaves_the_index_loaded_and_the_next_one_is_answered_by_it(index_dir: Path, tmp_path: Path):
+    # A settings file, as anyone who changed a setting has: the holder is started with it.
+    settings = tmp_path / "config.toml"
+    settings.write_text("debounce_ms = 200\n")
+    env = {**os.environ, "CONVO_TUI_KEEP_WARM": "120", "CONVO_TUI_CONFIG": str(settings)}
     search = [*CLI, "search", "qdrant collection", "--mode", "keyword", "--json", "--index-dir", str(index_dir)]
     socket = protocol.socket_path(index_dir)
     first = subprocess.run(search, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
@@ -42,7 +45,7 @@ def test_a_search_leaves_the_index_loaded_and_the_next_one_is_answered_by_it(ind
         assert [json.loads(line)["kind"] for line in first.stdout.splitlines()]  # it found something
         holder = holder_pid(index_dir)  # started as the search ended, detached: it answers once it has the index
         line = Path(f"/proc/{holder}/cmdline").read_bytes().split(b"\0")
-        assert line[3:7] == [b"serve", b"--no-watch", b"--idle-exit", b"120"]
+        assert line[3:9] == [b"--config", os.fsencode(settings), b"serve", b"--no-watch", b"--idle-exit", b"120"]
         second = subprocess.run(search, cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
         assert (second.returncode, second.stdout) == (0, first.stdout)
         assert int(client.call(socket, "hello")["pid"]) == holder  # the same holder answered
