@@ -224,12 +224,14 @@ def _two_levels(
         queries.append(translated.request(levels, depth))
     results = store.query(queries)
     found_translated = translated.found(results[-1], levels, depth) if translated is not None else []
+    weighed = dense is not None and sparse is not None and fusion.METHOD == "weighted"
+    worded_too = _worded_meaning_hits(store, parsed, sparse, levels, shape, results, fields) if weighed else {}  # type: ignore[arg-type]
     fused = []
     worded = False
     at = 0
     for level, (n_dense, n_sparse) in zip(levels, shape, strict=True):
         partitions = results[at : at + n_dense]
-        by_sparse = results[at + n_dense] if n_sparse else []
+        by_sparse = [*(results[at + n_dense] if n_sparse else []), *worded_too.get(level, [])]
         by_translated = [p for p in found_translated if p.payload.get("level") == level]
         at += n_dense + n_sparse
         worded = worded or bool(by_sparse)
@@ -273,6 +275,37 @@ def _two_levels(
     if parsed.role:
         return [], fused[0], worded
     return fused[0], fused[1], worded
+
+
+def _worded_meaning_hits(
+    store: Store,
+    parsed: ParsedQuery,
+    sparse: SparseVec,
+    levels: Sequence[str],
+    shape: Sequence[tuple[int, int]],
+    results: Sequence[Sequence[Scored]],
+    fields: Sequence[str] | None,
+) -> dict[str, list[Scored]]:
+    """Per level, the BM25 hits among the points only the dense searches found:
+    one search over just those points. Without it their keyword part was 0, so a
+    card's relevance depended on how deep the BM25 search went, that is on the
+    page asked for (`--limit 100` ranked cards first that `--limit 10` left out)."""
+    queries: list[Query] = []
+    wanted: list[tuple[str, set[str]]] = []
+    at = 0
+    for level, (n_dense, n_sparse) in zip(levels, shape, strict=True):
+        by_dense = [p for part in results[at : at + n_dense] for p in part]
+        worded = {p.id for p in results[at + n_dense]} if n_sparse else set()
+        at += n_dense + n_sparse
+        alone = {p.id: p.payload.get("key") for p in by_dense if p.id not in worded}
+        keys = tuple(sorted({key for key in alone.values() if key}))
+        if keys:
+            # Keys are matched through their hashes (edge_facets.py): room for a collision's extra point.
+            flt = level_filter(parsed, level).and_(Cond("key", any=keys))
+            queries.append(Query(sparse=sparse, filter=flt, limit=2 * len(keys) + 8, with_terms=True, fields=fields))
+            wanted.append((level, set(alone)))
+    found = store.query(queries) if queries else []
+    return {level: [p for p in hits if p.id in ids] for (level, ids), hits in zip(wanted, found, strict=True)}
 
 
 def _light(parsed: ParsedQuery, kind: QueryKind) -> bool:
