@@ -21,7 +21,7 @@ FULL = {
     "sessions_filtered": scene("", "f3", *"redis"),
     "stats": scene("", "f7"),
     "help_on_sessions": scene("", "f3", "down", "f1"),
-    "delete_dialog": scene("", "f3", "down", "d"),
+    "delete_dialog": scene("", "f3", "down", "delete"),
     "palette_on_sessions": scene("", "f3", "down", "ctrl+p", *"star"),
     "reader_from_sessions": scene("", "f3", "down", "enter"),
     "help_on_stats": scene("", "f7", "f1"),

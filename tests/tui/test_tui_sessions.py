@@ -9,6 +9,7 @@ import threading
 import pytest
 from convo_tui.core.settings import Settings
 from convo_tui.tui.app import create_app
+from convo_tui.tui.dialogs import ConfirmScreen
 from convo_tui.tui.screens.reader import ReaderScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.screens.sessions import SessionsScreen
@@ -129,6 +130,23 @@ async def test_j_k_g_shift_g_move_through_the_list(corpus):
 
 
 @run_async
+async def test_a_word_typed_on_the_list_filters_and_deletes_nothing(corpus):
+    """A person who went down to the list and types "dyn" to filter: no letter of it is
+    a command there ("d" was delete and "y" its yes), it goes into the filter box."""
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        before = len(library.sessions())
+        await pilot.press("down", *"dyn")
+        await settle(pilot)
+        assert screen.query_one("#session-filter").value == "dyn"
+        assert screen.query_one("#session-filter").has_focus
+        assert not isinstance(app.screen, ConfirmScreen)
+        assert len(library.sessions()) == before  # nothing deleted
+
+
+@run_async
 async def test_filter_then_enter_opens_the_reader_and_escape_comes_back(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
@@ -183,7 +201,7 @@ async def test_rename_star_and_delete_from_the_list(tmp_path_factory):
                 await settle(pilot)
                 assert highlighted_title(screen) == "Picked from the list"
                 assert library.session_summary(target.id).title == "Picked from the list"
-                await pilot.press("d")
+                await pilot.press("delete")
                 await pilot.pause()
                 await pilot.press("y")
                 await settle(pilot)

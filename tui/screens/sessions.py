@@ -21,7 +21,7 @@ from convo_tui.tui.session_filter import SORTS
 from convo_tui.tui.session_messages import SessionLoaded, SessionsChanged
 from convo_tui.tui.widgets.session_list import SessionList, session_line
 from rich.text import Text
-from textual import on, work
+from textual import events, on, work
 from textual.app import ComposeResult
 from textual.binding import Binding
 from textual.message import Message
@@ -56,7 +56,9 @@ class SessionsScreen(SessionActions, Screen):
         Binding("slash", "focus_filter", "Filter", show=False, id="sessions.filter"),
         Binding("s", "cycle_sort", "Sort", id="sessions.sort"),
         Binding("f", "toggle_starred", "Starred", id="sessions.starred"),
-        Binding("d", "delete", "Delete", show=False, id="sessions.delete"),
+        # Not a letter: a word typed into the list goes to the filter (on_key), and "dyn"
+        # must not delete the session under the cursor with its "y".
+        Binding("delete", "delete", "Delete", show=False, id="sessions.delete"),
         Binding("j", "cursor_down", "Down", show=False, id="sessions.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
         Binding("g", "first", "First", show=False, id="sessions.first"),
@@ -79,7 +81,12 @@ class SessionsScreen(SessionActions, Screen):
 
     def compose(self) -> ComposeResult:
         yield Header()
-        yield Input(placeholder="Filter sessions by title or project…", id="session-filter", compact=True)
+        yield Input(
+            placeholder="Filter sessions by title or project…",
+            id="session-filter",
+            compact=True,
+            select_on_focus=False,  # a character typed on the list is added to the filter, not typed over it
+        )
         yield Static("Loading sessions…", id="sessions-count")
         yield SessionList(self.entry_at, self._draw, id="session-list")
         yield Footer(compact=True)
@@ -279,6 +286,22 @@ class SessionsScreen(SessionActions, Screen):
             self.app.push_screen(ReaderScreen(event.session, None, ""))
 
     # -- keys --------------------------------------------------------------------------
+
+    # The list's own letter keys (BINDINGS); any other character typed on the list is filter text.
+    LIST_LETTERS = frozenset("sfjkgG/")
+
+    def on_key(self, event: events.Key) -> None:
+        """A character typed while the list has the focus goes into the filter, at its
+        end (as on the search screen), unless it is one of the list's letter keys."""
+        box = self.query_one("#session-filter", Input)
+        char = event.character
+        if not event.is_printable or char is None or self.focused is box or char in self.LIST_LETTERS:
+            return
+        event.stop()
+        event.prevent_default()
+        box.focus()
+        box.cursor_position = len(box.value)
+        box.insert_text_at_cursor(char)
 
     def action_back(self) -> None:
         self.app.pop_screen()
