@@ -108,6 +108,14 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         `[@click=...]` a link to an action."""
         super().notify(message, title=title, severity=severity, timeout=timeout, markup=markup)
 
+    def action_help_quit(self) -> None:
+        """ctrl+c does not quit: say which key does, in plain text (Textual's own
+        notice is markup, which this app's notify does not read)."""
+        for key, active in self.active_bindings.items():
+            if active.binding.action in ("quit", "app.quit"):
+                self.notify(f"Press {key} to quit the app", title="Do you want to quit?")
+                return
+
     # -- start-up --------------------------------------------------------------------
 
     def on_mount(self) -> None:

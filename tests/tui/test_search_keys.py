@@ -315,3 +315,15 @@ async def test_help_names_the_result_keys(corpus):
         assert isinstance(app.screen, HelpScreen)
         await pilot.press("escape")
         assert isinstance(app.screen, SearchScreen)
+
+
+@run_async
+async def test_ctrl_c_says_in_plain_words_which_key_quits(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert await search(pilot, "qdrant")
+        await pilot.press("down", "ctrl+c")  # on a card: nothing to copy, so it is the reflex to quit
+        await settle(pilot)
+        assert notes(app) == ["Press ctrl+q to quit the app"]
+        assert app.is_running
