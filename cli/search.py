@@ -8,6 +8,7 @@ import sys
 
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
 from convo_tui.core.engine import Readiness
+from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
@@ -38,6 +39,8 @@ def run(args: argparse.Namespace) -> int:
     limit = check_count("--limit", args.limit, minimum=1) if args.limit is not None else settings.search_limit
     mode = args.mode or settings.search_mode
     parsed = parse_query(args.query)  # a bad filter is one line before the index is opened
+    if not parsed.text and not parsed.phrases and not parsed.has_filters:
+        raise QueryError('the query is empty: give words, a "phrase" or a filter such as project:NAME')
     with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
         # How much of the history the meaning part could search (phase 2 may still be running).
@@ -55,7 +58,8 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(format_hit(hit, terms))
     if not hits and not args.json:  # JSON lines: none is the answer
-        print(f"convo-tui: no results for {args.query!r}", file=sys.stderr)
+        hint = " (misspelt? --mode fuzzy matches near spellings)" if parsed.text and mode != "fuzzy" else ""
+        print(f"convo-tui: no results for {args.query!r}{hint}", file=sys.stderr)
     if ready is not None and ready.texts_ready < ready.texts_total and not args.json:
         print(
             f"convo-tui: {ready.texts_ready}/{ready.texts_total} texts ({ready.percent}) searchable by meaning so far; "

@@ -41,19 +41,11 @@ class ParsedQuery:
 
     @property
     def has_filters(self) -> bool:
-        return any(
+        # Dates by `is not None`: `after:99999y` is the epoch, 0.0, and a filter all the same.
+        dated = self.after is not None or self.before is not None
+        return dated or any(
             value not in (None, False)
-            for value in (
-                self.project,
-                self.session,
-                self.role,
-                self.tool,
-                self.has_tools,
-                self.source,
-                self.machine,
-                self.after,
-                self.before,
-            )
+            for value in (self.project, self.session, self.role, self.tool, self.has_tools, self.source, self.machine)
         )
 
     def store_filter(self) -> Filter:

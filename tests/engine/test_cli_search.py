@@ -27,9 +27,14 @@ def test_index_search_sessions_show_prune(tmp_path, capsys):
     assert main(["search", "数据库回滚", "--json", "--limit", "1", "--mode", "keyword"]) == 0
     assert "coverage" not in json.loads(capsys.readouterr().out)  # keyword mode uses no meaning
     assert main(["search", "zzzqqq", "--mode", "keyword"]) == 0
-    assert capsys.readouterr() == ("", "convo-tui: no results for 'zzzqqq'\n")  # said where a person reads
+    assert capsys.readouterr() == (
+        "",
+        "convo-tui: no results for 'zzzqqq' (misspelt? --mode fuzzy matches near spellings)\n",
+    )  # said where a person reads
     assert main(["search", "zzzqqq", "--mode", "keyword", "--json"]) == 0
     assert capsys.readouterr() == ("", "")  # JSON lines: no line is the answer
+    assert main(["search", "  "]) == 1
+    assert capsys.readouterr() == ("", 'convo-tui: the query is empty: give words, a "phrase" or a filter such as project:NAME\n')
     assert main(["search", "role:bot x"]) == 1
     assert capsys.readouterr().err == "convo-tui: role:bot is not a role (use role:user or role:ai)\n"
     assert main(["sessions", "--json"]) == 0

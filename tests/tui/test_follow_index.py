@@ -138,7 +138,7 @@ async def test_the_coverage_note_and_nothing_found_while_vectors_are_added(corpu
         app.search_screen.show_coverage()
         assert "meaning on" not in filter_line(app)
         await search(pilot, "zzqqxxnonsense")
-        assert note_text(app) == "No matching conversations."
+        assert note_text(app) == "No matching conversations. Misspelt? Fuzzy mode (F2) matches near spellings."
 
 
 class HeldLibrary(PausedLibrary):

@@ -26,6 +26,8 @@ def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool) -
             text += "\nLoosen a filter (F1 lists them)."
         return text
     text = "No matching conversations."
+    if outcome.mode != "fuzzy":
+        text += " Misspelt? Fuzzy mode (F2) matches near spellings."
     share = state.meaning_share
     if not waiting and state.readiness is not None and not state.readiness.sessions:
         text = "Nothing is indexed yet: F5 reads the transcripts of every tool found."
