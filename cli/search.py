@@ -13,7 +13,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.query import parse_query
+from convo_tui.core.search.query import parse_query, unknown_source
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
 
@@ -58,7 +58,14 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(format_hit(hit, terms))
     if not hits and not args.json:  # JSON lines: none is the answer
-        hint = " (misspelt? --mode fuzzy matches near spellings)" if parsed.text and mode != "fuzzy" else ""
+        wrong = unknown_source(args.query) if parsed.source else None
+        hint = (
+            f" ({wrong})"
+            if wrong
+            else " (misspelt? --mode fuzzy matches near spellings)"
+            if parsed.text and mode != "fuzzy"
+            else ""
+        )
         print(f"convo-tui: no results for {args.query!r}{hint}", file=sys.stderr)
     if ready is not None and ready.texts_ready < ready.texts_total and not args.json:
         print(

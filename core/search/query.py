@@ -202,3 +202,23 @@ def filters_only(query: str) -> str:
     return " ".join(
         match.group(0) for match in _TOKEN.finditer(query) if match.group("key") and match.group("key").lower() in KEYS
     )
+
+
+def unknown_source(query: str) -> str | None:
+    """Why the query's `source:` matched nothing when it names no source convo-tui
+    reads (None: it names one, or the query has none). Asked only once a search
+    has found nothing: it loads every reader to know their names."""
+    import difflib
+
+    from convo_tui.core.sources import formats
+
+    try:
+        source = parse_query(query).source
+    except QueryError:
+        return None
+    names = sorted(f.name for f in formats())
+    if not source or source in names:
+        return None
+    close = [n for n in names if source.lower() in n] or difflib.get_close_matches(source.lower(), names, n=4)
+    hint = f"did you mean {' or '.join('source:' + n for n in close)}?" if close else f"the sources are {', '.join(names)}"
+    return f"source:{source} is no source convo-tui reads: {hint}"

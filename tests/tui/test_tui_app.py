@@ -358,6 +358,10 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
         # The filter itself matches nothing: said so, rather than "no matching conversations"
         note = str(app.search_screen.query_one("#results-note", Static).render())
         assert "No conversation matches the filter project:no-such-project" in note
+        none = await search(pilot, "coupon source:claude")  # the source's name mistyped: the names it meant
+        assert none == []
+        note = str(app.search_screen.query_one("#results-note", Static).render())
+        assert "source:claude is no source convo-tui reads: did you mean source:claude-ai or source:claude-code" in note
         none = await search(pilot, "project:support-bot xkcdqwpfl")
         assert none == []
         assert "No matching conversations" in str(app.search_screen.query_one("#results-note", Static).render())

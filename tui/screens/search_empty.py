@@ -5,6 +5,7 @@ from __future__ import annotations
 
 from typing import TYPE_CHECKING
 
+from convo_tui.core.search.query import unknown_source
 from convo_tui.tui.query_line import describe_filters
 
 if TYPE_CHECKING:
@@ -19,7 +20,8 @@ def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool) -
     """Why nothing was found, and whether waiting can help (`waiting`: sessions
     may still appear, an index run is reading them)."""
     if outcome.filters_match is False:
-        text = f"No conversation matches {describe_filters(outcome.query)}."
+        wrong = unknown_source(outcome.query)
+        text = f"No conversation matches {describe_filters(outcome.query)}." if wrong is None else f"Nothing found: {wrong}"
         if waiting:
             text += "\nSessions are still being read: results refresh as they become searchable."
         else:
