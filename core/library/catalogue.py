@@ -29,7 +29,7 @@ import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.annotations import overlay_summary
 from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
@@ -274,12 +274,25 @@ def _grouped(rows: list[Row], notes: dict[str, Annotation]) -> list[tuple[str, i
 
 
 def _fuzzy(rows: list[Row], text: str, notes: dict[str, Annotation]) -> list[Row]:
-    """Sessions whose title or project match `text` (rapidfuzz WRatio), best first."""
-    choices = {index: f"{display(_title(row, notes))} {row.project}" for index, row in enumerate(rows)}
-    found = process.extract(
-        text, choices, scorer=fuzz.WRatio, processor=utils.default_process, limit=FUZZY_LIMIT, score_cutoff=FUZZY_CUTOFF
-    )
-    return [rows[index] for _, _, index in found]
+    """Sessions whose title or project match `text` (rapidfuzz WRatio), best first.
+
+    Title and project are scored apart, each session by the better of the two: in
+    one string, WRatio weighs a match inside it down by the string's length, so
+    "webshp" against a long title ending in "webshop" fell under the cutoff while
+    the project alone is a near match (454 sessions of project webshop matched
+    "webshop" at 100k messages, 103 of them "webshp")."""
+
+    def scores(choices: dict[Any, str]) -> dict[Any, float]:
+        found = process.extract(
+            text, choices, scorer=fuzz.WRatio, processor=utils.default_process, limit=None, score_cutoff=FUZZY_CUTOFF
+        )
+        return {key: score for _, score, key in found}
+
+    by_title = scores({index: display(_title(row, notes)) for index, row in enumerate(rows)})
+    by_project = scores({project: project for project in {row.project for row in rows}})
+    best = {index: max(by_title.get(index, 0.0), by_project.get(row.project, 0.0)) for index, row in enumerate(rows)}
+    ranked = sorted((index for index, score in best.items() if score > 0), key=lambda index: -best[index])
+    return [rows[index] for index in ranked[:FUZZY_LIMIT]]
 
 
 def _entry(item: tuple[str, int] | Row, notes: dict[str, Annotation]) -> PageEntry:

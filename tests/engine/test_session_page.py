@@ -74,6 +74,19 @@ def test_titles_stars_filters_and_deletes_show_in_the_next_page(library):
     assert first.id not in ids(after) and after.everything == len(library.sessions())
 
 
+def test_a_mistyped_project_name_still_finds_that_projects_sessions(library):
+    """Title and project are scored apart: joined into one string, a long title
+    weighed the project's near match down under the cutoff."""
+    sessions = library.sessions()
+    project = sessions[0].project
+    members = {s.id for s in sessions if s.project == project}
+    for number, sid in enumerate(sorted(members)):
+        library.rename_session(sid, f"Session {number}: a long question about how the retry queue drains after a deploy")
+    typo = project[:2] + project[3:]  # one letter left out
+    found = library.session_page(text=typo, limit=1000)
+    assert set(ids(found)[: len(members)]) == members, (project, typo)  # and first: the nearest match
+
+
 # -- the rows' file (core/library/session_rows.py) -----------------------------------
 
 
