@@ -135,7 +135,9 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
 
     @property
     def short(self) -> bool:
-        return self.size.height < SHORT_ROWS
+        """Whether the terminal is short (cards on three rows), as the last resize set
+        the `-short` class: `size` is not yet the new one while a Resize is handled."""
+        return self.has_class("-short")
 
     def on_resize(self, event: events.Resize) -> None:
         self._fit(event.size.width, event.size.height)

@@ -430,3 +430,24 @@ async def test_card_header_cuts_the_title_and_right_aligns_the_score(corpus):
         header = unscored[0].query_one(CardHeader)
         line = header.render().plain
         assert line.rstrip() == unscored[0].hit.session_title[:width] and len(line) == width
+
+
+@run_async
+async def test_cards_name_project_and_date_after_the_terminal_shrinks_behind_another_screen(corpus):
+    """On a short terminal the card's meta line is hidden and its first line names
+    project and date; a resize while the sessions browser covered the results
+    left the cards drawn for the tall terminal, so neither showed them."""
+    app = make_app(corpus)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "qdrant")
+        assert cards and not cards[0].dense
+        await pilot.press("f3")
+        await settle(pilot)
+        await pilot.resize_terminal(80, 24)
+        await settle(pilot)
+        await pilot.press("escape")
+        await settle(pilot)
+        assert isinstance(app.screen, SearchScreen) and app.short
+        assert all(card.dense for card in cards)
+        assert cards[0].hit.project in str(cards[0].query_one(".card-top").render())
