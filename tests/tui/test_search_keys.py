@@ -327,3 +327,16 @@ async def test_ctrl_c_says_in_plain_words_which_key_quits(corpus):
         await settle(pilot)
         assert notes(app) == ["Press ctrl+q to quit the app"]
         assert app.is_running
+
+
+@run_async
+async def test_ctrl_o_right_after_typing_opens_the_top_result_once_it_is_found(corpus):
+    app = make_app(corpus, debounce_ms=600_000)  # the search waits for the typing to pause: here, until ctrl+o
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"qdrant", "ctrl+o")
+        await settle(pilot)
+        assert notes(app) == []
+        assert isinstance(app.screen, ReaderScreen)
+        top = app.search_screen.hits[0]
+        assert app.screen.session.id == top.session_id

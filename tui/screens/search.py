@@ -53,6 +53,7 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
         self.hits: list[Hit] = []
         self._timer: Timer | None = None
         self._focus_when_shown = False  # Enter pressed before the results arrived
+        self._open_when_shown = False  # ctrl+o pressed before the query's first results arrived
         self._generation = 0  # of the latest search started: an older one's results are dropped
         self._limit = 0  # how many results the shown search asked for (grows with "more")
         self._more_pending = False  # the cursor asked past the last card: move on when more arrive
@@ -110,7 +111,7 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value
-        self._focus_when_shown = False
+        self._focus_when_shown = self._open_when_shown = False
         self.query_edited(event.value)
         self._show_filter_line()
         if self._timer is not None:
@@ -245,6 +246,7 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
         self._show_filter_line(count=self._count)
         if not outcome.hits:
             self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear))
+            self._open_when_shown = False
             return
         await self._show_cards(self.in_view_order(outcome.hits), keep_scroll=more)
         cards = self.cards()
@@ -254,10 +256,27 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
             self._focus_if_asked()
 
     def _focus_if_asked(self) -> None:
-        """Enter was pressed before this query's results were shown: to the first one now."""
+        """Enter (or ctrl+o) was pressed before this query's results were shown: to
+        the first one now (and open it)."""
         if self._focus_when_shown and self.cards():
             self._focus_when_shown = False
             self.action_first_card()
+        if self._open_when_shown and self.cards():
+            self._open_when_shown = False
+            self.action_open()
+
+    def action_open(self) -> None:
+        """ctrl+o typed before the query's first results: the top one opens once they are shown."""
+        typed = self.query_box.value
+        # Its search waits for the debounce or runs (or the box's change is not handled yet).
+        pending = typed != self.query_text or self._timer is not None or self._searching()
+        if not self.cards() and typed.strip() and pending:
+            self._open_when_shown = True
+            if self._timer is not None:  # the typing is over: no need to wait out the debounce
+                self._timer.stop()
+                self._debounced()
+            return
+        super().action_open()
 
     async def _follow(self, outcome: SearchOutcome) -> bool:
         """Show a re-run's results without losing the reader's place; False: show them as a new search's."""
