@@ -163,6 +163,20 @@ async def test_more_than_one_page_of_results_past_the_last_card(corpus):
         assert app.focused is more[4]
 
 
+def test_more_results_come_after_the_cards_read_even_when_they_rank_above(corpus):
+    """A bigger page is a deeper search, which may rank a result it reaches only now
+    above cards already on screen: those stay where they were, it comes after them."""
+    from convo_tui.tui.screens.search import hit_key, shown_then_new
+
+    _settings, library = corpus
+    page = library.search("test", limit=7)
+    assert len(page) == 7
+    shown, deeper = page[:4], [page[5], *page[:4], page[4], *page[6:]]  # page[5] now ranks first
+    merged = shown_then_new(shown, deeper)
+    assert [hit_key(h) for h in merged] == [hit_key(h) for h in [*page[:4], page[5], page[4], *page[6:]]]
+    assert [hit_key(h) for h in shown_then_new([], deeper)] == [hit_key(h) for h in deeper]  # a new search: as ranked
+
+
 @run_async
 async def test_palette_copy_from_the_query_box_does_not_crash(corpus):
     app = make_app(corpus)

@@ -40,6 +40,17 @@ def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
     return (hit.session_id, hit.turn_index, hit.kind, tuple(hit.message_ids))
 
 
+def shown_then_new(shown: list[Hit], fresh: list[Hit]) -> list[Hit]:
+    """A bigger page after the cards already read: those first, where they were (with
+    their fresh scores), then the page's other results in its order. A deeper search
+    may rank a result it reached only now above ones on screen; the cards read must
+    not move under the cursor for it (it is still in the list, after them)."""
+    by_key = {hit_key(hit): hit for hit in fresh}
+    kept = [by_key.get(hit_key(hit), hit) for hit in shown]
+    seen = {hit_key(hit) for hit in shown}
+    return kept + [hit for hit in fresh if hit_key(hit) not in seen]
+
+
 class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
     HELP_KEYS = SEARCH_HELP_KEYS
@@ -239,8 +250,9 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
             return
         more = self._more_pending
         self._more_pending = False
-        shown_before = len(self.cards()) if more else 0
-        self.hits = outcome.hits
+        shown = [card.hit for card in self.cards()] if more else []
+        shown_before = len(shown)
+        self.hits = shown_then_new(shown, self.in_view_order(outcome.hits)) if more else outcome.hits
         self._limit = outcome.limit
         self._count = len(outcome.hits)
         self._show_filter_line(count=self._count)
@@ -248,7 +260,7 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
             self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear))
             self._open_when_shown = False
             return
-        await self._show_cards(self.in_view_order(outcome.hits), keep_scroll=more)
+        await self._show_cards(self.hits if more else self.in_view_order(outcome.hits), keep_scroll=more)
         cards = self.cards()
         if more and len(cards) > shown_before:
             self.select_card(cards[shown_before])
