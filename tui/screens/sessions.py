@@ -316,6 +316,8 @@ class SessionsScreen(SessionActions, Screen):
             listing.action_first()
 
     def _on_list(self, action: str) -> None:
+        # The user moves: the session highlighted before a new ordering is no longer where to go back to.
+        self._keep = None
         listing = self.listing
         if not listing.has_focus:
             self.action_focus_list()
