@@ -13,7 +13,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.query import parse_query, unknown_source
+from convo_tui.core.search.query import filters_only, parse_query, unknown_source
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
 
@@ -43,6 +43,8 @@ def run(args: argparse.Namespace) -> int:
         raise QueryError('the query is empty: give words, a "phrase" or a filter such as project:NAME')
     with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
+        # Nothing found: whether the filters alone match anything (else no spelling helps).
+        filtered_out = not hits and parsed.has_filters and not library.search(filters_only(args.query), limit=1, mode="keyword")
         # How much of the history the meaning part could search (phase 2 may still be running).
         ready = library.readiness() if mode in MEANING_MODES and hits else None
     out = sys.stdout
@@ -59,13 +61,14 @@ def run(args: argparse.Namespace) -> int:
             out.write(format_hit(hit, terms))
     if not hits and not args.json:  # JSON lines: none is the answer
         wrong = unknown_source(args.query) if parsed.source else None
-        hint = (
-            f" ({wrong})"
-            if wrong
-            else " (misspelt? --mode fuzzy matches near spellings)"
-            if parsed.text and mode != "fuzzy"
-            else ""
-        )
+        if wrong:
+            hint = f" ({wrong})"
+        elif filtered_out:
+            hint = " (no conversation matches its filters alone)"
+        elif parsed.text and mode != "fuzzy":
+            hint = " (misspelt? --mode fuzzy matches near spellings)"
+        else:
+            hint = ""
         print(f"convo-tui: no results for {args.query!r}{hint}", file=sys.stderr)
     if ready is not None and ready.texts_ready < ready.texts_total and not args.json:
         print(

@@ -216,9 +216,11 @@ def unknown_source(query: str) -> str | None:
         source = parse_query(query).source
     except QueryError:
         return None
-    names = sorted(f.name for f in formats())
-    if not source or source in names:
+    if not source:
         return None
-    close = [n for n in names if source.lower() in n] or difflib.get_close_matches(source.lower(), names, n=4)
+    names = sorted(f.name for f in formats())
+    if source in names:
+        return None
+    close = ([n for n in names if source.lower() in n] or difflib.get_close_matches(source.lower(), names, n=4))[:4]
     hint = f"did you mean {' or '.join('source:' + n for n in close)}?" if close else f"the sources are {', '.join(names)}"
     return f"source:{source} is no source convo-tui reads: {hint}"

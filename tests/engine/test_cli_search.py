@@ -38,6 +38,10 @@ def test_index_search_sessions_show_prune(tmp_path, capsys):
         "convo-tui: no results for 'rollback source:claude' (source:claude is no source convo-tui reads: did you mean "
         "source:claude-ai or source:claude-code or source:claude-managed-agents or source:claude-stream-json?)\n"
     )
+    assert main(["search", "rollback project:no-such-project"]) == 0
+    assert capsys.readouterr().err == (
+        "convo-tui: no results for 'rollback project:no-such-project' (no conversation matches its filters alone)\n"
+    )
     assert main(["search", "  "]) == 1
     assert capsys.readouterr() == ("", 'convo-tui: the query is empty: give words, a "phrase" or a filter such as project:NAME\n')
     assert main(["search", "role:bot x"]) == 1

@@ -163,6 +163,25 @@ async def test_more_than_one_page_of_results_past_the_last_card(corpus):
         assert app.focused is more[4]
 
 
+@run_async
+async def test_after_more_results_in_date_order_f6_shows_them_by_relevance_again(corpus):
+    app = make_app(corpus, search_limit=4)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, "test")
+        await pilot.press("f6")  # newest first
+        await settle(pilot)
+        app.search_screen.cards()[-1].focus()
+        await pilot.press("down")  # past the last card: more
+        await settle(pilot)
+        await pilot.press("f6")  # by relevance
+        await settle(pilot)
+        scores = [card.hit.score for card in app.search_screen.cards()]
+        assert len(scores) > 4 and scores == sorted(scores, reverse=True)
+        await pilot.press("f6")  # the view is remembered: put it back as it was
+        await settle(pilot)
+
+
 def test_more_results_come_after_the_cards_read_even_when_they_rank_above(corpus):
     """A bigger page is a deeper search, which may rank a result it reaches only now
     above cards already on screen: those stay where they were, it comes after them."""
@@ -354,3 +373,28 @@ async def test_ctrl_o_right_after_typing_opens_the_top_result_once_it_is_found(c
         assert isinstance(app.screen, ReaderScreen)
         top = app.search_screen.hits[0]
         assert app.screen.session.id == top.session_id
+        # Again over the cards of that query: the new query's top result opens, not the old card.
+        await pilot.press("escape", "ctrl+u", *"redis", "ctrl+o")
+        await settle(pilot)
+        assert isinstance(app.screen, ReaderScreen)
+        assert app.search_screen.query_text == "redis"
+        assert app.screen.session.id == app.search_screen.hits[0].session_id != top.session_id
+
+
+@run_async
+async def test_a_ctrl_o_waiting_for_results_opens_nothing_over_another_screen(corpus):
+    from convo_tui.tui.screens.sessions import SessionsScreen
+    from textual import events
+
+    app = make_app(corpus, debounce_ms=600_000)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await pilot.press(*"qdrant")
+        # Both at once, as a terminal sends them: the search starts, then F3 covers it.
+        app.post_message(events.Key("ctrl+o", None))
+        app.post_message(events.Key("f3", None))
+        await settle(pilot)
+        await settle(pilot)
+        assert app.search_screen.cards()  # the results came
+        assert isinstance(app.screen, SessionsScreen)
+        assert not any(isinstance(screen, ReaderScreen) for screen in app.screen_stack)

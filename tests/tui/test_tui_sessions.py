@@ -147,6 +147,31 @@ async def test_a_word_typed_on_the_list_filters_and_deletes_nothing(corpus):
 
 
 @run_async
+async def test_on_the_list_bound_keys_act_and_a_burst_of_letters_all_reach_the_filter(corpus):
+    from convo_tui.tui.screens.help import HelpScreen
+    from textual import events
+
+    app = make_app(corpus, keys={"sessions.sort": "o"})  # the sort on another key: it still sorts
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        assert app.browser.sort == "date"
+        await pilot.press("down", "o")
+        await settle(pilot)
+        assert app.browser.sort == "title" and screen.query_one("#session-filter").value == ""
+        await pilot.press("question_mark")  # help, as anywhere without a text box focused
+        await settle(pilot)
+        assert isinstance(app.screen, HelpScreen)
+        await pilot.press("escape")
+        await settle(pilot)
+        screen.listing.focus()
+        await pilot.pause()
+        for char in "bux":  # all at once: the first moves the focus, the others must find it moved
+            app.post_message(events.Key(char, char))
+        await settle(pilot)
+        assert screen.query_one("#session-filter").value == "bux"
+
+
+@run_async
 async def test_filter_then_enter_opens_the_reader_and_escape_comes_back(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:

@@ -17,7 +17,7 @@ from convo_tui.tui.query_line import describe_query, highlight_words
 from convo_tui.tui.screens.search_empty import nothing_found
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, SEARCH_HELP_KEYS, SEARCH_HELP_NOTE, ResultKeys
 from convo_tui.tui.screens.search_run import HybridPace, search_passes
-from convo_tui.tui.screens.search_view import ViewChoices
+from convo_tui.tui.screens.search_view import ViewChoices, hit_key, shown_then_new
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
@@ -35,22 +35,6 @@ if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
 
 
-def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
-    """What makes a result the same result after a re-run (its score may change)."""
-    return (hit.session_id, hit.turn_index, hit.kind, tuple(hit.message_ids))
-
-
-def shown_then_new(shown: list[Hit], fresh: list[Hit]) -> list[Hit]:
-    """A bigger page after the cards already read: those first, where they were (with
-    their fresh scores), then the page's other results in its order. A deeper search
-    may rank a result it reached only now above ones on screen; the cards read must
-    not move under the cursor for it (it is still in the list, after them)."""
-    by_key = {hit_key(hit): hit for hit in fresh}
-    kept = [by_key.get(hit_key(hit), hit) for hit in shown]
-    seen = {hit_key(hit) for hit in shown}
-    return kept + [hit for hit in fresh if hit_key(hit) not in seen]
-
-
 class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
     HELP_KEYS = SEARCH_HELP_KEYS
@@ -64,7 +48,7 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
         self.hits: list[Hit] = []
         self._timer: Timer | None = None
         self._focus_when_shown = False  # Enter pressed before the results arrived
-        self._open_when_shown = False  # ctrl+o pressed before the query's first results arrived
+        self._open_for: str | None = None  # ctrl+o pressed before this query's results were shown
         self._generation = 0  # of the latest search started: an older one's results are dropped
         self._limit = 0  # how many results the shown search asked for (grows with "more")
         self._more_pending = False  # the cursor asked past the last card: move on when more arrive
@@ -122,14 +106,17 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
     @on(Input.Changed, "#query")
     def _query_changed(self, event: Input.Changed) -> None:
         self.query_text = event.value
-        self._focus_when_shown = self._open_when_shown = False
+        self._focus_when_shown = False
+        opening = self._open_for == event.value  # ctrl+o came before this change was handled
+        if not opening:
+            self._open_for = None
         self.query_edited(event.value)
         self._show_filter_line()
         if self._timer is not None:
             self._timer.stop()
             self._timer = None
         delay = self.app.settings.debounce_ms / 1000
-        if delay <= 0:
+        if delay <= 0 or opening:
             self.refresh_search()
         else:
             self._timer = self.set_timer(delay, self._debounced)
@@ -241,54 +228,61 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
             self._count = None
             self._show_filter_line(error=outcome.error)
             self._show_note(f"⚠ {outcome.error}\nFix the query to see results.")
+            self._open_for = None
             return
         self._settled = not outcome.early
         refines = self._early_shown == outcome.generation
         self._early_shown = outcome.generation if outcome.early else None
         if (outcome.follow or refines) and await self._follow(outcome):
-            self._focus_if_asked()
+            self._focus_if_asked(final=not outcome.early)
             return
         more = self._more_pending
         self._more_pending = False
         shown = [card.hit for card in self.cards()] if more else []
         shown_before = len(shown)
-        self.hits = shown_then_new(shown, self.in_view_order(outcome.hits)) if more else outcome.hits
+        self.hits = outcome.hits  # ranked (the view orders what it shows: F6)
         self._limit = outcome.limit
         self._count = len(outcome.hits)
         self._show_filter_line(count=self._count)
         if not outcome.hits:
             self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear))
-            self._open_when_shown = False
+            self._open_for = None
             return
-        await self._show_cards(self.hits if more else self.in_view_order(outcome.hits), keep_scroll=more)
+        await self._show_cards(shown_then_new(shown, self.in_view_order(outcome.hits)), keep_scroll=more)
         cards = self.cards()
         if more and len(cards) > shown_before:
             self.select_card(cards[shown_before])
         else:
-            self._focus_if_asked()
+            self._focus_if_asked(final=not outcome.early)
 
-    def _focus_if_asked(self) -> None:
+    def _focus_if_asked(self, *, final: bool = True) -> None:
         """Enter (or ctrl+o) was pressed before this query's results were shown: to
-        the first one now (and open it)."""
+        the first one now; ctrl+o opens it once the query's last pass is shown (a
+        hybrid query's keyword cards come first), while this screen is the one shown."""
         if self._focus_when_shown and self.cards():
             self._focus_when_shown = False
             self.action_first_card()
-        if self._open_when_shown and self.cards():
-            self._open_when_shown = False
-            self.action_open()
+        if self._open_for is not None and self._open_for == self.query_text and final and self.cards():
+            self._open_for = None
+            if self.is_current:
+                self.action_open()
 
     def action_open(self) -> None:
-        """ctrl+o typed before the query's first results: the top one opens once they are shown."""
+        """ctrl+o typed before the query's results are shown (the cards are an older
+        query's, or none yet): the top result opens once they are."""
         typed = self.query_box.value
-        # Its search waits for the debounce or runs (or the box's change is not handled yet).
-        pending = typed != self.query_text or self._timer is not None or self._searching()
-        if not self.cards() and typed.strip() and pending:
-            self._open_when_shown = True
-            if self._timer is not None:  # the typing is over: no need to wait out the debounce
+        stale = typed != self.query_text or self._timer is not None  # its search has not started
+        waiting = not self.cards() and self._searching()
+        if typed.strip() and (stale or waiting):
+            self._open_for = typed
+            if typed == self.query_text and self._timer is not None:  # the typing is over: no debounce
                 self._timer.stop()
                 self._debounced()
             return
         super().action_open()
+
+    def on_screen_suspend(self) -> None:
+        self._open_for = None  # another screen is shown: a late ctrl+o must not open over it
 
     async def _follow(self, outcome: SearchOutcome) -> bool:
         """Show a re-run's results without losing the reader's place; False: show them as a new search's."""

@@ -19,6 +19,22 @@ if TYPE_CHECKING:
     from textual.widget import Widget
 
 
+def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
+    """What makes a result the same result after a re-run (its score may change)."""
+    return (hit.session_id, hit.turn_index, hit.kind, tuple(hit.message_ids))
+
+
+def shown_then_new(shown: list[Hit], fresh: list[Hit]) -> list[Hit]:
+    """A bigger page after the cards already read: those first, where they were (with
+    their fresh scores), then the page's other results in its order. A deeper search
+    may rank a result it reached only now above ones on screen; the cards read must
+    not move under the cursor for it (it is still in the list, after them)."""
+    by_key = {hit_key(hit): hit for hit in fresh}
+    kept = [by_key.get(hit_key(hit), hit) for hit in shown]
+    seen = {hit_key(hit) for hit in shown}
+    return kept + [hit for hit in fresh if hit_key(hit) not in seen]
+
+
 class ViewChoices:
     """Mixed into the SearchScreen (which provides the cards, the filter line and the preview)."""
 

@@ -287,21 +287,29 @@ class SessionsScreen(SessionActions, Screen):
 
     # -- keys --------------------------------------------------------------------------
 
-    # The list's own letter keys (BINDINGS); any other character typed on the list is filter text.
-    LIST_LETTERS = frozenset("sfjkgG/")
-
     def on_key(self, event: events.Key) -> None:
         """A character typed while the list has the focus goes into the filter, at its
-        end (as on the search screen), unless it is one of the list's letter keys."""
+        end (as on the search screen), unless a key binding takes it (the list's letters,
+        as the user's `[keys]` map them, `?`)."""
         box = self.query_one("#session-filter", Input)
+        if self.focused is not box:
+            # A key pressed on the list moves it (or reorders it, which picks its own row):
+            # the session highlighted before a new ordering is no longer where to go back to.
+            self._keep = None
         char = event.character
-        if not event.is_printable or char is None or self.focused is box or char in self.LIST_LETTERS:
+        # The box types its own characters (they never get here); these came from the list,
+        # some of them after the first of a burst moved the focus to the box.
+        if not event.is_printable or char is None or event.key in self.app.active_bindings:
             return
         event.stop()
         event.prevent_default()
-        box.focus()
+        if self.focused is not box:
+            self.set_focus(box)
         box.cursor_position = len(box.value)
         box.insert_text_at_cursor(char)
+
+    def on_click(self) -> None:
+        self._keep = None  # a row clicked: where the user wants to be
 
     def action_back(self) -> None:
         self.app.pop_screen()
@@ -316,8 +324,6 @@ class SessionsScreen(SessionActions, Screen):
             listing.action_first()
 
     def _on_list(self, action: str) -> None:
-        # The user moves: the session highlighted before a new ordering is no longer where to go back to.
-        self._keep = None
         listing = self.listing
         if not listing.has_focus:
             self.action_focus_list()
