@@ -21,7 +21,9 @@ def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool) -
     may still appear, an index run is reading them)."""
     if outcome.filters_match is False:
         wrong = unknown_source(outcome.query)
-        text = f"No conversation matches {describe_filters(outcome.query)}." if wrong is None else f"Nothing found: {wrong}"
+        if wrong is not None:
+            return f"Nothing found: {wrong}"
+        text = f"No conversation matches {describe_filters(outcome.query)}."
         if waiting:
             text += "\nSessions are still being read: results refresh as they become searchable."
         else:
