@@ -13,7 +13,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.query import filters_only, parse_query, unknown_source
+from convo_tui.core.search.query import filters_match, parse_query, unknown_source
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
 
@@ -44,7 +44,7 @@ def run(args: argparse.Namespace) -> int:
     with open_index(args, read_only=True) as library:
         hits = library.search(args.query, limit=limit, mode=mode)
         # Nothing found: whether the filters alone match anything (else no spelling helps).
-        filtered_out = not hits and parsed.has_filters and not library.search(filters_only(args.query), limit=1, mode="keyword")
+        filtered_out = not hits and filters_match(library, args.query) is False
         # How much of the history the meaning part could search (phase 2 may still be running).
         ready = library.readiness() if mode in MEANING_MODES and hits else None
     out = sys.stdout

@@ -14,10 +14,14 @@ from __future__ import annotations
 import re
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
+from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.store.base import Cond, Filter
 from convo_tui.core.unicode import without_lone_surrogates
+
+if TYPE_CHECKING:
+    from convo_tui.core.engine import Engine
 
 KEYS = ("project", "session", "role", "tool", "has", "source", "machine", "after", "before")
 ROLES = {"user": "user", "ai": "ai", "assistant": "ai"}
@@ -202,6 +206,21 @@ def filters_only(query: str) -> str:
     return " ".join(
         match.group(0) for match in _TOKEN.finditer(query) if match.group("key") and match.group("key").lower() in KEYS
     )
+
+
+def filters_match(library: Engine, query: str) -> bool | None:
+    """Whether the query's filters alone match any conversation (None: it has none,
+    or the query is not one): asked once a search found nothing, to tell "these
+    filters match nothing" from "no words matched" (the app's note, the CLI's line)."""
+    try:
+        parsed = parse_query(query)
+    except QueryError:
+        return None
+    if not parsed.has_filters:
+        return None
+    if not parsed.text and not parsed.phrases:
+        return False  # the search was the filters alone, and it found nothing
+    return bool(library.search(filters_only(query), limit=1, mode="keyword"))
 
 
 def unknown_source(query: str) -> str | None:

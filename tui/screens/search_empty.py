@@ -9,7 +9,6 @@ from convo_tui.core.search.query import unknown_source
 from convo_tui.tui.query_line import describe_filters
 
 if TYPE_CHECKING:
-    from convo_tui.core.engine import Engine
     from convo_tui.tui.index_state import IndexState
     from convo_tui.tui.messages import SearchOutcome
 
@@ -43,19 +42,3 @@ def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool) -
             "results refresh as it grows."
         )
     return text
-
-
-def filters_match(library: Engine, query: str) -> bool | None:
-    """Whether the query's filters alone match any conversation (None: it has none, or words only)."""
-    from convo_tui.core.errors import QueryError
-    from convo_tui.core.search.query import filters_only, parse_query
-
-    try:
-        parsed = parse_query(query)
-    except QueryError:
-        return None
-    if not parsed.has_filters:
-        return None
-    if not parsed.text and not parsed.phrases:
-        return False  # the search was the filters alone, and it found nothing
-    return bool(library.search(filters_only(query), limit=1, mode="keyword"))

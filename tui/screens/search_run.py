@@ -22,8 +22,9 @@ from collections.abc import Callable, Iterator
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.search.query import filters_match
 from convo_tui.tui.messages import SearchOutcome
-from convo_tui.tui.screens.search_empty import DENSE_MODES, filters_match
+from convo_tui.tui.screens.search_empty import DENSE_MODES
 
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
