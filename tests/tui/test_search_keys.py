@@ -185,7 +185,7 @@ async def test_after_more_results_in_date_order_f6_shows_them_by_relevance_again
 def test_more_results_come_after_the_cards_read_even_when_they_rank_above(corpus):
     """A bigger page is a deeper search, which may rank a result it reaches only now
     above cards already on screen: those stay where they were, it comes after them."""
-    from convo_tui.tui.screens.search import hit_key, shown_then_new
+    from convo_tui.tui.screens.search_view import hit_key, shown_then_new
 
     _settings, library = corpus
     page = library.search("test", limit=7)

@@ -12,12 +12,13 @@ from typing import TYPE_CHECKING
 from convo_tui.core.history import QueryHistory, ViewState
 from convo_tui.core.hits import Hit
 from convo_tui.tui.index_state import coverage_note
-from convo_tui.tui.messages import SearchFinished, SearchOutcome
+from convo_tui.tui.messages import SearchFinished
 from convo_tui.tui.query_line import describe_query, highlight_words
 from convo_tui.tui.screens.search_empty import nothing_found
+from convo_tui.tui.screens.search_follow import FollowedResults
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, SEARCH_HELP_KEYS, SEARCH_HELP_NOTE, ResultKeys
 from convo_tui.tui.screens.search_run import HybridPace, search_passes
-from convo_tui.tui.screens.search_view import ViewChoices, hit_key, shown_then_new
+from convo_tui.tui.screens.search_view import ViewChoices, shown_then_new
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
@@ -35,7 +36,7 @@ if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
 
 
-class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
+class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
     HELP_KEYS = SEARCH_HELP_KEYS
     HELP_NOTE = SEARCH_HELP_NOTE
@@ -171,18 +172,6 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
         self._settled = False
         self._search(self.query_text, self.app.mode, self._generation, wanted, follow, early=limit is None and not follow)
 
-    def follow_index(self) -> None:
-        """The index moved (sessions published, vectors added): run the shown search again.
-
-        The results then shown keep the selection, an open card and the scroll
-        position when the results already shown are still the first ones, in order.
-        """
-        self._follow_waiting = False
-        self.show_coverage()
-        if not self.query_text.strip() or self.app.library is None or self._timer is not None or self._searching():
-            return  # nothing shown, or a search of the current query is already on its way
-        self.refresh_search(limit=max(self._limit, self.app.settings.search_limit, 1), follow=True)
-
     def show_coverage(self) -> None:
         """The filter line again, with what search by meaning covers now."""
         self._show_filter_line(count=self._count)
@@ -283,58 +272,6 @@ class SearchScreen(ResultKeys, ViewChoices, SessionActions, Screen):
 
     def on_screen_suspend(self) -> None:
         self._open_for = None  # another screen is shown: a late ctrl+o must not open over it
-
-    async def _follow(self, outcome: SearchOutcome) -> bool:
-        """Show a re-run's results without losing the reader's place; False: show them as a new search's."""
-        shown = self.cards()
-        if not shown or not outcome.hits:
-            return False
-        old = [hit_key(card.hit) for card in shown]
-        fresh = self.in_view_order(outcome.hits)
-        if [hit_key(hit) for hit in fresh[: len(old)]] != old:
-            if any(card.expanded for card in shown):
-                self._follow_waiting = True  # not under the reader's eyes: when the card closes
-                return True
-            await self._show_again(outcome, fresh)
-            return True
-        # The shown results are still the first ones: new scores in place, more below.
-        self.hits = outcome.hits
-        self._limit = outcome.limit
-        self._count = len(outcome.hits)
-        self._show_filter_line(count=self._count)
-        terms = highlight_words(self.query_text)
-        scored = bool(terms) and any(hit.score > 0 for hit in fresh)
-        for card, hit in zip(shown, fresh, strict=False):
-            card.set_hit(hit, terms, scored=scored, keep_open=True)
-        if len(fresh) > len(old):
-            await self._fill_from(len(old), fresh[len(old) :], terms, scored)
-        self.show_preview()
-        return True
-
-    async def _show_again(self, outcome: SearchOutcome, fresh: list[Hit]) -> None:
-        """Other results now lead: show them; the selection stays on its result if it is still there."""
-        current = self.current_card()
-        chosen = hit_key(current.hit) if current is not None else None
-        on_card = self.card_of(self.focused) is not None
-        self.hits = outcome.hits
-        self._limit = outcome.limit
-        self._count = len(outcome.hits)
-        self._show_filter_line(count=self._count)
-        await self._show_cards(fresh)
-        cards = self.cards()
-        keys = [hit_key(card.hit) for card in cards]
-        if chosen in keys:
-            index = keys.index(chosen)
-            self._selected = index
-            if on_card:
-                self.select_card(cards[index])
-            self.mark_selected()
-            self.show_preview()
-
-    def card_closed(self) -> None:
-        """An open card was closed: a change of the index it held back shows now."""
-        if self._follow_waiting:
-            self.follow_index()
 
     # -- showing ---------------------------------------------------------------------
 
