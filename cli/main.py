@@ -15,6 +15,7 @@ import sys
 from collections.abc import Sequence
 from pathlib import Path
 
+from convo_tui.cli.parsing import CommandParser, ProgramParser
 from convo_tui.core.errors import ConvoError
 
 from convo_tui import __version__
@@ -57,7 +58,7 @@ def command_of(argv: Sequence[str]) -> str | None:
 def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     """Every command's parser; with `argv`, only the one it runs when it names one:
     importing all of them was 37 ms of each command, a third of a served search."""
-    parser = argparse.ArgumentParser(
+    parser = ProgramParser(
         prog="convo-tui",
         description="Search and browse your past conversations with AI coding assistants.",
     )
@@ -67,7 +68,7 @@ def build_parser(argv: Sequence[str] | None = None) -> argparse.ArgumentParser:
     parser.add_argument(
         "--demo", action="store_true", help="start the app on the bundled demo corpus, indexed into a temporary folder"
     )
-    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND")
+    subparsers = parser.add_subparsers(dest="command", metavar="COMMAND", parser_class=CommandParser)
     only = command_of(argv) if argv is not None else None
     for name in [only] if only else COMMANDS:
         importlib.import_module(f"convo_tui.cli.{name}").register(subparsers)
@@ -81,7 +82,7 @@ LONG_RUNNING = frozenset({None, "index", "serve", "mcp"})
 def main(argv: list[str] | None = None) -> int:
     words = sys.argv[1:] if argv is None else argv
     parser = build_parser(words)
-    args = parser.parse_args(words)
+    args = parser.parse_args(words)  # a mistake is reported by its command, with a hint (cli/parsing.py)
     if args.command in LONG_RUNNING:
         from convo_tui.core.heap import share_heap_arenas
 

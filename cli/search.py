@@ -13,7 +13,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.query import filters_match, parse_query, unknown_source
+from convo_tui.core.search.query import KEYS, filters_match, parse_query, unknown_source
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
 
@@ -23,8 +23,11 @@ def register(subparsers: argparse._SubParsersAction) -> None:
         "search",
         help='search the index (filters: project: session: role: tool: has:tools source: machine: after: before: "phrase")',
         description="Search indexed conversations. Filters go inside the query, e.g. 'qdrant project:myapp after:2026-01-01'.",
+        option_hint=filter_hint,
     )
-    parser.add_argument("query", metavar="QUERY", help='words, "quoted phrases" and filters')
+    parser.add_argument(
+        "query", metavar="QUERY", nargs="+", help='words, "quoted phrases" and filters (several words need no quotes)'
+    )
     parser.add_argument(
         "--limit", type=int, default=None, metavar="N", help=f"number of results, 1 to {MAX_COUNT:,} (default 10)"
     )
@@ -34,7 +37,23 @@ def register(subparsers: argparse._SubParsersAction) -> None:
     parser.set_defaults(func=run)
 
 
+# Options people reach for that are filters here, as other tools spell them.
+_FILTER_OPTIONS = {"since": "after", "from": "after", "until": "before", "to": "before", "tools": "has"}
+
+
+def filter_hint(option: str, value: str | None) -> str | None:
+    """`search --since 3d` -> put `after:3d` inside the query."""
+    name, _, joined = option.lstrip("-").partition("=")
+    key = _FILTER_OPTIONS.get(name, name)
+    if key not in KEYS:
+        return None
+    shown = "tools" if key == "has" else (joined or value or "VALUE")
+    return f"filters go inside the query: convo-tui search 'your words {key}:{shown}'"
+
+
 def run(args: argparse.Namespace) -> int:
+    if isinstance(args.query, list):  # `search how we set up qdrant`, unquoted: one query all the same
+        args.query = " ".join(args.query)
     settings = settings_from_args(args)
     limit = check_count("--limit", args.limit, minimum=1) if args.limit is not None else settings.search_limit
     mode = args.mode or settings.search_mode

@@ -60,3 +60,53 @@ def test_serve_idle_exit_reads_a_number_of_seconds():
     argv = ["serve", "--no-watch", "--idle-exit", "2.5"]
     assert build_parser(argv).parse_args(argv).idle_exit == 2.5
     assert build_parser(["serve"]).parse_args(["serve"]).idle_exit is None
+
+
+def _error(argv, capsys) -> list[str]:
+    from convo_tui.cli.main import main
+
+    with pytest.raises(SystemExit) as info:
+        main(argv)
+    assert info.value.code == 2
+    return capsys.readouterr().err.strip().splitlines()[-2:]
+
+
+def test_a_value_read_as_an_option_is_shown_how_to_pass_it(capsys):
+    assert _error(["show", "-abc"], capsys) == [
+        "convo-tui show: error: the following arguments are required: PATH ('-abc' was read as an option)",
+        "convo-tui show: to give a value that starts with '-', put it after '--': convo-tui show -- -abc",
+    ]
+    # known options stay before `--`, with their values; the values after it keep their order
+    assert _error(["session", "rename", "-abc", "new title", "--index-dir", "/tmp/i", "--json"], capsys)[-1] == (
+        "convo-tui session rename: to give a value that starts with '-', put it after '--': "
+        "convo-tui session rename --index-dir /tmp/i -- -abc 'new title' --json"
+    )
+
+
+@pytest.mark.parametrize(
+    ("argv", "advice"),
+    [
+        (["search", "--since", "3d", "qdrant"], "'your words after:3d'"),
+        (["search", "qdrant", "--project=web"], "'your words project:web'"),
+        (["search", "--tools", "qdrant"], "'your words has:tools'"),
+    ],
+)
+def test_an_option_search_lacks_is_reported_by_search_with_where_the_filter_goes(argv, advice, capsys):
+    first, second = _error(argv, capsys)
+    assert first.startswith("convo-tui search: error: unrecognized arguments: ")
+    assert second == f"convo-tui search: filters go inside the query: convo-tui search {advice}"
+
+
+def test_an_option_no_command_has_is_reported_by_the_command_with_its_usage(capsys):
+    from convo_tui.cli.main import main
+
+    with pytest.raises(SystemExit):
+        main(["sessions", "--since", "3d"])
+    err = capsys.readouterr().err
+    assert err.startswith("usage: convo-tui sessions ")
+    assert err.strip().endswith("convo-tui sessions: error: unrecognized arguments: --since 3d")
+
+
+def test_a_query_of_several_unquoted_words_is_one_query():
+    argv = ["search", "how", "we", "set", "up", "qdrant", "--limit", "3"]
+    assert build_parser(argv).parse_args(argv).query == ["how", "we", "set", "up", "qdrant"]
