@@ -31,7 +31,7 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
     ("Export LLM context", "action_export", "Chat Completions JSON to the clipboard and a file"),
     ("Export session as HTML page", "action_export_page", "A self-contained page to share, under exports/"),
     ("Export session as Markdown", "action_export_markdown", "GitHub-ready Markdown, under exports/"),
-    ("Open the source file in $EDITOR", "action_edit", "The transcript as the tool wrote it"),
+    ("Open the source file in $EDITOR", "action_edit", "A read-only copy of the transcript as the tool wrote it"),
     ("Star / unstar the session", "action_star", "Starred sessions are one key away in the sessions browser"),
     ("Rename the session", "action_rename", "A title of your own (the source file is not touched)"),
     ("Delete the session from the index", "action_delete", "Asks first; the source file is not touched"),

@@ -8,9 +8,11 @@ and every outcome is told with one notification that names the place or the reas
 
 from __future__ import annotations
 
+import errno
 import json
 import os
 import shlex
+import shutil
 import subprocess
 from collections.abc import Callable
 from functools import partial
@@ -78,20 +80,42 @@ def copy_resume(app: ConvoApp, session: Session) -> None:
 
 
 def edit_source(app: ConvoApp, path: str) -> None:
+    """The transcript in `$VISUAL` / `$EDITOR`, as a read-only copy: the source is
+    the assistant's (it may still be appending to it) and is never written here."""
     if not path or not Path(path).exists():
         app.notify("The source file no longer exists (the index keeps its copy)", severity="warning")
         return
     editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
-    target = Path(path).absolute()  # a file named like an option (`-c...`) stays a path to the editor
-    if target.is_dir():  # a thread folder: open its messages file
-        target = next(iter(sorted(target.glob("*.json"))), target)
+    source = Path(path).absolute()
+    if source.is_dir():  # a thread folder: open its messages file
+        source = next(iter(sorted(source.glob("*.json"))), source)
+    try:
+        target = read_only_copy(source, copies_dir(app.settings.index_dir) / "sources")
+    except OSError as exc:
+        app.notify(f"Could not copy {source} to open it: {exc.strerror or exc}", severity="error", markup=False)
+        return
     try:
         with app.suspend():
             subprocess.run([*shlex.split(editor), str(target)], check=False)
     except (OSError, ValueError) as exc:
-        app.notify(f"Could not start {editor}: {exc}", severity="error")
+        app.notify(f"Could not start {editor}: {exc}", severity="error", markup=False)
     except Exception as exc:  # SuspendNotSupported (textual-web, tests)
         app.notify(f"Cannot open an editor here: {type(exc).__name__}", severity="error")
+
+
+def read_only_copy(source: Path, folder: Path) -> Path:
+    """`source` copied into `folder` under its own name (an editor still knows its
+    type), readable by the user only and by no one writable. The copy is absolute,
+    so a file named like an option (`-c...`) stays a path to the editor; the copy
+    of an earlier open is replaced (it may be out of date)."""
+    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
+    target = (folder / source.name).absolute()
+    if source.is_dir():
+        raise IsADirectoryError(errno.EISDIR, "a folder with no messages file", str(source))
+    target.unlink(missing_ok=True)
+    shutil.copyfile(source, target)
+    os.chmod(target, 0o400)
+    return target
 
 
 def export_context(app: ConvoApp, session_id: str, question: str) -> None:

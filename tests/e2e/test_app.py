@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 import re
+import sys
 from pathlib import Path
 
 from convo_tui.core.holder import protocol
@@ -16,6 +17,7 @@ from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 from tests.e2e.terminal import convo_tui
 from tests.helpers.demo_corpus import copy_demo
+from tests.helpers.index_copy import copy_index
 
 FOOTER = re.compile(r"\^q\s+Quit")
 
@@ -65,3 +67,45 @@ def test_quitting_the_app_while_it_serves_an_index_run_hands_the_run_back(termin
     assert "Traceback" not in client.raw
     assert not protocol.socket_path(index_dir).exists()
     _intact(index_dir)
+
+
+def test_ctrl_t_opens_a_read_only_copy_of_the_transcript_never_the_source(terminal, tmp_path: Path, demo_folder: Path):
+    """The editor may write what it opens (here it does): the source must not change."""
+    index_dir = tmp_path / "index"
+    copy_index(demo_folder / "index", index_dir)
+    Path(os.environ["CONVO_TUI_CONFIG"]).write_text(
+        f'model = "{DEFAULT_MODEL}"\ndiscover_defaults = false\nsources = []\n', encoding="utf-8"
+    )
+    opened = tmp_path / "opened.txt"
+    editor = tmp_path / "editor.py"
+    editor.write_text(
+        "import pathlib, sys\n"
+        f"pathlib.Path({str(opened)!r}).write_text(sys.argv[1])\n"
+        "with open(sys.argv[1], 'a') as f:\n"
+        "    f.write('edited by the editor')\n"
+        "print('THE EDITOR RAN', flush=True)\n",  # its last step: then the app takes the terminal back
+        encoding="utf-8",
+    )
+    with Library.open(Settings(index_dir=index_dir)) as library:
+        hit = library.search("Decimal rounding", limit=1, mode="keyword")[0]
+        source = Path(library.session(hit.session_id).path)
+    before = source.read_bytes()
+    app = terminal(
+        [*convo_tui(), "--index-dir", str(index_dir)],
+        cols=120,
+        rows=40,
+        env={"VISUAL": f"{sys.executable} {editor}", "EDITOR": ""},
+    )
+    app.wait_for(FOOTER)
+    app.type("Decimal rounding")
+    app.wait_for("Fix checkout rounding with Decimal")
+    app.press("down", "ctrl+t")
+    # its last words, then the app draws itself again (maybe in the same read: so in the raw output)
+    app.wait_until(lambda: "Quit" in app.raw.partition("THE EDITOR RAN")[2], "the editor to run and the app to be back")
+    copy = Path(opened.read_text())
+    assert copy != source and copy.name == source.name and copy.parent.name == "sources"
+    assert source.read_bytes() == before
+    assert copy.stat().st_mode & 0o777 == 0o400
+    assert copy.read_bytes().startswith(before)  # the transcript as the tool wrote it (then the editor's line)
+    app.press("ctrl+q")
+    assert app.wait_exit() == 0, app.text()
