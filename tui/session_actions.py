@@ -169,12 +169,15 @@ class SessionActions:
         if target is None:
             return
         session_id = target.session_id
+        # A title cut from the first question ends in "…": offered without it, to go on typing;
+        # Enter on the title as offered changes nothing (it would pin the cut title).
+        offered = target.title.removesuffix("…").rstrip()
 
         def renamed(title: str | None) -> None:
-            if title is not None:
+            if title is not None and title != offered:
                 self.edit_session(session_id, "rename", title)
 
-        self.app.push_screen(PromptScreen("New title (empty restores the source's):", target.title), renamed)
+        self.app.push_screen(PromptScreen("New title (empty restores the source's):", offered), renamed)
 
     def action_delete(self) -> None:
         target = self._target()

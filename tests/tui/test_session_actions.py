@@ -13,7 +13,7 @@ from convo_tui.tui.dialogs import PromptScreen
 from convo_tui.tui.screens.reader import ReaderScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.screens.sessions import SessionsScreen
-from textual.widgets import Static
+from textual.widgets import Input, Static
 
 from tests.helpers.app import make_app, run_async, search, settle, until
 
@@ -103,6 +103,24 @@ async def test_each_screen_offers_every_session_action_by_the_same_keys_and_in_t
         finally:
             library.star_session(session_id, False)
             library.rename_session(session_id, "")
+
+
+@run_async
+async def test_the_rename_box_offers_a_cut_title_without_its_ellipsis_and_enter_on_it_changes_nothing(corpus):
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "BM25 sparse vector collection")
+        card = next(c for c in cards if c.hit.session_title.endswith("…"))
+        card.focus()
+        await pilot.press("ctrl+l")
+        await pilot.pause()
+        box = app.screen.query_one("#prompt-input", Input)
+        assert box.value == card.hit.session_title.removesuffix("…").rstrip()
+        await pilot.press("enter")
+        await settle(pilot)
+        assert library.session_summary(card.hit.session_id).title == card.hit.session_title  # still the source's
 
 
 @run_async
