@@ -152,6 +152,9 @@ def parse_query(query: str, *, now: datetime | None = None) -> ParsedQuery:
     parsed.text = " ".join(words).strip()
     if parsed.after is not None and parsed.before is not None and parsed.after >= parsed.before:
         raise QueryError("after: must be earlier than before:")
+    if parsed.role == "user" and (parsed.has_tools or parsed.tool):
+        used = "has:tools" if parsed.has_tools else f"tool:{parsed.tool}"
+        raise QueryError(f"role:user and {used} never meet: tools are called by the AI (use role:ai, or leave role: out)")
     return parsed
 
 
