@@ -53,8 +53,18 @@ def describe_filters(query: str) -> str:
 
 
 def describe_query(
-    query: str, mode: str, *, count: int | None = None, error: str | None = None, note: str = "", more: bool = False
+    query: str,
+    mode: str,
+    *,
+    count: int | None = None,
+    error: str | None = None,
+    note: str = "",
+    more: bool = False,
+    newest_first: bool = False,
 ) -> Text:
+    """Mode, what meaning covers, the count (or the query's error), the order, then
+    the filters: the query box above shows them, so at 80 columns they are what the
+    line's end (cut with "…" by the widget) may lose."""
     line = Text()
     line.append(" mode ", style="reverse")
     line.append(f" {mode}")
@@ -65,9 +75,6 @@ def describe_query(
     except QueryError as exc:
         filters = []
         error = error or str(exc)
-    if filters:
-        line.append("   filters ", style="bold")
-        line.append("  ".join(filters))
     if error:
         line.append(f"   ⚠ {error}", style="bold")
     elif count is not None and query.strip():
@@ -75,6 +82,11 @@ def describe_query(
         line.append(f"   {shown} result{'s' if count != 1 else ''}")  # the line is already muted: dim fell to 3.3:1
         if more:
             line.append(" (↓ for more)")  # short: the line must fit 80 columns with the coverage note
+    if newest_first:
+        line.append("   newest first", style="bold")
+    if filters:
+        line.append("   filters ", style="bold")
+        line.append("  ".join(filters))
     return line
 
 

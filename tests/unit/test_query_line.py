@@ -13,3 +13,11 @@ def test_the_filter_line_with_coverage_and_more_results_fits_80_columns():
     # The screen draws it inside a two-column margin.
     assert line.cell_len <= 78, line.plain
     assert line.plain.rstrip().endswith("10+ results (↓ for more)")
+
+
+def test_the_count_and_the_order_come_before_the_filters_the_query_box_already_shows():
+    """At 80 columns four filters pushed the count off the line."""
+    query = "rounding project:shopfront source:claude-code after:2026-01-01 role:ai"
+    line = describe_query(query, "hybrid", count=2, newest_first=True).plain
+    assert line.index("2 results") < line.index("newest first") < line.index("filters")
+    assert "2 results   newest first" in line[:78]

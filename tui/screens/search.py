@@ -279,9 +279,8 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         app = self.app
         note = coverage_note(app.mode, app.model_ready, app.index_state.meaning_share) if app.library is not None else ""
         more = count is not None and count >= self._limit > 0
-        line = describe_query(self.query_text, self.app.mode, count=count, error=error, note=note, more=more)
-        if self.view.sort == "date":
-            line.append("   newest first", style="bold")
+        newest = self.view.sort == "date"
+        line = describe_query(self.query_text, self.app.mode, count=count, error=error, note=note, more=more, newest_first=newest)
         self.query_one("#filter-line", Static).update(line, layout=False)  # one row, whatever it says
 
     def _show_placeholder(self) -> None:
