@@ -80,7 +80,7 @@ def describe_query(
     elif count is not None and query.strip():
         shown = f"{count}+" if more else str(count)
         line.append(f"   {shown} result{'s' if count != 1 else ''}")  # the line is already muted: dim fell to 3.3:1
-        if more:
+        if more and not newest_first:  # "+" says it then: both did not fit 80 columns with the coverage note
             line.append(" (↓ for more)")  # short: the line must fit 80 columns with the coverage note
     if newest_first:
         line.append("   newest first", style="bold")

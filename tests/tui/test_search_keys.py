@@ -53,6 +53,20 @@ async def test_typing_on_a_result_card_extends_the_query_and_runs_no_card_action
 
 
 @run_async
+async def test_backspace_on_a_card_takes_back_the_last_character_of_the_query(corpus):
+    """A letter typed on a card lands in the query; Backspace there did nothing."""
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "qdrant")
+        await pilot.press("down")
+        assert app.focused is cards[0]
+        await pilot.press("backspace")
+        assert query_box(app).value == "qdran"
+        assert app.focused is query_box(app)
+
+
+@run_async
 async def test_printable_keys_reach_the_query_from_inside_an_expanded_card(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:

@@ -9,6 +9,7 @@ import threading
 import pytest
 from convo_tui.core.history import ViewState
 from convo_tui.tui.app import create_app
+from convo_tui.tui.screens.search_view import DATE_POOL, hit_key
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.preview import HitPreview
 from textual.widgets import Static
@@ -98,6 +99,27 @@ async def test_sort_by_date_shows_the_same_results_newest_first(corpus):
         await pilot.press("f6")
         await settle(pilot)
         assert [c.hit for c in app.search_screen.cards()] == by_relevance
+
+
+@run_async
+async def test_newest_first_shows_the_newest_of_all_the_answers_not_of_the_page_shown(corpus):
+    """A page of two ordered by date showed the newer of those two."""
+    _, library = corpus
+    app = make_app(corpus, search_limit=2)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        assert len(await search(pilot, "test")) == 2
+        await pilot.press("f6")
+        await settle(pilot)
+        answers = library.search("test", limit=DATE_POOL, mode=app.mode)
+        assert len(answers) > 2
+        shown = [c.hit for c in app.search_screen.cards()]
+        assert {hit_key(h) for h in shown} == {hit_key(h) for h in answers}
+        newest = max(h.timestamp for h in answers if h.timestamp)
+        assert shown[0].timestamp == newest
+        await pilot.press("f6")  # by relevance again (the view is remembered: as it was): the deeper page, ranked
+        await settle(pilot)
+        assert [hit_key(c.hit) for c in app.search_screen.cards()] == [hit_key(h) for h in answers]
 
 
 @run_async

@@ -53,8 +53,14 @@ def test_dates_are_local_midnights_and_before_is_exclusive():
         ('"open phrase', 'unbalanced quote in query (a phrase needs a closing ")'),
         ("after:2026-02-01 before:2026-01-01", "after: must be earlier than before:"),
         # a user's message never calls a tool: the pair matched nothing, silently
-        ("rollback has:tools role:user", "role:user and has:tools never meet: tools are called by the AI (use role:ai, or leave role: out)"),
-        ("role:user tool:Bash", "role:user and tool:Bash never meet: tools are called by the AI (use role:ai, or leave role: out)"),
+        (
+            "rollback has:tools role:user",
+            "role:user and has:tools never meet: tools are called by the AI (use role:ai, or leave role: out)",
+        ),
+        (
+            "role:user tool:Bash",
+            "role:user and tool:Bash never meet: tools are called by the AI (use role:ai, or leave role: out)",
+        ),
     ],
 )
 def test_malformed_filters_give_one_line(query, message):

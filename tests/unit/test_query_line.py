@@ -21,3 +21,10 @@ def test_the_count_and_the_order_come_before_the_filters_the_query_box_already_s
     line = describe_query(query, "hybrid", count=2, newest_first=True).plain
     assert line.index("2 results") < line.index("newest first") < line.index("filters")
     assert "2 results   newest first" in line[:78]
+
+
+def test_newest_first_with_coverage_and_more_results_fits_80_columns():
+    note = coverage_note("hybrid", True, 0.42)
+    line = describe_query("flaky test", "hybrid", count=50, note=note, more=True, newest_first=True)
+    assert line.cell_len <= 78, line.plain
+    assert line.plain.rstrip().endswith("50+ results   newest first")

@@ -93,9 +93,18 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
     # -- typing always reaches the query ------------------------------------------------
 
     def on_key(self, event: events.Key) -> None:
-        """A printable key pressed anywhere but in the query goes into the query, at its end."""
+        """A printable key pressed anywhere but in the query goes into the query, at its
+        end; so does Backspace (a character typed on a card can be taken back there)."""
         box = self.query_box
-        if not event.is_printable or self.focused is box or event.character is None:
+        if self.focused is box:
+            return
+        if event.key == "backspace" and event.key not in self.app.active_bindings:
+            event.stop()
+            event.prevent_default()
+            self.action_focus_query()
+            box.action_delete_left()
+            return
+        if not event.is_printable or event.character is None:
             return
         event.stop()
         event.prevent_default()
@@ -168,7 +177,7 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
             return
         if self.app.library is None:
             return
-        wanted = limit or max(self.app.settings.search_limit, 1)
+        wanted = limit or self.page_size()
         self._settled = False
         self._search(self.query_text, self.app.mode, self._generation, wanted, follow, early=limit is None and not follow)
 
@@ -181,7 +190,7 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         if not self.hits or len(self.hits) < self._limit or self._searching():
             return False
         self._more_pending = True
-        self.refresh_search(limit=self._limit + max(self.app.settings.search_limit, 1))
+        self.refresh_search(limit=self._limit + self.page_size())
         return True
 
     @work(thread=True, exclusive=True, group="search")

@@ -1,8 +1,9 @@
 """The search screen's view choices, remembered across runs: the compact list
 with its preview pane (F4) and the order of the results (F6, relevance or date).
 
-They change how results are shown, never which: the same hits are re-shown in
-place, and the choice is saved (core/history.py ViewState) for the next run.
+They change how results are shown: the same hits are re-shown in place (newest
+first also asks for a deeper page, DATE_POOL), and the choice is saved
+(core/history.py ViewState) for the next run.
 """
 
 from __future__ import annotations
@@ -17,6 +18,15 @@ if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
     from convo_tui.tui.widgets.card import ResultCard
     from textual.widget import Widget
+
+
+DATE_POOL = 50
+"""Newest first orders the best DATE_POOL results at least: a page of ten ordered
+by date showed the newest of those ten, not the newest of the answers. The
+searches gate what they return (a point only meaning found must be close), so a
+deeper page holds answers, not noise to float to the top. 50, not more: each key
+typed searches this deep (hybrid at 100k: about 80 ms for 50, 140-190 for 100,
+50-65 for 10; BENCHMARKS.md, thirtieth session)."""
 
 
 def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
@@ -40,6 +50,7 @@ class ViewChoices:
 
     view: ViewState
     hits: list[Hit]
+    _limit: int
 
     if TYPE_CHECKING:  # provided by the SearchScreen
         app: ConvoApp
@@ -52,12 +63,18 @@ class ViewChoices:
         def call_after_refresh(self, callback: object, *args: object, **kwargs: object) -> bool: ...
         def show_preview(self) -> None: ...
         def _show_filter_line(self, *, count: int | None = None, error: str | None = None) -> None: ...
+        def refresh_search(self, *, limit: int | None = None, follow: bool = False) -> None: ...
         async def _show_cards(self, hits: list[Hit], *, keep_scroll: bool = False) -> None: ...
 
     def fit_cards(self) -> None:
         """Cards as the view and the screen's height want them (the app calls it on a resize)."""
         for results in self.query(ResultList):  # none before the screen is composed (the app's first resize)
             results.fit(self.view.compact, self.app.short)
+
+    def page_size(self) -> int:
+        """How many results a search asks for at first, and how many more ↓ asks for."""
+        size = max(self.app.settings.search_limit, 1)
+        return max(size, DATE_POOL) if self.view.sort == "date" else size
 
     def in_view_order(self, hits: list[Hit]) -> list[Hit]:
         """Core's order (relevance), or the same results newest first when the user sorts by date."""
@@ -79,7 +96,9 @@ class ViewChoices:
         self.view.sort = "relevance" if self.view.sort == "date" else "date"
         self._save_view()
         self._show_filter_line(count=len(self.hits) if self.hits else None)
-        if self.hits:
+        if self.hits and len(self.hits) >= self._limit and self._limit < self.page_size():
+            self.refresh_search(limit=self.page_size())  # more answers than shown: the newest of them all
+        elif self.hits:
             await self._show_cards(self.in_view_order(self.hits))
         self.app.notify(f"Sorted by {self.view.sort}", timeout=2)
 
