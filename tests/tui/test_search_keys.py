@@ -196,6 +196,32 @@ async def test_after_more_results_in_date_order_f6_shows_them_by_relevance_again
         await settle(pilot)
 
 
+@run_async
+async def test_more_results_in_date_order_go_where_their_dates_put_them(corpus, monkeypatch):
+    """They were put after the cards read: the list was no longer newest first."""
+    from convo_tui.tui.screens import search_view
+
+    monkeypatch.setattr(search_view, "DATE_POOL", 3)
+    app = make_app(corpus, search_limit=3)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, "test")
+        await pilot.press("f6")  # newest first
+        await settle(pilot)
+        read = app.search_screen.cards()
+        assert len(read) == 3
+        seen = {search_view.hit_key(card.hit) for card in read}  # the cards are used again for the new page
+        read[-1].focus()
+        await pilot.press("down")  # past the last card: more
+        await settle(pilot)
+        cards = app.search_screen.cards()
+        stamps = [card.hit.timestamp for card in cards]
+        assert len(cards) > 3 and stamps == sorted(stamps, reverse=True)
+        assert app.focused is next(card for card in cards if search_view.hit_key(card.hit) not in seen)
+        await pilot.press("f6")  # the view is remembered: put it back as it was
+        await settle(pilot)
+
+
 def test_more_results_come_after_the_cards_read_even_when_they_rank_above(corpus):
     """A bigger page is a deeper search, which may rank a result it reaches only now
     above cards already on screen: those stay where they were, it comes after them."""

@@ -18,7 +18,7 @@ from convo_tui.tui.screens.search_empty import nothing_found
 from convo_tui.tui.screens.search_follow import FollowedResults
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, SEARCH_HELP_KEYS, SEARCH_HELP_NOTE, ResultKeys
 from convo_tui.tui.screens.search_run import HybridPace, search_passes
-from convo_tui.tui.screens.search_view import ViewChoices, shown_then_new
+from convo_tui.tui.screens.search_view import ViewChoices, hit_key, shown_then_new
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
@@ -246,10 +246,13 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
             self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear))
             self._open_for = None
             return
-        await self._show_cards(shown_then_new(shown, self.in_view_order(outcome.hits)), keep_scroll=more)
+        dated = more and self.view.sort == "date"  # newest first stays so: the new cards go where their dates put them
+        ordered = self.in_view_order(outcome.hits)
+        await self._show_cards(ordered if dated else shown_then_new(shown, ordered), keep_scroll=more)
         cards = self.cards()
         if more and len(cards) > shown_before:
-            self.select_card(cards[shown_before])
+            seen = {hit_key(hit) for hit in shown}
+            self.select_card(next((card for card in cards if hit_key(card.hit) not in seen), cards[shown_before]))
         else:
             self._focus_if_asked(final=not outcome.early)
 
