@@ -16,6 +16,7 @@ from convo_tui.core.search.highlight import query_terms
 from convo_tui.core.search.query import KEYS, filters_match, parse_query, unknown_source
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
+from convo_tui.core.unicode import visible_controls
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -111,10 +112,9 @@ def _coverage(ready: Readiness | None) -> dict[str, float | int] | None:
 def format_hit(hit: Hit, terms: list[str]) -> str:
     """One result as `search` prints it: score, date, project, title, id; then the passages that matched."""
     when = local_time(hit.timestamp, "%Y-%m-%d") if hit.timestamp else "----------"
-    where = f"{hit.project or '-'}@{hit.machine}" if hit.machine else hit.project or "-"
-    head = (
-        f"{hit.score:.2f}  {when}  {where}  {display(hit.session_title) or hit.session_id}  [{hit.session_id} #{hit.turn_index}]"
-    )
+    where = visible_controls(f"{hit.project or '-'}@{hit.machine}" if hit.machine else hit.project or "-")
+    sid = visible_controls(hit.session_id)  # a transcript's: written out, not obeyed
+    head = f"{hit.score:.2f}  {when}  {where}  {display(hit.session_title) or sid}  [{sid} #{hit.turn_index}]"
     lines = [head]
     for label, text in (("user", hit.user_text), ("ai", hit.ai_text)):
         if text.strip():  # the passage around the query's words, as cards show it (the start when none is there)

@@ -10,6 +10,7 @@ from convo_tui.cli.common import add_store_options, local_time, open_index
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
+from convo_tui.core.unicode import visible_controls
 
 
 def register(subparsers: argparse._SubParsersAction) -> None:
@@ -41,10 +42,10 @@ def _format(s: SessionSummary) -> str:
     tags = "  " + " ".join(f"#{t}" for t in s.tags) if s.tags else ""
     gone = "  (file gone)" if s.orphaned else ""
     lines = [
-        f"{star}{s.id}  {display(s.title)}{tags}",
-        f"    {s.project or '-'} · {s.source} · {s.message_count} messages · "
+        f"{star}{visible_controls(s.id)}  {display(s.title)}{visible_controls(tags)}",
+        f"    {visible_controls(s.project or '-')} · {s.source} · {s.message_count} messages · "
         f"{s.turn_count} turns · {local_time(s.started_at)} → {local_time(s.updated_at)}{gone}",
     ]
     if s.description:
-        lines.append(f"    {' '.join(s.description.split())}")
+        lines.append(f"    {display(s.description)}")
     return "\n".join(lines) + "\n"

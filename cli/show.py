@@ -20,6 +20,7 @@ from convo_tui.cli.common import add_store_options
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.serialize import session_to_json
 from convo_tui.core.sources import format_by_name, parse_path
+from convo_tui.core.unicode import visible_controls
 
 INDENT = "    "
 VALUE_LIMIT = 60
@@ -153,15 +154,15 @@ def _header(session: Session, style: _Style) -> list[str]:
     fmt = format_by_name(session.source)
     source = f"{fmt.label} ({session.source})" if fmt else session.source
     lines = [
-        style.bold(session.title or session.id),
-        f"  id:      {session.id}",
-        f"  project: {session.project or '-'}",
-        f"  source:  {source}",
-        f"  path:    {session.path}",
+        style.bold(visible_controls(session.title or session.id)),
+        f"  id:      {visible_controls(session.id)}",  # names from files and transcripts: written out, not obeyed
+        f"  project: {visible_controls(session.project or '-')}",
+        f"  source:  {visible_controls(source)}",
+        f"  path:    {visible_controls(session.path)}",
     ]
     machine = session.meta.get("machine")
     if isinstance(machine, str) and machine:  # read from another machine over SSH
-        lines.append(f"  machine: {machine}")
+        lines.append(f"  machine: {visible_controls(machine)}")
     if session.started_at:
         lines.append(f"  started: {when(session.started_at)}")
     if session.updated_at:

@@ -10,6 +10,7 @@ from typing import TYPE_CHECKING
 
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.index.discover import LocationReport, checked_locations, default_locations, survey
+from convo_tui.core.unicode import visible_controls
 
 if TYPE_CHECKING:
     from convo_tui.core.archive.status import ArchiveStatus
@@ -116,7 +117,7 @@ def as_json(report: LocationReport) -> dict:
 
 def describe(report: LocationReport) -> str:
     where = report.location
-    head = f"{where.name} ({where.origin}): {where.path}"
+    head = f"{where.name} ({where.origin}): {visible_controls(str(where.path))}"
     if not report.exists:
         return f"{head}\n  missing"
     if not report.files:
@@ -128,5 +129,5 @@ def describe(report: LocationReport) -> str:
         )
     if report.unknown:
         detail += f"; {report.unknown} file{'s' * (report.unknown != 1)} of unknown format skipped"
-    told = "".join(f"\n  skipped {path}: {reason}" for path, reason in report.problems)
+    told = "".join(f"\n  skipped {visible_controls(str(path))}: {visible_controls(reason)}" for path, reason in report.problems)
     return f"{head}\n  {detail}{told}"

@@ -2,21 +2,15 @@
 
 from __future__ import annotations
 
-import re
 from pathlib import Path
 
-# C0 controls, DEL and C1 controls: a value shown in a one-line message never carries them.
-_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
-
-
-def _escaped(text: str) -> str:
-    return _CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+from convo_tui.core.unicode import visible_controls
 
 
 def shown(value: object, limit: int = 120) -> str:
     """A value (from a transcript, a query, a request) as part of a one-line
     message: control characters escaped (`\\x0a`), cut at `limit` characters."""
-    text = _escaped(str(value))
+    text = visible_controls(str(value))
     return text if len(text) <= limit else text[: limit - 1] + "…"
 
 
@@ -28,7 +22,7 @@ def one_line(text: str) -> str:
     """`text` on one line, whole: a reason may quote the file (SQLite's "malformed
     database schema (...)" names a table of it, line breaks and all), and a line
     break or a terminal escape of a file must not reach the user's terminal."""
-    return _escaped(" ".join(text.split()))
+    return visible_controls(" ".join(text.split()))
 
 
 class ParseError(ConvoError):

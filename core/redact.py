@@ -30,6 +30,7 @@ from collections.abc import Iterable
 from dataclasses import dataclass
 
 from convo_tui.core.secret_rules import AWS_PAIR_WINDOW, AWS_SECRET_NEAR, RULES, Rule, aws_secret_shape
+from convo_tui.core.unicode import without_controls
 
 # Per-process key for secret ids: stable within a run, useless to guess a value.
 _ID_KEY = os.urandom(16)
@@ -151,13 +152,13 @@ def has_secrets(text: str) -> bool:
 
 def display(text: str, limit: int | None = None, reveal: set[str] | frozenset[str] | None = None) -> str:
     """What a face may show of a title, summary, header or argument: secrets
-    masked first, then one line, then cut to `limit` characters.
+    masked first (terminal control gone before), then one line, then cut to `limit` characters.
 
     Masking before the cut is what keeps a secret from escaping: a value cut
     short no longer matches its pattern, and a marker computed on the cut would
     show the wrong characters. A cut never splits a marker either.
     """
-    return shorten(" ".join(redact(text, reveal).split()), limit)
+    return shorten(" ".join(redact(without_controls(text), reveal).split()), limit)
 
 
 def shorten(masked: str, limit: int | None) -> str:

@@ -19,3 +19,37 @@ def without_lone_surrogates(text: str, replacement: str = REPLACEMENT) -> tuple[
     if text.isascii():  # O(1) in CPython: the common case costs nothing
         return text, 0
     return _LONE.subn(replacement, text)
+
+
+# Terminal control in a transcript: tool output keeps its colours (`\x1b[31m`), a
+# progress bar its carriage returns, and a hostile file may carry a title change
+# (`\x1b]0;...\x07`), a screen clear or a clipboard write (OSC 52). Printed as they
+# are they act on the reader's terminal, in the app as on the command line.
+_SEQUENCE = re.compile(
+    r"\x1b\[[0-?]*[ -/]*[@-~]"  # CSI: colours, cursor moves, screen clears
+    r"|\x9b[0-?]*[ -/]*[@-~]"  # the same with the one-byte C1 introducer
+    # OSC, DCS, SOS, PM, APC strings (ESC and a letter, or their C1 byte), to their end
+    # or the line's: a string cut short must not take the text after it
+    r"|(?:\x1b[\]PX^_]|[\x9d\x90\x98\x9e\x9f])[^\x07\x1b\x9c\n]*(?:\x07|\x1b\\|\x9c)?"
+    r"|\x1b[ -/]*[0-~]?"  # any other escape (charset, keypad modes), or a lone ESC
+)
+_CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 but tab and line feed, DEL, C1
+
+
+def without_controls(text: str) -> str:
+    """`text` that does nothing to a terminal: escape sequences removed, a carriage
+    return read as a line break (`\\r\\n` as one), any other control character
+    dropped. Tabs and line breaks stay: it may be many lines."""
+    if not _CONTROL.search(text):  # the common case: one scan, nothing copied
+        return text
+    text = _SEQUENCE.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    return _CONTROL.sub("", text)
+
+
+_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+
+
+def visible_controls(text: str) -> str:
+    """`text` with each control character written out (`\\x1b`, `\\x0a`): a name (an
+    id, a path, a project) stays recognisable and does nothing to a terminal."""
+    return _ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -9,6 +9,7 @@ from __future__ import annotations
 import asyncio
 import gc
 import threading
+from collections.abc import Sequence
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
@@ -16,6 +17,7 @@ from convo_tui.core.errors import ConvoError
 from convo_tui.core.settings import SEARCH_MODES, Settings
 from convo_tui.tui.background import BackgroundThreads
 from convo_tui.tui.commands import ConvoCommands
+from convo_tui.tui.control_filter import NoControlCharacters
 from convo_tui.tui.index_following import IndexFollowing
 from convo_tui.tui.index_state import IndexState
 from convo_tui.tui.messages import (
@@ -35,6 +37,7 @@ from convo_tui.tui.system_commands import SystemCommands
 from textual import events, work
 from textual.app import App
 from textual.binding import Binding
+from textual.filter import LineFilter
 
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
@@ -69,6 +72,12 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         Binding("f5", "reindex", "Re-index", show=False, id="app.reindex"),  # in F1 and the palette
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),  # the footer fits 80 columns with it
     ]
+
+    _no_controls = NoControlCharacters()
+
+    def get_line_filters(self) -> Sequence[LineFilter]:
+        """Textual's filters, then the guard against terminal control in what is drawn."""
+        return [*super().get_line_filters(), self._no_controls]
 
     def __init__(
         self, settings: Settings, *, library: Engine | None = None, demo: bool = False, index_on_start: bool = True

@@ -19,8 +19,10 @@ from convo_tui.core.index.points import LEVEL_RECORD, LEVEL_SESSION, from_epoch,
 from convo_tui.core.index.visible import count_visible, semantic_status, visible_filter
 from convo_tui.core.model import Session
 from convo_tui.core.serialize import session_from_record
+from convo_tui.core.sources import controls
 from convo_tui.core.store.base import Cond, Scored, Store
 from convo_tui.core.tally import session_tally
+from convo_tui.core.unicode import without_controls
 
 # Sessions looked up by id a query at most; past _WHOLE_SCAN of them every session point is read instead.
 _IDS_A_QUERY = 512
@@ -92,7 +94,7 @@ def summary_of(p: dict[str, Any]) -> SessionSummary:
     path = p.get("path", "")
     return SessionSummary(
         id=p.get("session_id", ""),
-        title=p.get("session_title", ""),
+        title=without_controls(p.get("session_title", "")),
         project=p.get("project", ""),
         source=p.get("source", ""),
         path=path,
@@ -122,7 +124,9 @@ class Reader:
         for point in self._session_points(Cond("session_id", value=session_id), fields=fields):
             record = whole_record(self.store, point.payload)
             if record is not None:
-                return overlay_session(session_from_record(record), self.annotations.get(session_id))
+                session = session_from_record(record)
+                controls.repair(session)  # an index built before readers removed terminal control holds it
+                return overlay_session(session, self.annotations.get(session_id))
         raise ConvoError(f"no session '{session_id}' in the index")
 
     def session_summary(self, session_id: str) -> SessionSummary:

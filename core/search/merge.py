@@ -9,6 +9,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.index.keyword_parts import part_at
 from convo_tui.core.index.points import from_epoch
 from convo_tui.core.store.base import Scored
+from convo_tui.core.unicode import without_controls
 from rapidfuzz import fuzz
 
 # Turns are what a person wants to land on: between a turn and a lone message of
@@ -35,13 +36,15 @@ def query_cosine(query: Sequence[float] | None, point: Scored) -> float:
 
 
 def _card(point: Scored, kind: str, score: float, similarity: float, words: Sequence[str] = ()) -> Hit:
+    """A result from a point. Its texts without terminal control: readers remove it
+    (core/sources/controls.py), but an index built before they did still holds it."""
     p = point.payload
     part, part_text = "", ""
     if kind == "turn":
-        user_text, ai_text = p.get("user_text", ""), p.get("ai_text", "")
+        user_text, ai_text = without_controls(p.get("user_text", "")), without_controls(p.get("ai_text", ""))
         matched: list[str] = []
     else:
-        text = p.get("text", "")
+        text = without_controls(p.get("text", ""))
         user_text, ai_text = (text, "") if p.get("role") == "user" else ("", text)
         matched = list(p.get("message_ids", []))
         if p.get("part"):  # the part the query's words matched in, for a packed point
@@ -49,8 +52,8 @@ def _card(point: Scored, kind: str, score: float, similarity: float, words: Sequ
     return Hit(
         kind=kind,  # type: ignore[arg-type]
         session_id=p.get("session_id", ""),
-        session_title=p.get("session_title", ""),
-        project=p.get("project", ""),
+        session_title=without_controls(p.get("session_title", "")),
+        project=without_controls(p.get("project", "")),
         source=p.get("source", ""),
         path=p.get("path", ""),
         turn_index=int(p.get("turn_index", -1)),
@@ -61,9 +64,9 @@ def _card(point: Scored, kind: str, score: float, similarity: float, words: Sequ
         timestamp=from_epoch(p.get("timestamp")),
         user_text=user_text,
         ai_text=ai_text,
-        tools=list(p.get("tools", [])),
+        tools=[without_controls(name) for name in p.get("tools", [])],
         part=part,
-        part_text=part_text,
+        part_text=without_controls(part_text),
         stage=point.stage,
         machine=str(p.get("machine", "") or ""),
     )

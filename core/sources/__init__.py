@@ -23,7 +23,7 @@ from pathlib import Path
 
 from convo_tui.core.errors import ParseError
 from convo_tui.core.model import Session
-from convo_tui.core.sources import surrogates
+from convo_tui.core.sources import controls, surrogates
 from convo_tui.core.sources._drift import collecting
 from convo_tui.core.sources.text import (  # re-exported: the readers take their text from here
     HEAD_BYTES,
@@ -274,6 +274,7 @@ def stream_path(
                 unknown.update(seen)
         yielded = True
         replaced += surrogates.repair(part.session)  # the part's messages, and the title known so far
+        controls.repair(part.session)
         if part.last and replaced:
             part.session.warnings.append(surrogates.note(path, replaced))
         yield part
@@ -307,6 +308,7 @@ def _parse(path: Path, fmt: SourceFormat) -> ParsedFile:
         raise ParseError(path, f"no messages found in this {fmt.label}")
     for session in sessions:
         replaced = surrogates.repair(session)
+        controls.repair(session)
         own = [surrogates.note(path, replaced)] if replaced else []
         session.warnings[:0] = [note for note in [*notes, *own] if note not in session.warnings]
     return ParsedFile(fmt, sessions, dict(unknown))

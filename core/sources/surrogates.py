@@ -14,16 +14,18 @@ surrogate may stand for a byte of a file name that is not UTF-8 (Python's
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import Any
 
 from convo_tui.core.model import Session
 from convo_tui.core.unicode import without_lone_surrogates as _fixed
 
 
-def _fix_in_place(root: Any) -> int:
+def fix_strings(root: Any, fix: Callable[[str], tuple[str, int]] = _fixed) -> int:
     """A tool call's arguments: every string in nested dicts and lists, keys too, fixed in
-    place. A loop, not recursion: JSON nested 950 deep parses, and a walk of it called
-    from deep in the indexer's stack would end in a RecursionError."""
+    place by `fix` (the text and how many it changed). A loop, not recursion: JSON nested
+    950 deep parses, and a walk of it called from deep in the indexer's stack would end
+    in a RecursionError."""
     total = 0
     stack = [root]
     while stack:
@@ -31,15 +33,15 @@ def _fix_in_place(root: Any) -> int:
         slots = list(node.items()) if isinstance(node, dict) else list(enumerate(node))
         for slot, item in slots:
             if isinstance(item, str):
-                fixed, n = _fixed(item)
+                fixed, n = fix(item)
                 if n:
                     node[slot] = fixed
                     total += n
             elif isinstance(item, dict | list):
                 stack.append(item)
         if isinstance(node, dict):
-            for key in [k for k in node if isinstance(k, str) and not k.isascii()]:
-                fixed, n = _fixed(key)
+            for key in [k for k in node if isinstance(k, str)]:
+                fixed, n = fix(key)
                 if n:
                     node[fixed] = node.pop(key)
                     total += n
@@ -62,7 +64,7 @@ def repair(session: Session) -> int:
         for tool in message.tools:
             tool.name, a = _fixed(tool.name)
             tool.result, b = _fixed(tool.result)
-            c = _fix_in_place(tool.args) if isinstance(tool.args, dict | list) else 0
+            c = fix_strings(tool.args) if isinstance(tool.args, dict | list) else 0
             total += a + b + c
     return total
 

@@ -17,6 +17,8 @@ from convo_tui.core.settings import DEFAULT_MODEL, Settings
 
 from tests.e2e.terminal import convo_tui
 from tests.helpers.demo_corpus import copy_demo
+from tests.helpers.hostile import SEQUENCES, hostile_transcript
+from tests.helpers.hostile_corpus import ESCAPED_FOLDER
 from tests.helpers.index_copy import copy_index
 
 FOOTER = re.compile(r"\^q\s+Quit")
@@ -109,3 +111,23 @@ def test_ctrl_t_opens_a_read_only_copy_of_the_transcript_never_the_source(termin
     assert copy.read_bytes().startswith(before)  # the transcript as the tool wrote it (then the editor's line)
     app.press("ctrl+q")
     assert app.wait_exit() == 0, app.text()
+
+
+def test_terminal_control_in_a_transcript_never_reaches_the_terminal(terminal, tmp_path: Path):
+    """Its title change and screen clear acted on the terminal (tmux, session 30)."""
+    corpus, index_dir = tmp_path / "corpus", tmp_path / "index"
+    hostile_transcript(corpus / f"-home-dev-{ESCAPED_FOLDER}")
+    _config(corpus)
+    with Library.open(Settings(index_dir=index_dir, model=DEFAULT_MODEL)) as library:
+        assert library.index([corpus], semantic=False).sessions == 1
+    app = terminal([*convo_tui(), "--index-dir", str(index_dir)], cols=100, rows=30)
+    app.wait_for(FOOTER)
+    app.type("build fail")
+    app.wait_for("why does the build fail?")
+    app.press("down", "enter")  # the card opens: its messages and the tool call
+    app.wait_for("pytest -q")
+    app.press("ctrl+o")  # the whole session in the reader
+    app.wait_for("look at the log")
+    app.press("ctrl+q")
+    assert app.wait_exit() == 0, app.text()
+    assert not [seq for seq in SEQUENCES if seq in app.raw]

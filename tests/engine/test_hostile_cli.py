@@ -20,6 +20,7 @@ from convo_tui.core.settings import DEFAULT_MODEL, Settings
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
+from tests.helpers.hostile import SEQUENCES
 from tests.helpers.hostile_corpus import CUT_EMOJI_SESSION, TOKEN, write_hostile_corpus
 from tests.helpers.index_copy import copy_index
 from tests.paths import ROOT
@@ -68,6 +69,24 @@ def test_indexing_the_hostile_corpus_tells_every_problem_in_one_line(hostile, ca
     for mode in ("keyword", "hybrid", "semantic"):
         code, out, err = _run(capsys, "search", "emoji\udcffcut in half", "--mode", mode, "--json", "--index-dir", str(index))
         assert code == 0 and err == "" and out, mode
+
+
+def test_terminal_control_in_transcripts_and_names_never_reaches_the_terminal(hostile, capsys):
+    """`show`, `search` and `sessions` printed a transcript's escapes as they were."""
+    corpus, index = hostile
+    transcript = next(corpus.rglob("hostile.jsonl"))
+    outputs = [
+        _run(capsys, "search", "why does the build fail", "--mode", "keyword", "--index-dir", str(index)),
+        _run(capsys, "sessions", "--index-dir", str(index)),
+        _run(capsys, "show", "hostile-1", "--index-dir", str(index)),
+        _run(capsys, "show", str(transcript)),
+    ]
+    for code, out, err in outputs:
+        assert code == 0 and "Traceback" not in err
+        assert not [seq for seq in SEQUENCES if seq in out + err], out
+        assert not any(ord(ch) < 32 and ch not in "\n\t" for ch in out + err), out
+    assert "why does the build fail?" in outputs[0][1] and "Bash(command=pytest -q)" in outputs[2][1]
+    assert "proj\\x1b]0;DIR\\x07" in outputs[3][1]  # the folder, written out: recognisable, not obeyed
 
 
 def test_json_output_masks_titles_as_the_text_does(hostile, capsys):

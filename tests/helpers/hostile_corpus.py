@@ -15,6 +15,7 @@ import os
 import shutil
 from pathlib import Path
 
+from tests.helpers.hostile import hostile_transcript
 from tests.paths import FIXTURES
 
 # A token in the shape GitHub gives them (the redaction tests' own fake).
@@ -23,6 +24,7 @@ MARKUP = "[/x] [@click=app.quit]quit[/] [b]bold"
 HOSTILE_TITLE = f"deploy with {TOKEN} {MARKUP}"
 PWN = "$(touch pwned)"
 CUT_EMOJI_SESSION = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
+ESCAPED_FOLDER = "proj\x1b]0;DIR\x07"  # a folder name that would set the terminal's title
 
 
 def _claude(target: Path, *, session_id: str, cwd: str, first: str, stamp: str | None = None, name: str | None = None) -> None:
@@ -61,6 +63,9 @@ def write_hostile_corpus(root: Path) -> Path:
     cut = claude / f"{CUT_EMOJI_SESSION}.jsonl"
     _claude(claude, session_id=CUT_EMOJI_SESSION, cwd="/tmp", first="an emoji cut in half @HALF@ here", name=cut.name)
     cut.write_text(cut.read_text(encoding="utf-8").replace("@HALF@", "\\ud83d"), encoding="utf-8")
+
+    # Terminal control in the texts, and in the folder's name (tests/helpers/hostile.py).
+    hostile_transcript(root / "claude" / "projects" / f"-home-dev-{ESCAPED_FOLDER}")
 
     codex = root / "codex" / "sessions" / "2025" / "10" / "14"
     codex.mkdir(parents=True)
