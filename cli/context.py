@@ -7,6 +7,7 @@ import json
 
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, request_body
+from convo_tui.core.errors import ConvoError
 from convo_tui.core.limits import MAX_COUNT
 from convo_tui.core.redact import redact
 
@@ -51,6 +52,8 @@ def _count(value: str) -> int:
 def run(args: argparse.Namespace) -> int:
     from convo_tui.cli.common import open_index
 
+    if not args.question.strip():  # as `search ""`: a request with no question asks the model nothing
+        raise ConvoError("the question is empty: say what to ask the model")
     redacting = settings_from_args(args).redact and not args.no_redact
     with open_index(args, read_only=True) as engine:
         messages = engine.context(

@@ -11,9 +11,13 @@ or (for options a command names with `option_hint`) where the value belongs.
 from __future__ import annotations
 
 import argparse
+import re
 import shlex
 from collections.abc import Callable, Sequence
 from typing import Any, NoReturn
+
+_NUMBER = re.compile(r"-\d+(\.\d+)?")  # argparse reads it as a value, not an option
+_EXPECTED = re.compile(r"argument (\S+?)(?:/\S+)?: expected one argument")
 
 COMMAND_PARSER = "command_parser"
 """The namespace attribute that names the innermost command's parser (`session rename`'s, not `session`'s)."""
@@ -39,24 +43,54 @@ class CommandParser(argparse.ArgumentParser):
             setattr(parsed, COMMAND_PARSER, self)
         return parsed, extras
 
+    def _action_of(self, word: str) -> argparse.Action | None:
+        """The option `word` names, as argparse reads it (a unique prefix of a long
+        option, a short one with its value joined), or None. The one place that reads
+        argparse's table of options (it has no public way to ask)."""
+        table = self._option_string_actions
+        name = word.split("=", 1)[0]
+        if name in table:
+            return table[name]
+        if name.startswith("--"):
+            matches = {table[option] for option in table if option.startswith(name)}
+            return matches.pop() if len(matches) == 1 else None
+        return table.get(word[:2]) if len(word) > 2 and not word.startswith("--") else None
+
+    def _takes_value(self, word: str, action: argparse.Action) -> bool:
+        """Whether the word after `word` is its value."""
+        joined = "=" in word or (not word.startswith("--") and len(word) > 2)
+        return action.nargs != 0 and not joined
+
+    def _scan(self) -> list[tuple[str, str]]:
+        """This command's words, each with what argparse made of it: "option", "value"
+        (an option's), "unknown" (looks like an option it does not have) or "positional"."""
+        kinds: list[tuple[str, str]] = []
+        words = iter(self.words)
+        for word in words:
+            if word == "--":
+                kinds += [("--", "separator"), *((rest, "positional") for rest in words)]
+                break
+            if not word.startswith("-") or word == "-" or _NUMBER.fullmatch(word):
+                kinds.append((word, "positional"))
+                continue
+            action = self._action_of(word)
+            if action is None:
+                kinds.append((word, "unknown"))
+                continue
+            kinds.append((word, "option"))
+            if self._takes_value(word, action):
+                value = next(words, None)
+                if value is not None:
+                    kinds.append((value, "value"))
+        return kinds
+
     def unknown_options(self) -> list[str]:
         """The words of this command's line that look like options it does not have."""
-        found: list[str] = []
-        for word in self.words:
-            if word == "--":
-                break
-            if word.startswith("-") and word != "-" and not self._known(word):
-                found.append(word)
-        return found
+        return [word for word, kind in self._scan() if kind == "unknown"]
 
-    def _known(self, word: str) -> bool:
-        name = word.split("=", 1)[0]
-        if name.startswith("--"):
-            return any(option.startswith(name) for option in self._option_string_actions)
-        return name[:2] in self._option_string_actions  # -h, or a short option with its value joined
-
-    def hint(self, words: list[str]) -> str | None:
-        """Advice for the first of `words` (unknown options), or None."""
+    def hint(self, words: list[str], *, separate: bool) -> str | None:
+        """Advice for the first of `words` (unknown options), or None; `separate`:
+        the error is one that `--` before a value can mend."""
         first = words[0]
         if self.option_hint is not None:
             after = self.words.index(first) + 1
@@ -64,33 +98,43 @@ class CommandParser(argparse.ArgumentParser):
             advice = self.option_hint(first, value)
             if advice:
                 return advice
-        if first.startswith("--") or not self._positionals_wanted():
+        if not separate or first.startswith("--") or not self._positionals_wanted():
             return None
-        return f"to give a value that starts with '-', put it after '--': {self.prog} {self.with_separator(first)}"
+        return f"to give a value that starts with '-', put it after '--': {self.prog} {self.with_separator()}"
 
-    def with_separator(self, first: str) -> str:
-        """This command's words again, options first, then `--` and the values from `first` on."""
-        start = self.words.index(first)
-        options, values = self.words[:start], []
-        words = iter(self.words[start:])
-        for word in words:
-            action = self._option_string_actions.get(word.split("=", 1)[0]) if word.startswith("-") and word != first else None
-            if action is None:
-                values.append(word)
-                continue
-            options.append(word)
-            if action.nargs != 0 and "=" not in word:
-                options.append(next(words, ""))
-        return " ".join(shlex.quote(word) for word in [*options, "--", *values] if word)
+    def with_separator(self) -> str:
+        """This command's words again: options and their values first, then `--` and the rest."""
+        kinds = [(word, kind) for word, kind in self._scan() if kind != "separator"]
+        options = [word for word, kind in kinds if kind in ("option", "value")]
+        values = [word for word, kind in kinds if kind in ("positional", "unknown")]
+        return " ".join(shlex.quote(word) for word in [*options, "--", *values])
 
     def _positionals_wanted(self) -> bool:
         return any(not action.option_strings for action in self._actions if action.dest != argparse.SUPPRESS)
 
+    def _joined_value_hint(self, message: str) -> str | None:
+        """`--index-dir -d`: argparse took `-d` for an option; `--index-dir=-d` is read as meant."""
+        named = _EXPECTED.match(message)
+        if named is None:
+            return None
+        option = named.group(1)
+        for at, word in enumerate(self.words[:-1]):
+            action = self._action_of(word)
+            if action is not None and option in action.option_strings and self.words[at + 1].startswith("-"):
+                long = max(action.option_strings, key=len)
+                return f"to give {long} a value that starts with '-', join them: {long}={shlex.quote(self.words[at + 1])}"
+        return None
+
     def error(self, message: str) -> NoReturn:
-        unknown = self.unknown_options()
-        advice = self.hint(unknown) if unknown else None
-        if unknown and message.startswith("the following arguments are required"):
-            message = f"{message} ('{unknown[0]}' was read as an option)"
+        advice = self._joined_value_hint(message)
+        unknown = self.unknown_options() if advice is None else []
+        if advice is None and not unknown and message.startswith("unrecognized arguments"):
+            advice = "words after an option are not read with the words before it: put the options last, or quote the words"
+        if unknown:
+            separate = message.startswith(("the following arguments are required", "unrecognized arguments"))
+            advice = self.hint(unknown, separate=separate)
+            if message.startswith("the following arguments are required"):
+                message = f"{message} ('{unknown[0]}' was read as an option)"
         super().error(f"{message}\n{self.prog}: {advice}" if advice else message)
 
 

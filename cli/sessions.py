@@ -37,14 +37,18 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
+def _count(number: int, noun: str) -> str:
+    return f"{number} {noun}{'s' * (number != 1)}"
+
+
 def _format(s: SessionSummary) -> str:
     star = "★ " if s.starred else ""
     tags = "  " + " ".join(f"#{t}" for t in s.tags) if s.tags else ""
     gone = "  (file gone)" if s.orphaned else ""
     lines = [
         f"{star}{visible_controls(s.id)}  {display(s.title)}{visible_controls(tags)}",
-        f"    {visible_controls(s.project or '-')} · {s.source} · {s.message_count} messages · "
-        f"{s.turn_count} turns · {local_time(s.started_at)} → {local_time(s.updated_at)}{gone}",
+        f"    {visible_controls(s.project or '-')} · {s.source} · {_count(s.message_count, 'message')} · "
+        f"{_count(s.turn_count, 'turn')} · {local_time(s.started_at)} → {local_time(s.updated_at)}{gone}",
     ]
     if s.description:
         lines.append(f"    {display(s.description)}")

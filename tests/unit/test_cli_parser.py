@@ -86,6 +86,32 @@ def test_a_value_read_as_an_option_is_shown_how_to_pass_it(capsys):
 @pytest.mark.parametrize(
     ("argv", "advice"),
     [
+        # an option's own value that starts with '-': joined to it, not after '--'
+        (["show", "--index-dir", "-d", "x"], "to give --index-dir a value that starts with '-', join them: --index-dir=-d"),
+        # an abbreviated option and its value stay before '--'
+        (
+            ["show", "-abc", "--index", "/tmp/x"],
+            "to give a value that starts with '-', put it after '--': convo-tui show --index /tmp/x -- -abc",
+        ),
+        (
+            ["search", "how", "to", "--limit", "3", "fix"],
+            "words after an option are not read with the words before it: put the options last, or quote the words",
+        ),
+    ],
+)
+def test_advice_fits_the_mistake(argv, advice, capsys):
+    command = " ".join(argv[:1])
+    assert _error(argv, capsys)[-1] == f"convo-tui {command}: {advice}"
+
+
+@pytest.mark.parametrize("argv", [["context", "--recent", "-3", "x"], ["search", "--limit", "-5", "foo", "--bogus"]])
+def test_no_separator_advice_for_a_value_an_option_took(argv, capsys):
+    assert not any("'--'" in line for line in _error(argv, capsys))
+
+
+@pytest.mark.parametrize(
+    ("argv", "advice"),
+    [
         (["search", "--since", "3d", "qdrant"], "'your words after:3d'"),
         (["search", "qdrant", "--project=web"], "'your words project:web'"),
         (["search", "--tools", "qdrant"], "'your words has:tools'"),
@@ -110,3 +136,28 @@ def test_an_option_no_command_has_is_reported_by_the_command_with_its_usage(caps
 def test_a_query_of_several_unquoted_words_is_one_query():
     argv = ["search", "how", "we", "set", "up", "qdrant", "--limit", "3"]
     assert build_parser(argv).parse_args(argv).query == ["how", "we", "set", "up", "qdrant"]
+
+
+def test_search_runs_the_unquoted_words_as_one_query(monkeypatch):
+    from convo_tui.cli import search
+
+    asked: list[str] = []
+
+    def parse(query: str):
+        asked.append(query)
+        raise search.QueryError("stop here")
+
+    monkeypatch.setattr(search, "parse_query", parse)
+    argv = ["search", "how", "we", "set", "up", "qdrant"]
+    args = build_parser(argv).parse_args(argv)
+    with pytest.raises(search.QueryError):
+        search.run(args)
+    assert asked == ["how we set up qdrant"]
+
+
+def test_an_empty_question_to_context_is_an_error_as_an_empty_search_is(capsys, tmp_path):
+    from convo_tui.cli.main import main
+
+    assert main(["context", "  ", "--index-dir", str(tmp_path)]) == 1
+    assert capsys.readouterr().err == "convo-tui: the question is empty: say what to ask the model\n"
+    assert not any(tmp_path.iterdir())  # said before any index was opened
