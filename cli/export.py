@@ -16,6 +16,7 @@ from pathlib import Path
 from convo_tui.cli.common import add_store_options, find_session, open_index, settings_from_args
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
+from convo_tui.core.unicode import visible_controls
 
 FORMAT_OF_SUFFIX = {".html": "html", ".htm": "html", ".md": "md", ".markdown": "md", ".json": "json"}
 
@@ -57,7 +58,7 @@ def run(args: argparse.Namespace) -> int:
             out.write(text)
     except OSError as exc:
         raise ConvoError(f"{target}: cannot write ({exc.strerror or exc})") from None
-    print(f"exported {session.id} ({fmt}, {len(text.encode()) / 1024:.1f} KB) to {target}", file=sys.stderr)
+    print(f"exported {visible_controls(session.id)} ({fmt}, {len(text.encode()) / 1024:.1f} KB) to {target}", file=sys.stderr)
     return 0
 
 

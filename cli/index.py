@@ -11,6 +11,7 @@ from convo_tui.cli.common import add_store_options, open_index, settings_from_ar
 from convo_tui.cli.index_progress import progress_display
 from convo_tui.cli.interrupts import StopRequest
 from convo_tui.core.engine import whole_percent
+from convo_tui.core.unicode import visible_controls
 
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
@@ -80,7 +81,7 @@ def print_report(report) -> None:
         f"{report.removed} removed; {len(report.skipped)} file(s) skipped\n"
     )
     for path, reason in report.skipped:
-        out.write(f"  skipped {path}: {reason}\n")
+        out.write(f"  skipped {visible_controls(str(path))}: {visible_controls(reason)}\n")
     searchable = f"; keyword-searchable after {report.keyword_seconds:.1f} s" if report.semantic_total else ""
     out.write(f"index: {report.sessions} sessions, {report.points} points ({report.seconds:.1f} s{searchable})\n")
     if report.semantic_total:

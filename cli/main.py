@@ -17,6 +17,7 @@ from pathlib import Path
 
 from convo_tui.cli.parsing import CommandParser, ProgramParser
 from convo_tui.core.errors import ConvoError
+from convo_tui.core.unicode import visible_controls
 
 from convo_tui import __version__
 
@@ -93,8 +94,8 @@ def main(argv: list[str] | None = None) -> int:
 
             return run_app(args)
         return int(args.func(args) or 0)
-    except ConvoError as exc:
-        print(f"convo-tui: {exc}", file=sys.stderr)
+    except ConvoError as exc:  # a value it quotes (an id, a path) is spelled out, never obeyed by the terminal
+        print(f"convo-tui: {visible_controls(str(exc))}", file=sys.stderr)
         return 1
     except KeyboardInterrupt:
         print("convo-tui: interrupted", file=sys.stderr)

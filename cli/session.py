@@ -16,6 +16,7 @@ import sys
 from convo_tui.cli.common import add_store_options, open_index
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.redact import display
+from convo_tui.core.unicode import visible_controls
 
 ID_HELP = "the session's id, or its first 8 or more characters"
 
@@ -87,28 +88,29 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def _rename(args: argparse.Namespace) -> int:
     with open_index(args) as engine:
         summary = engine.rename_session(args.id, args.title)
-    print(f"{summary.id}: title is now {summary.title!r}")
+    print(f"{visible_controls(summary.id)}: title is now {visible_controls(repr(summary.title))}")
     return 0
 
 
 def _describe(args: argparse.Namespace) -> int:
     with open_index(args) as engine:
         summary = engine.describe_session(args.id, args.text)
-    print(f"{summary.id}: description set" if summary.description else f"{summary.id}: description cleared")
+    told = "description set" if summary.description else "description cleared"
+    print(f"{visible_controls(summary.id)}: {told}")
     return 0
 
 
 def _star(args: argparse.Namespace) -> int:
     with open_index(args) as engine:
         summary = engine.star_session(args.id, args.starred)
-    print(f"{summary.id}: {'starred' if summary.starred else 'not starred'}")
+    print(f"{visible_controls(summary.id)}: {'starred' if summary.starred else 'not starred'}")
     return 0
 
 
 def _tag(args: argparse.Namespace) -> int:
     with open_index(args) as engine:
         summary = engine.tag_session(args.id, args.tags, remove=args.remove)
-    print(f"{summary.id}: tags {', '.join(summary.tags) if summary.tags else '(none)'}")
+    print(f"{visible_controls(summary.id)}: tags {', '.join(summary.tags) if summary.tags else '(none)'}")
     return 0
 
 
@@ -131,13 +133,15 @@ def _delete(args: argparse.Namespace) -> int:
                 raise ConvoError(f"not deleting {summary.id}: stdin is not a terminal, pass --yes to confirm")
             answer = input(
                 f"Delete {display(summary.title)!r} ({summary.message_count} messages) from the index? "
-                f"The source file {summary.path} is kept. [y/N] "
+                f"The source file {visible_controls(summary.path)} is kept. [y/N] "
             )
             if answer.strip().lower() not in {"y", "yes"}:
                 print("not deleted")
                 return 1
         engine.delete_session(summary.id)
-    print(f"{summary.id}: deleted from the index (source file kept; `convo-tui session restore {summary.id}` to undo)")
+    print(
+        f"{visible_controls(summary.id)}: deleted from the index (source file kept; `convo-tui session restore {visible_controls(summary.id)}` to undo)"
+    )
     return 0
 
 
@@ -146,7 +150,7 @@ def _restore(args: argparse.Namespace) -> int:
         restored = engine.restore_session(args.id)
     if not restored:
         raise ConvoError(f"session {args.id} was not deleted")
-    print(f"{args.id}: restored; the next `convo-tui index` brings it back")
+    print(f"{visible_controls(args.id)}: restored; the next `convo-tui index` brings it back")
     return 0
 
 

@@ -105,7 +105,7 @@ def print_warnings(sessions: list[Session], err: TextIO | None = None) -> None:
     err = err or sys.stderr
     for session in sessions:
         for warning in session.warnings:
-            err.write(f"convo-tui: warning: {warning}\n")
+            err.write(f"convo-tui: warning: {visible_controls(warning)}\n")
 
 
 class _Style:

@@ -13,6 +13,7 @@ import sys
 from typing import Any
 
 from convo_tui.cli.common import add_store_options, open_index, settings_from_args
+from convo_tui.core.unicode import visible_controls
 
 TABLES = (("by_project", "Project"), ("by_source", "Source"), ("by_model", "Model"), ("by_week", "Week"))
 
@@ -71,13 +72,14 @@ def render_text(report: dict[str, Any]) -> str:
         rows = report[key]
         if not rows:
             continue
-        width = min(40, max(len(label), *(len(r["name"]) for r in rows)))
+        names = [visible_controls(r["name"]) for r in rows]  # projects and models: a folder's name is data
+        width = min(40, max(len(label), *(len(name) for name in names)))
         lines += ["", f"{label:<{width}}  {'Sessions':>8}  {'Messages':>8}  {'Tokens':>28}  {'Cost':>10}"]
-        for row in rows:
-            name = row["name"] if len(row["name"]) <= width else row["name"][: width - 1] + "…"
+        for row, name in zip(rows, names, strict=True):
+            name = name if len(name) <= width else name[: width - 1] + "…"
             lines.append(f"{name:<{width}}  {row['sessions']:>8}  {row['messages']:>8}  {_tokens(row):>28}  {_money(row):>10}")
     unpriced = total["unpriced_tokens"]
     if unpriced:
-        named = ", ".join(f"{model} ({tokens:,} tokens)" for model, tokens in unpriced.items())
+        named = ", ".join(f"{visible_controls(model)} ({tokens:,} tokens)" for model, tokens in unpriced.items())
         lines += ["", f"+? not priced (no price for the model; add one under [prices] in the settings): {named}"]
     return "\n".join(lines) + "\n"

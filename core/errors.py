@@ -39,7 +39,8 @@ class ParseError(ConvoError):
         super().__init__(str(self))
 
     def __str__(self) -> str:
-        where = f"{self.path}:{self.line}" if self.line is not None else self.path
+        path = visible_controls(self.path)  # a file's name: spelled out, never obeyed by the terminal
+        where = f"{path}:{self.line}" if self.line is not None else path
         return f"{where}: {self.reason}"
 
 

@@ -37,19 +37,40 @@ _CONTROL = re.compile("[\x00-\x08\x0b-\x1f\x7f-\x9f]")  # C0 but tab and line fe
 
 
 def without_controls(text: str) -> str:
-    """`text` that does nothing to a terminal: escape sequences removed, a carriage
-    return read as a line break (`\\r\\n` as one), any other control character
-    dropped. Tabs and line breaks stay: it may be many lines."""
+    """`text` that does nothing to a terminal, as a terminal would have shown it:
+    escape sequences removed; of a line a carriage return wrote over (a progress
+    bar's 10%, 50%, 100%), what was written last; a character backspaced over gone;
+    any other control character dropped. Tabs and line breaks stay."""
     if not _CONTROL.search(text):  # the common case: one scan, nothing copied
         return text
-    text = _SEQUENCE.sub("", text).replace("\r\n", "\n").replace("\r", "\n")
+    text = _SEQUENCE.sub("", text).replace("\r\n", "\n")
+    if "\r" in text:
+        text = "\n".join(_written_last(line) for line in text.split("\n"))
+    if "\b" in text:
+        text = _backspaced(text)
     return _CONTROL.sub("", text)
 
 
-_ANY_CONTROL = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+def _written_last(line: str) -> str:
+    return next((part for part in reversed(line.split("\r")) if part), "")
+
+
+def _backspaced(text: str) -> str:
+    """`N\\bN` (a manual page's bold), `_\\bX` (its underline): the character written last."""
+    kept: list[str] = []
+    for char in text:
+        if char != "\b":
+            kept.append(char)
+        elif kept and kept[-1] != "\n":
+            kept.pop()
+    return "".join(kept)
+
+
+CONTROL_CHARACTER = re.compile(r"[\x00-\x1f\x7f-\x9f]")
+"""Any C0 control character, DEL or C1 control character (tab and line feed too)."""
 
 
 def visible_controls(text: str) -> str:
     """`text` with each control character written out (`\\x1b`, `\\x0a`): a name (an
     id, a path, a project) stays recognisable and does nothing to a terminal."""
-    return _ANY_CONTROL.sub(lambda m: f"\\x{ord(m.group()):02x}", text)
+    return CONTROL_CHARACTER.sub(lambda m: f"\\x{ord(m.group()):02x}", text)

@@ -12,18 +12,15 @@ a sequence they started are left as plain text.
 
 from __future__ import annotations
 
-import re
-
+from convo_tui.core.unicode import CONTROL_CHARACTER as _CONTROL
 from rich.segment import Segment
 from textual.color import Color
 from textual.filter import LineFilter
 
-_CONTROL = re.compile("[\x00-\x1f\x7f-\x9f]")
-
 
 class NoControlCharacters(LineFilter):
     def apply(self, segments: list[Segment], background: Color) -> list[Segment]:
-        if not any(_CONTROL.search(segment.text) for segment in segments):
+        if not _CONTROL.search("".join(segment.text for segment in segments)):  # one scan a line
             return segments
         return [
             Segment(_CONTROL.sub("", segment.text), segment.style, segment.control) if _CONTROL.search(segment.text) else segment

@@ -13,6 +13,7 @@ from convo_tui.core.cost.pricing import Cost, format_usd, price_models
 from convo_tui.core.cost.usage import Usage, session_usage
 from convo_tui.core.model import Message, Session, ToolCall
 from convo_tui.core.sources import format_by_name
+from convo_tui.core.unicode import visible_controls
 
 
 def tool_name(source: str) -> str:
@@ -56,17 +57,17 @@ def session_facts(session: Session, table: PriceTable) -> SessionFacts:
     return SessionFacts(
         title=" ".join(session.title.split()) or "(untitled)",
         tool=tool_name(session.source),
-        project=session.project or "—",
-        models=sorted(named),
+        project=visible_controls(session.project) or "—",  # names: spelled out, as the CLI prints them
+        models=sorted(visible_controls(name) for name in named),
         started=when(session.started_at),
         updated=when(session.updated_at),
         turns=len(session.turns),
         messages=sum(1 for m in session.messages if m.is_conversation),
         usage=usage if models_usage else None,
         cost=price_models(models_usage, table) if models_usage else None,
-        session_id=session.id,
-        path=session.path,
-        cwd=session.cwd,
+        session_id=visible_controls(session.id),
+        path=visible_controls(session.path),
+        cwd=visible_controls(session.cwd) if session.cwd else session.cwd,
     )
 
 

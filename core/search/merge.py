@@ -53,7 +53,7 @@ def _card(point: Scored, kind: str, score: float, similarity: float, words: Sequ
         kind=kind,  # type: ignore[arg-type]
         session_id=p.get("session_id", ""),
         session_title=without_controls(p.get("session_title", "")),
-        project=without_controls(p.get("project", "")),
+        project=p.get("project", ""),  # a folder's name, kept as it is (core/sources/controls.py)
         source=p.get("source", ""),
         path=p.get("path", ""),
         turn_index=int(p.get("turn_index", -1)),

@@ -42,7 +42,7 @@ def fix_strings(root: Any, fix: Callable[[str], tuple[str, int]] = _fixed) -> in
         if isinstance(node, dict):
             for key in [k for k in node if isinstance(k, str)]:
                 fixed, n = fix(key)
-                if n:
+                if n and fixed not in node:  # never over another key's value
                     node[fixed] = node.pop(key)
                     total += n
     return total

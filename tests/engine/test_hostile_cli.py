@@ -80,6 +80,10 @@ def test_terminal_control_in_transcripts_and_names_never_reaches_the_terminal(ho
         _run(capsys, "sessions", "--index-dir", str(index)),
         _run(capsys, "show", "hostile-1", "--index-dir", str(index)),
         _run(capsys, "show", str(transcript)),
+        _run(capsys, "stats", "--index-dir", str(index)),
+        _run(capsys, "export", "hostile-1", "--format", "md", "--index-dir", str(index)),
+        _run(capsys, "session", "star", "hostile-1", "--index-dir", str(index)),
+        _run(capsys, "session", "unstar", "hostile-1", "--index-dir", str(index)),
     ]
     for code, out, err in outputs:
         assert code == 0 and "Traceback" not in err

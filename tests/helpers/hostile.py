@@ -15,7 +15,8 @@ def hostile_transcript(folder: Path) -> Path:
     """A Claude Code session, `hostile-1`, asking "why does the build fail?" with escapes everywhere."""
     folder.mkdir(parents=True, exist_ok=True)
     path = folder / "hostile.jsonl"
-    common = {"sessionId": "hostile-1", "cwd": "/tmp/hostile", "isSidechain": False, "userType": "external"}
+    # The project is the folder's name, which readers keep as it is: the app's line filter must drop its escape.
+    common = {"sessionId": "hostile-1", "cwd": "/tmp/hostile\x1b]0;CWD\x07", "isSidechain": False, "userType": "external"}
     lines = [
         {
             **common,
