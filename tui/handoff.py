@@ -9,6 +9,7 @@ and every outcome is told with one notification that names the place or the reas
 from __future__ import annotations
 
 import errno
+import hashlib
 import json
 import os
 import shlex
@@ -81,19 +82,31 @@ def copy_resume(app: ConvoApp, session: Session) -> None:
 
 def edit_source(app: ConvoApp, path: str) -> None:
     """The transcript in `$VISUAL` / `$EDITOR`, as a read-only copy: the source is
-    the assistant's (it may still be appending to it) and is never written here."""
+    the assistant's (it may still be appending to it) and is never written here.
+    The copy is made in a worker (a transcript may be hundreds of MB), then the
+    editor runs with the app suspended."""
     if not path or not Path(path).exists():
         app.notify("The source file no longer exists (the index keeps its copy)", severity="warning")
         return
-    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     source = Path(path).absolute()
     if source.is_dir():  # a thread folder: open its messages file
         source = next(iter(sorted(source.glob("*.json"))), source)
-    try:
-        target = read_only_copy(source, copies_dir(app.settings.index_dir) / "sources")
-    except OSError as exc:
-        app.notify(f"Could not copy {source} to open it: {exc.strerror or exc}", severity="error", markup=False)
-        return
+    folder = copies_dir(app.settings.index_dir) / "sources"
+
+    def copy() -> None:
+        try:
+            target = read_only_copy(source, folder)
+        except OSError as exc:
+            message = f"Could not copy {source} to open it: {exc.strerror or exc}"
+            app.call_from_thread(app.notify, message, severity="error", markup=False)
+            return
+        app.call_from_thread(_run_editor, app, target)
+
+    app.run_worker(copy, thread=True, group="edit", name="edit")
+
+
+def _run_editor(app: ConvoApp, target: Path) -> None:
+    editor = os.environ.get("VISUAL") or os.environ.get("EDITOR") or "vi"
     try:
         with app.suspend():
             subprocess.run([*shlex.split(editor), str(target)], check=False)
@@ -104,16 +117,21 @@ def edit_source(app: ConvoApp, path: str) -> None:
 
 
 def read_only_copy(source: Path, folder: Path) -> Path:
-    """`source` copied into `folder` under its own name (an editor still knows its
-    type), readable by the user only and by no one writable. The copy is absolute,
-    so a file named like an option (`-c...`) stays a path to the editor; the copy
-    of an earlier open is replaced (it may be out of date)."""
-    folder.mkdir(parents=True, exist_ok=True, mode=0o700)
-    target = (folder / source.name).absolute()
+    """`source` copied to `folder/<its path's hash>/<its name>` (an editor still knows
+    its type; two sessions' files of one name, as every Cline task's, stay apart),
+    readable by the user only and writable by no one. The path is absolute, so a
+    file named like an option (`-c...`) stays a path to the editor; the copy of an
+    earlier open is replaced (it may be out of date)."""
     if source.is_dir():
         raise IsADirectoryError(errno.EISDIR, "a folder with no messages file", str(source))
+    place = folder / hashlib.sha256(os.fsencode(source)).hexdigest()[:16]
+    for made in (folder.parent, folder, place):
+        made.mkdir(exist_ok=True, mode=0o700)  # it holds conversations: the user's only
+    target = (place / source.name).absolute()
     target.unlink(missing_ok=True)
-    shutil.copyfile(source, target)
+    descriptor = os.open(target, os.O_WRONLY | os.O_CREAT | os.O_EXCL | getattr(os, "O_NOFOLLOW", 0), 0o600)
+    with os.fdopen(descriptor, "wb") as out, open(source, "rb") as data:
+        shutil.copyfileobj(data, out, 1 << 20)
     os.chmod(target, 0o400)
     return target
 

@@ -53,8 +53,8 @@ async def test_typing_on_a_result_card_extends_the_query_and_runs_no_card_action
 
 
 @run_async
-async def test_backspace_on_a_card_takes_back_the_last_character_of_the_query(corpus):
-    """A letter typed on a card lands in the query; Backspace there did nothing."""
+async def test_erasing_keys_on_a_card_erase_in_the_query(corpus):
+    """A letter typed on a card lands in the query; Backspace, ctrl+w and ctrl+u there did nothing."""
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:
         await settle(pilot)
@@ -64,6 +64,11 @@ async def test_backspace_on_a_card_takes_back_the_last_character_of_the_query(co
         await pilot.press("backspace")
         assert query_box(app).value == "qdran"
         assert app.focused is query_box(app)
+        await search(pilot, "qdrant collection")
+        await pilot.press("down", "ctrl+w")  # a word
+        assert query_box(app).value == "qdrant "
+        await pilot.press("down", "ctrl+u")  # all of it
+        assert query_box(app).value == ""
 
 
 @run_async

@@ -118,9 +118,14 @@ async def test_the_rename_box_offers_a_cut_title_without_its_ellipsis_and_enter_
         await pilot.pause()
         box = app.screen.query_one("#prompt-input", Input)
         assert box.value == card.hit.session_title.removesuffix("…").rstrip()
-        await pilot.press("enter")
-        await settle(pilot)
-        assert library.session_summary(card.hit.session_id).title == card.hit.session_title  # still the source's
+        try:
+            await pilot.press("enter")
+            await settle(pilot)
+            # Nothing renamed: not the cut title without its "…", nor pinned as the user's.
+            assert library.session_summary(card.hit.session_id).title == card.hit.session_title
+            assert not [note for note in notes(app) if note.startswith("Renamed")]
+        finally:
+            library.rename_session(card.hit.session_id, "")
 
 
 @run_async

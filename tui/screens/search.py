@@ -36,6 +36,10 @@ if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
 
 
+# The query box's erasing keys (Textual's Input actions), which reach it from a card too.
+_ERASING = {"backspace": "delete_left", "ctrl+w": "delete_left_word", "ctrl+u": "delete_left_all"}
+
+
 class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Screen):
     BINDINGS = SEARCH_BINDINGS
     HELP_KEYS = SEARCH_HELP_KEYS
@@ -64,7 +68,7 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(
-            placeholder="Search…  (filters: project: role: tool: has:tools after: before: session:)",
+            placeholder="Search…  (filters: project: source: role: tool: has:tools after: before: session: machine:)",
             id="query",
             compact=True,  # one row: at 80x24 the results need every row they can get
             select_on_focus=False,  # coming back to the query must never select it: the next key would replace it
@@ -94,15 +98,17 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
 
     def on_key(self, event: events.Key) -> None:
         """A printable key pressed anywhere but in the query goes into the query, at its
-        end; so does Backspace (a character typed on a card can be taken back there)."""
+        end; so do the query box's erasing keys (what was typed on a card can be taken
+        back there: Backspace, ctrl+w a word, ctrl+u all)."""
         box = self.query_box
         if self.focused is box:
             return
-        if event.key == "backspace" and event.key not in self.app.active_bindings:
+        erase = _ERASING.get(event.key)
+        if erase is not None and event.key not in self.app.active_bindings:
             event.stop()
             event.prevent_default()
             self.action_focus_query()
-            box.action_delete_left()
+            getattr(box, f"action_{erase}")()
             return
         if not event.is_printable or event.character is None:
             return

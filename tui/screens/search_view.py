@@ -64,6 +64,7 @@ class ViewChoices:
         def show_preview(self) -> None: ...
         def _show_filter_line(self, *, count: int | None = None, error: str | None = None) -> None: ...
         def refresh_search(self, *, limit: int | None = None, follow: bool = False) -> None: ...
+        def _searching(self) -> bool: ...
         async def _show_cards(self, hits: list[Hit], *, keep_scroll: bool = False) -> None: ...
 
     def fit_cards(self) -> None:
@@ -96,8 +97,9 @@ class ViewChoices:
         self.view.sort = "relevance" if self.view.sort == "date" else "date"
         self._save_view()
         self._show_filter_line(count=len(self.hits) if self.hits else None)
-        if self.hits and len(self.hits) >= self._limit and self._limit < self.page_size():
-            self.refresh_search(limit=self.page_size())  # more answers than shown: the newest of them all
+        deeper = self._limit < self.page_size()
+        if deeper and (self._searching() or (self.hits and len(self.hits) >= self._limit)):
+            self.refresh_search(limit=self.page_size())  # more answers than shown (or on their way): the newest of them all
         elif self.hits:
             await self._show_cards(self.in_view_order(self.hits))
         self.app.notify(f"Sorted by {self.view.sort}", timeout=2)
