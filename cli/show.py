@@ -141,6 +141,9 @@ def _value(value: Any) -> str:
     return _clip(shown, VALUE_LIMIT)
 
 
+RESULT_LINES = 10  # of a tool's output, under its call
+
+
 def tool_line(tool: ToolCall) -> str:
     args = ", ".join(f"{key}={_value(value)}" for key, value in tool.args.items())
     return _clip(f"🔧 {tool.name}({args})", TOOL_LIMIT)
@@ -185,7 +188,12 @@ def _message_lines(message: Message, style: _Style) -> list[str]:
     lines += _indented(message.text)
     if message.attachment:
         lines.append(f"{INDENT}📎 {message.attachment}")
-    lines += [INDENT + tool_line(tool) for tool in message.tools]
+    for tool in message.tools:
+        lines.append(INDENT + tool_line(tool))
+        head, more = tool.result_head(RESULT_LINES)
+        lines += [style.dim(f"{INDENT}  ⇢ {line}" if i == 0 else f"{INDENT}    {line}") for i, line in enumerate(head)]
+        if more:
+            lines.append(style.dim(f"{INDENT}    … {more} more lines (all of them: show --json, export)"))
     return lines
 
 

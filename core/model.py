@@ -31,6 +31,12 @@ class ToolCall:
     args: dict[str, Any] = field(default_factory=dict)
     result: str = ""
 
+    def result_head(self, lines: int) -> tuple[list[str], int]:
+        """The result's first `lines` lines, and how many more it has (a read file, a
+        test run: the faces show the start and say how much is left)."""
+        kept = self.result.strip("\n").splitlines()
+        return kept[:lines], max(0, len(kept) - lines)
+
 
 @dataclass
 class Message:

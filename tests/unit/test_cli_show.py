@@ -141,3 +141,15 @@ def test_tool_line_clips_long_values():
     line = tool_line(ToolCall("Write", {"path": "a.py", "contents": "x" * 500, "n": 3}))
     assert line == "🔧 Write(path=a.py, contents=" + "x" * 59 + "…, n=3)"
     assert len(tool_line(ToolCall("T", {f"k{i}": "v" * 50 for i in range(5)}))) == 120
+
+
+def test_a_tool_calls_output_is_shown_under_it_its_start_and_how_much_is_left(capsys, tmp_path):
+    """`show` printed the call alone: output a search matched was nowhere to read."""
+    code, out, _ = show(capsys, str(FIXTURES / "claude_code" / "4a4a4a4a-2222-4222-8222-00000000cccc.jsonl"))
+    assert code == 0
+    lines = out.splitlines()
+    call = next(i for i, line in enumerate(lines) if line.startswith("    🔧 Edit("))
+    assert lines[call + 1] == "      ⇢ The file /Users/ana/src/ledger/totals.py has been updated."
+    long = ToolCall("Bash", {"command": "seq 25"}, "\n".join(str(n) for n in range(1, 26)))
+    head, more = long.result_head(10)
+    assert (head, more) == ([str(n) for n in range(1, 11)], 15)

@@ -77,4 +77,4 @@ class MessageBlock(Vertical):
         if message.attachment:
             yield Static(Text(f"📎 {message.attachment}"), classes="attachment")
         for tool in message.tools:
-            yield ToolCallView(tool, reveal=self._shown)
+            yield ToolCallView(tool, reveal=self._shown, terms=self.terms)
