@@ -103,19 +103,20 @@ def packed_parts(parts: list[tuple[str, str]]) -> list[tuple[str, list[list[Any]
 
 def part_at(payload: dict[str, Any], words: list[str]) -> tuple[str, str]:
     """A keyword-only point's part label and the text a card shows for it: for a
-    packed point, the stretch holding the first of `words` found (casefolded),
-    else its first stretch; for any other point, its own `part` and `text`."""
+    packed point, the stretch that holds most of `words` (the query's phrases and
+    words; a longer one found counts for more, so a phrase outweighs a word of it
+    found elsewhere; the first stretch on a tie or when none is found); for any
+    other point, its own `part` and `text`."""
     part, text = str(payload.get("part", "") or ""), str(payload.get("text", "") or "")
-    spans = payload.get("part_spans")
-    if part != PART_PACKED or not isinstance(spans, list) or not spans:
+    spans = [span for span in payload.get("part_spans") or [] if isinstance(span, list) and len(span) == 3]
+    if part != PART_PACKED or not spans:
         return part, text
     lowered = text.casefold()
-    found = [spot for spot in (lowered.find(word.casefold()) for word in words if word) if spot >= 0]
-    at = min(found) if found else 0
+    terms = [word.casefold() for word in words if word]
+    best, most = spans[0], 0
     for span in spans:
-        if isinstance(span, list) and len(span) == 3 and span[0] <= at < span[1]:
-            return str(span[2]), text[span[0] : span[1]]
-    first = spans[0]
-    if isinstance(first, list) and len(first) == 3:
-        return str(first[2]), text[first[0] : first[1]]
-    return part, text
+        piece = lowered[span[0] : span[1]]
+        found = sum(len(term) for term in terms if term in piece)
+        if found > most:
+            best, most = span, found
+    return str(best[2]), text[best[0] : best[1]]

@@ -17,6 +17,7 @@ from convo_tui.core.index.text_lang import text_lang
 from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
+from convo_tui.core.search.highlight import query_terms
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.page import LIGHT_FIELDS, page
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
@@ -95,7 +96,7 @@ def search(
     matched_turns = {t.payload.get("key") for t in turns}
     turns += part_turns(store, turns, messages)
     floor = RELEVANCE_FLOOR if fusion.METHOD == "weighted" else 0.0
-    hits = page(store, turns, messages, query_dense, window, floor=floor, words=parsed.text.split())[offset:]
+    hits = page(store, turns, messages, query_dense, window, floor=floor, words=query_terms(parsed.text, parsed.phrases))[offset:]
     for hit in hits:
         if hit.part and turn_key(hit.session_id, hit.turn_index) in matched_turns:
             hit.part = hit.part_text = ""  # the turn matched by what was said: no part label

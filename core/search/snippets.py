@@ -19,6 +19,9 @@ from convo_tui.core.search.highlight import match_spans
 ELLIPSIS = "…"
 LEAD_CELLS = 24  # context shown before the first matched term
 SNAP_CHARS = 12  # how far a cut may move to start on a whole word
+# With `cut_after`, a match that starts past this many cells is brought to the
+# front: the narrowest card (80 columns) shows about 70 cells of a text line.
+VISIBLE_CELLS = 40
 
 
 def cell_width(char: str) -> int:
@@ -45,6 +48,10 @@ class _Cells:
             return min(self.length, start + cells)
         return bisect_right(self.sums, self.sums[start] + cells) - 1
 
+    def before(self, index: int) -> int:
+        """The cells of the text before `index`."""
+        return index if self.sums is None else self.sums[index]
+
     def back_by(self, index: int, cells: int) -> int:
         """The index `cells` terminal cells before `index`."""
         if self.sums is None:
@@ -68,14 +75,18 @@ def _word_end(text: str, end: int, floor: int) -> int:
     return space if space > floor else end
 
 
-def snippet(text: str, terms: Sequence[str], width: int = 160) -> str:
-    """At most `width` cells of `text` (whitespace flattened), around the best cluster of `terms`."""
+def snippet(text: str, terms: Sequence[str], width: int = 160, *, cut_after: bool = False) -> str:
+    """At most `width` cells of `text` (whitespace flattened), around the best cluster of `terms`.
+    `cut_after`: the caller shows only the start of it (a card cuts it at its edge), so
+    the window starts just before the match even where it then ends with the text,
+    rather than taking the room before it and leaving the match at the far end."""
     flat = " ".join(text.split())
     cells = _Cells(flat)
-    if cells.total() <= width:
+    spans = match_spans(flat, list(terms)) if cut_after or cells.total() > width else []
+    # A text that fits is shown whole, unless the caller cuts it and its first match is far in.
+    if cells.total() <= width and not (cut_after and spans and cells.before(spans[0][0]) > VISIBLE_CELLS):
         return flat
     room = max(1, width - 2 * len(ELLIPSIS))
-    spans = match_spans(flat, list(terms))
     if not spans:
         end = _word_end(flat, cells.end_for(0, room + len(ELLIPSIS)), 0)
         return flat[:end].rstrip() + ELLIPSIS
@@ -96,7 +107,7 @@ def snippet(text: str, terms: Sequence[str], width: int = 160) -> str:
     first_match = next(s for s, _ in spans if s >= start)
     start = _word_start(flat, start, min(first_match, start + SNAP_CHARS))
     end = cells.end_for(start, room)
-    if end >= len(flat):  # the window reaches the end: use the room before the start instead
+    if end >= len(flat) and not cut_after:  # the window reaches the end: use the room before the start instead
         start = cells.back_by(len(flat), room + len(ELLIPSIS))
         start = _word_start(flat, start, min(first_match, start + SNAP_CHARS))
         end = len(flat)

@@ -271,5 +271,8 @@ def test_a_messages_thinking_and_tool_calls_share_a_point_and_a_hit_names_the_pa
     assert part_at(payload, ["nothing", "src/ledger.py"]) == ("tool input", "Read\nsrc/ledger.py")
     assert part_at(payload, ["rollover"]) == ("thinking", "the ledger rollover looks wrong")
     assert part_at(payload, ["absent"]) == ("thinking", "the ledger rollover looks wrong")  # none found: the first
+    # The stretch that holds the phrase, not the first that holds a word of it (the thinking said "ledger").
+    assert part_at(payload, ["tests/ledger", "tests", "ledger"]) == ("tool input", "Bash\npytest tests/ledger")
+    assert part_at(payload, ["def rollover", "def", "rollover"]) == ("tool output", "def rollover(book):")
     # A point written before the packing keeps its own label and text.
     assert part_at({"part": "tool output", "text": "boom"}, ["boom"]) == ("tool output", "boom")

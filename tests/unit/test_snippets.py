@@ -2,7 +2,8 @@
 
 from __future__ import annotations
 
-from convo_tui.core.search.snippets import cell_width, snippet
+import pytest
+from convo_tui.core.search.snippets import LEAD_CELLS, cell_width, snippet
 from hypothesis import given
 from hypothesis import strategies as st
 
@@ -52,3 +53,15 @@ def test_cjk_counts_two_cells_a_character_and_needs_no_spaces():
 @given(st.text(alphabet=st.sampled_from(list("ab 缓存x\n")), max_size=300), st.integers(min_value=8, max_value=120))
 def test_never_wider_than_asked(text, width):
     assert cells(snippet(text, ["ab", "缓存"], width)) <= width
+
+
+@pytest.mark.parametrize("repeat", [1, 6])  # a text that fits the width, and one a little longer
+def test_a_snippet_the_caller_cuts_starts_near_a_late_match(repeat):
+    """A card cuts its line at its edge: a match at the end of a 256-character message
+    was at the far end of the window (the room before it filled in), off the card."""
+    text = "See `nexpodelmi` in `mivahomnex.py`. " * repeat + "How do we configure the Go SDK? Also check marzipanlighthouse."
+    shown = snippet(text, ["marzipanlighthouse"], 240, cut_after=True)
+    assert shown.startswith("…") and shown.index("marzipanlighthouse") <= LEAD_CELLS + 2
+    assert snippet("an early marzipanlighthouse, then more", ["marzipanlighthouse"], 240, cut_after=True) == (
+        "an early marzipanlighthouse, then more"
+    )

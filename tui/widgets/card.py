@@ -57,7 +57,7 @@ def card_score(hit: Hit, compact: bool = False) -> Text:
 
 def snippet_line(text: str, terms: list[str]) -> Content:
     """One line of the matched part of `text`, terms marked (the card cuts it at its edge with "…")."""
-    return highlighted_content(snippet(text, terms, SNIPPET_CELLS), terms)
+    return highlighted_content(snippet(text, terms, SNIPPET_CELLS, cut_after=True), terms)
 
 
 class ResultCard(Vertical, can_focus=True):
