@@ -238,6 +238,38 @@ async def test_rename_star_and_delete_from_the_list(tmp_path_factory):
 
 
 @run_async
+async def test_after_a_delete_grouped_by_project_the_session_beside_it_is_highlighted(tmp_path_factory):
+    """Grouped by project, deleting a group's newest session may move the group: the
+    highlight went to the row's new occupant, another project's session, where a
+    second Delete would have hit it."""
+    with utc_clock():
+        settings, library = demo_library(tmp_path_factory)
+        try:
+            app = create_app(settings, library=library, index_on_start=False)
+            async with app.run_test(size=SIZE) as pilot:
+                screen = await open_browser(pilot)
+                await pilot.press("down", "s", "s")  # by project
+                assert "by project" in count_line(screen)
+                entries = [screen.entry_at(i) for i in range(screen.listing.count)]
+                rows = [(i, e) for i, e in enumerate(entries) if e is not None and e.summary is not None]
+                # A group's first (newest) session with another of its group after it.
+                at, first = next(
+                    (i, e) for i, e in rows if entries[i - 1].header is not None and entries[i + 1].summary is not None
+                )
+                beside = entries[at + 1].summary.id
+                screen.listing.move_to(at)
+                await pilot.pause()
+                await pilot.press("delete")
+                await pilot.pause()
+                await pilot.press("y")
+                await settle(pilot)
+                assert first.summary.id not in [s.id for s in screen.shown()]
+                assert screen._highlighted_id() == beside
+        finally:
+            library.close()
+
+
+@run_async
 async def test_opened_while_indexing_the_list_fills_as_sessions_are_indexed(tmp_path):
     with utc_clock():
         corpus = copy_demo(tmp_path)

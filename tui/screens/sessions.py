@@ -182,8 +182,24 @@ class SessionsScreen(SessionActions, Screen):
         elif listing.has_focus and listing.highlighted is None and listing.count:
             listing.action_first()
 
-    def on_sessions_changed(self, _: SessionsChanged) -> None:
+    def on_sessions_changed(self, event: SessionsChanged) -> None:
+        gone = event.deleted and event.session_id is not None and event.session_id == self._highlighted_id()
+        after = self._neighbour() if gone else None
         self.reload()
+        if after is not None:  # the highlight goes to the session beside the deleted one, wherever it is now
+            self._keep = after  # (grouped by project, a deletion may move its group: the row is no guide)
+
+    def _neighbour(self) -> str | None:
+        """The id of the session after the highlighted one in the list (before it, at the end), when read."""
+        at = self.listing.highlighted
+        if at is None:
+            return None
+        for index in [*range(at + 1, at + 3), *range(at - 1, at - 3, -1)]:  # past a project's header
+            number, within = divmod(index, PAGE)
+            entries = self._pages.get(number, []) if index >= 0 else []
+            if within < len(entries) and entries[within].summary is not None:
+                return entries[within].summary.id
+        return None
 
     # -- showing ---------------------------------------------------------------------
 
