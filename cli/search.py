@@ -13,7 +13,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.query import KEYS, filters_match, parse_query, unknown_source
+from convo_tui.core.search.query import KEYS, filters_match, parse_query, unknown_project, unknown_source
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.unicode import visible_controls
@@ -65,6 +65,9 @@ def run(args: argparse.Namespace) -> int:
         hits = library.search(args.query, limit=limit, mode=mode)
         # Nothing found: whether the filters alone match anything (else no spelling helps).
         filtered_out = not hits and filters_match(library, args.query) is False
+        wrong_project = (
+            unknown_project(args.query, (p for p, _ in library.projects())) if filtered_out and parsed.project else None
+        )
         # How much of the history the meaning part could search (phase 2 may still be running).
         ready = library.readiness() if mode in MEANING_MODES and hits else None
     out = sys.stdout
@@ -80,7 +83,7 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(format_hit(hit, terms))
     if not hits and not args.json:  # JSON lines: none is the answer
-        wrong = unknown_source(args.query) if parsed.source else None
+        wrong = (unknown_source(args.query) if parsed.source else None) or wrong_project
         if wrong:
             hint = f" ({wrong})"
         elif filtered_out:

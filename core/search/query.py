@@ -12,6 +12,7 @@ Dates clamp to 1970-01-01 .. 9999-12-30 (`after:99999y` is "since 1970").
 from __future__ import annotations
 
 import re
+from collections.abc import Iterable
 from dataclasses import dataclass, field
 from datetime import datetime, timedelta
 from typing import TYPE_CHECKING
@@ -246,3 +247,36 @@ def unknown_source(query: str) -> str | None:
     close = ([n for n in names if source.lower() in n] or difflib.get_close_matches(source.lower(), names, n=4))[:4]
     hint = f"did you mean {' or '.join('source:' + n for n in close)}?" if close else f"the sources are {', '.join(names)}"
     return f"source:{source} is no source convo-tui reads: {hint}"
+
+
+def near_projects(name: str, projects: Iterable[str]) -> list[str]:
+    """Indexed projects `name` may have meant (none when it is one): the same name in
+    other case first, then names holding it, then close spellings; at most four."""
+    import difflib
+
+    known = sorted(set(projects))
+    if name in known:
+        return []
+    folded = name.casefold()
+    same = [p for p in known if p.casefold() == folded]
+    holding = [p for p in known if folded in p.casefold() and p not in same]
+    close = difflib.get_close_matches(name, known, n=4, cutoff=0.6)
+    return list(dict.fromkeys([*same, *holding, *close]))[:4]
+
+
+def unknown_project(query: str, projects: Iterable[str]) -> str | None:
+    """Why the query's `project:` matched nothing when it names no indexed project
+    (None: it names one, or the query has none). Project names are compared as
+    they are (`project:Infra` is not `infra`): this says which was meant."""
+    try:
+        project = parse_query(query).project
+    except QueryError:
+        return None
+    if not project:
+        return None
+    known = list(projects)
+    if project in known:
+        return None
+    near = near_projects(project, known)
+    hint = f"did you mean {' or '.join('project:' + p for p in near)}?" if near else "F3 or `convo-tui sessions` lists them"
+    return f"project:{project} is no indexed project: {hint}"

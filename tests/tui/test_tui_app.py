@@ -357,7 +357,14 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
         assert none == []
         # The filter itself matches nothing: said so, rather than "no matching conversations"
         note = str(app.search_screen.query_one("#results-note", Static).render())
-        assert "No conversation matches the filter project:no-such-project" in note
+        assert "project:no-such-project is no indexed project: F3 or `convo-tui sessions` lists them" in note
+        none = await search(pilot, "coupon project:Support-Bot")  # names compare as they are: the one meant
+        assert none == []
+        note = str(app.search_screen.query_one("#results-note", Static).render())
+        assert "project:Support-Bot is no indexed project: did you mean project:support-bot?" in note
+        none = await search(pilot, "coupon project:support-bot after:2030-01-01")  # a project that is one
+        note = str(app.search_screen.query_one("#results-note", Static).render())
+        assert "No conversation matches the filter" in note
         none = await search(pilot, "coupon source:claude")  # the source's name mistyped: the names it meant
         assert none == []
         note = str(app.search_screen.query_one("#results-note", Static).render())

@@ -113,3 +113,20 @@ def test_a_lone_surrogate_in_a_query_separates_words():
     assert parse_query("login\udcfftest").text == "login test"
     assert parse_query("\ud800 rollback project:shop").text == "rollback"
     assert parse_query("😀 emoji").text == "😀 emoji"  # a whole pair is a character like any other
+
+
+def test_a_project_no_index_holds_is_told_which_was_meant():
+    from convo_tui.core.search.query import near_projects, unknown_project
+
+    projects = ["infra", "mlplatform", "webshop", "web-admin"]
+    assert unknown_project("pool project:Infra", projects) == "project:Infra is no indexed project: did you mean project:infra?"
+    assert unknown_project("pool project:mlplatfrom", projects) == (
+        "project:mlplatfrom is no indexed project: did you mean project:mlplatform?"
+    )
+    assert near_projects("web", projects) == ["web-admin", "webshop"]  # names that hold it, A to Z
+    assert unknown_project("pool project:infra", projects) is None  # it is one: nothing to say
+    assert unknown_project("pool", projects) is None
+    assert (
+        unknown_project("pool project:zzz", projects)
+        == "project:zzz is no indexed project: F3 or `convo-tui sessions` lists them"
+    )

@@ -249,7 +249,8 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         self._count = len(outcome.hits)
         self._show_filter_line(count=self._count)
         if not outcome.hits:
-            self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear))
+            known = (name for name, _ in self.app.projects)
+            self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear, projects=known))
             self._open_for = None
             return
         dated = more and self.view.sort == "date"  # newest first stays so: the new cards go where their dates put them

@@ -3,9 +3,10 @@ filters alone match, and whether waiting for the index can help."""
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from convo_tui.core.search.query import unknown_source
+from convo_tui.core.search.query import unknown_project, unknown_source
 from convo_tui.tui.query_line import describe_filters
 
 if TYPE_CHECKING:
@@ -15,11 +16,11 @@ if TYPE_CHECKING:
 DENSE_MODES = ("hybrid", "semantic")
 
 
-def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool) -> str:
+def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool, projects: Iterable[str] = ()) -> str:
     """Why nothing was found, and whether waiting can help (`waiting`: sessions
-    may still appear, an index run is reading them)."""
+    may still appear, an index run is reading them; `projects`: the indexed ones)."""
     if outcome.filters_match is False:
-        wrong = unknown_source(outcome.query)
+        wrong = unknown_source(outcome.query) or (None if waiting else unknown_project(outcome.query, projects))
         if wrong is not None:
             return f"Nothing found: {wrong}"
         text = f"No conversation matches {describe_filters(outcome.query)}."
