@@ -125,6 +125,33 @@ async def test_n_and_shift_n_walk_the_hits_in_the_session(corpus):
 
 
 @run_async
+async def test_hiding_thinking_or_tools_keeps_the_message_at_the_top_where_it_was(corpus):
+    """What is hidden above moved the rest: `t` jumped turns away (new-user pass)."""
+    from convo_tui.tui.widgets.message_block import MessageBlock
+    from textual.containers import VerticalScroll
+
+    app = make_app(corpus)
+    async with app.run_test(size=(80, 12)) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "order total off by one cent")
+        cards[0].focus()
+        await pilot.press("ctrl+o")
+        await settle(pilot)
+        body = app.screen.query_one("#reader-body", VerticalScroll)
+        blocks = list(app.screen.query(MessageBlock))
+        thinking = next(i for i, block in enumerate(blocks) if block.query(".thinking"))
+        last = blocks[thinking + 1]  # below a thinking and tool calls, with more below it
+        body.scroll_to_widget(last, top=True, animate=False)
+        await settle(pilot)
+        assert body.scroll_y > 0
+        for key in ("t", "w", "t", "w"):
+            before = last.region.y
+            await pilot.press(key)
+            await settle(pilot)
+            assert last.region.y == before, (key, before, last.region.y, body.scroll_y, body.max_scroll_y)
+
+
+@run_async
 async def test_reader_toggles_thinking_and_search_in_session(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:

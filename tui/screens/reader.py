@@ -7,6 +7,7 @@ delete); they report back with messages, and a change is announced to the app
 
 from __future__ import annotations
 
+from collections.abc import Callable
 from typing import TYPE_CHECKING
 
 from convo_tui.core.cost.prices import price_table
@@ -16,6 +17,7 @@ from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.render import session_cost
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_messages import SessionsChanged
+from convo_tui.tui.widgets.message_block import MessageBlock
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
 from textual import work
 from textual.app import ComposeResult
@@ -251,15 +253,30 @@ class ReaderScreen(SessionActions, Screen):
 
     def action_toggle_thinking(self) -> None:
         hidden = not self.has_class("-hide-thinking")
-        self.set_class(hidden, "-hide-thinking")
+        self._keeping_place(lambda: self.set_class(hidden, "-hide-thinking"))
         self._store_settings(hide_thinking=hidden)
         self.notify("Thinking hidden for this session" if hidden else "Thinking shown", timeout=2)
 
     def action_toggle_tools(self) -> None:
         hidden = not self.has_class("-hide-tools")
-        self.set_class(hidden, "-hide-tools")
+        self._keeping_place(lambda: self.set_class(hidden, "-hide-tools"))
         self._store_settings(hide_tools=hidden)
         self.notify("Tool calls hidden for this session" if hidden else "Tool calls shown", timeout=2)
+
+    def _keeping_place(self, change: Callable[[], object]) -> None:
+        """`change` (what is hidden above moves the rest), then the message that was at
+        the top of the view back where it was on screen (it jumped turns away)."""
+        body = self.query_one("#reader-body", VerticalScroll)
+        top = body.region.y
+        anchor = next((block for block in self.query(MessageBlock) if block.region.bottom > top), None)
+        was = anchor.region.y if anchor is not None else 0
+        change()
+        if anchor is not None:
+
+            def again() -> None:
+                body.scroll_to(y=max(0, body.scroll_y + anchor.region.y - was), animate=False)
+
+            self.call_after_refresh(again)
 
     def action_search_here(self) -> None:
         from convo_tui.core.search.query import session_filter
