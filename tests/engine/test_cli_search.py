@@ -40,7 +40,12 @@ def test_index_search_sessions_show_prune(tmp_path, capsys):
     )
     assert main(["search", "rollback project:no-such-project"]) == 0
     assert capsys.readouterr().err == (
-        "convo-tui: no results for 'rollback project:no-such-project' (no conversation matches its filters alone)\n"
+        "convo-tui: no results for 'rollback project:no-such-project' "
+        "(project:no-such-project is no indexed project: F3 or `convo-tui sessions` lists them)\n"
+    )
+    assert main(["search", "rollback after:2099-01-01"]) == 0  # filters that match nothing, a project or not
+    assert capsys.readouterr().err == (
+        "convo-tui: no results for 'rollback after:2099-01-01' (no conversation matches its filters alone)\n"
     )
     assert main(["search", "  "]) == 1
     assert capsys.readouterr() == ("", 'convo-tui: the query is empty: give words, a "phrase" or a filter such as project:NAME\n')
