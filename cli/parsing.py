@@ -45,8 +45,9 @@ class CommandParser(argparse.ArgumentParser):
 
     def _action_of(self, word: str) -> argparse.Action | None:
         """The option `word` names, as argparse reads it (a unique prefix of a long
-        option, a short one with its value joined), or None. The one place that reads
-        argparse's table of options (it has no public way to ask)."""
+        option, a short one with its value joined), or None. It reads argparse's table
+        of options, as `_positionals_wanted` reads its actions: argparse has no public
+        way to ask either."""
         table = self._option_string_actions
         name = word.split("=", 1)[0]
         if name in table:
@@ -112,6 +113,12 @@ class CommandParser(argparse.ArgumentParser):
     def _positionals_wanted(self) -> bool:
         return any(not action.option_strings for action in self._actions if action.dest != argparse.SUPPRESS)
 
+    def _split_by_option(self) -> bool:
+        """Whether an option stands between two of the line's plain words (`search how to --limit 3 fix`)."""
+        kinds = [kind for _, kind in self._scan()]
+        firsts = [at for at, kind in enumerate(kinds) if kind == "positional"]
+        return bool(firsts) and any(kind == "option" for kind in kinds[firsts[0] : firsts[-1]])
+
     def _joined_value_hint(self, message: str) -> str | None:
         """`--index-dir -d`: argparse took `-d` for an option; `--index-dir=-d` is read as meant."""
         named = _EXPECTED.match(message)
@@ -128,7 +135,7 @@ class CommandParser(argparse.ArgumentParser):
     def error(self, message: str) -> NoReturn:
         advice = self._joined_value_hint(message)
         unknown = self.unknown_options() if advice is None else []
-        if advice is None and not unknown and message.startswith("unrecognized arguments"):
+        if advice is None and not unknown and message.startswith("unrecognized arguments") and self._split_by_option():
             advice = "words after an option are not read with the words before it: put the options last, or quote the words"
         if unknown:
             separate = message.startswith(("the following arguments are required", "unrecognized arguments"))

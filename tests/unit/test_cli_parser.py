@@ -109,6 +109,10 @@ def test_no_separator_advice_for_a_value_an_option_took(argv, capsys):
     assert not any("'--'" in line for line in _error(argv, capsys))
 
 
+def test_no_advice_about_options_where_no_option_was_given(capsys):
+    assert _error(["show", "a.jsonl", "b.jsonl"], capsys)[-1] == "convo-tui show: error: unrecognized arguments: b.jsonl"
+
+
 @pytest.mark.parametrize(
     ("argv", "advice"),
     [
