@@ -152,6 +152,28 @@ async def test_hiding_thinking_or_tools_keeps_the_message_at_the_top_where_it_wa
 
 
 @run_async
+async def test_the_reader_shows_the_tags_and_description_the_user_gave(corpus):
+    """Set with `convo-tui session tag / describe`, they were shown nowhere in the app."""
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "order total off by one cent")
+        session_id = cards[0].hit.session_id
+        library.tag_session(session_id, ["billing", "money"])
+        library.describe_session(session_id, "Checked with finance")
+        try:
+            cards[0].focus()
+            await pilot.press("ctrl+o")
+            await settle(pilot)
+            head = str(app.screen.query_one("#reader-head", Static).render())
+            assert "#billing #money · Checked with finance" in head
+        finally:
+            library.tag_session(session_id, ["billing", "money"], remove=True)
+            library.describe_session(session_id, "")
+
+
+@run_async
 async def test_reader_toggles_thinking_and_search_in_session(corpus):
     app = make_app(corpus)
     async with app.run_test(size=SIZE) as pilot:

@@ -32,12 +32,15 @@ if TYPE_CHECKING:
 
 
 class SessionNotes(Message):
-    """What the index keeps about the session beside its text: the star and display settings."""
+    """What the index keeps about the session beside its text: the star, the tags and
+    description the user gave it (`convo-tui session tag / describe`), display settings."""
 
-    def __init__(self, starred: bool, settings: dict[str, bool]) -> None:
+    def __init__(self, starred: bool, settings: dict[str, bool], tags: tuple[str, ...] = (), description: str = "") -> None:
         super().__init__()
         self.starred = starred
         self.settings = settings
+        self.tags = tags
+        self.description = description
 
 
 class SettingsStored(Message):
@@ -76,6 +79,7 @@ class ReaderScreen(SessionActions, Screen):
         self.hit_turns: list[int] = [turn_index] if turn_index is not None else []
         self.hits_counted = False  # hit_turns is only the opened turn until _find_hits answers
         self.starred = False
+        self.notes: tuple[tuple[str, ...], str] = ((), "")  # tags and description, once read
         self._cost: str = ""  # the session's tokens and cost, computed once on mount
 
     def compose(self) -> ComposeResult:
@@ -99,13 +103,16 @@ class ReaderScreen(SessionActions, Screen):
             library = self.app.library
             assert library is not None
             try:
-                notes = SessionNotes(library.session_summary(self.session.id).starred, library.session_settings(self.session.id))
+                summary = library.session_summary(self.session.id)
+                settings = library.session_settings(self.session.id)
+                notes = SessionNotes(summary.starred, settings, tuple(summary.tags), summary.description)
             except ConvoError:
                 return  # shown without star and with the default settings
             self.post_message(notes)
 
     def on_session_notes(self, event: SessionNotes) -> None:
         self.starred = event.starred
+        self.notes = (event.tags, event.description)
         self.set_class(bool(event.settings.get("hide_thinking")), "-hide-thinking")
         self.set_class(bool(event.settings.get("hide_tools")), "-hide-tools")
         self._show_head()
@@ -131,7 +138,17 @@ class ReaderScreen(SessionActions, Screen):
         box = self.query_one("#reader-head", Static)
         width = box.content_region.width or max(0, self.size.width - 4)  # 0 before the first layout
         position = self.hit_position()
-        head = session_head(self.session, starred=self.starred, masked=masked, cost=self._cost, position=position, width=width)
+        tags, description = self.notes
+        head = session_head(
+            self.session,
+            starred=self.starred,
+            masked=masked,
+            cost=self._cost,
+            position=position,
+            width=width,
+            tags=tags,
+            description=description,
+        )
         box.update(head)
 
     def on_resize(self) -> None:

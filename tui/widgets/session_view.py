@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 
 from convo_tui.core.model import Session
@@ -33,7 +33,15 @@ def short_path(path: str) -> str:
 
 
 def session_head(
-    session: Session, *, starred: bool = False, masked: int = 0, cost: str = "", position: str = "", width: int = 0
+    session: Session,
+    *,
+    starred: bool = False,
+    masked: int = 0,
+    cost: str = "",
+    position: str = "",
+    width: int = 0,
+    tags: Sequence[str] = (),
+    description: str = "",
 ) -> Text:
     """`width` (the head's columns, 0: unknown): the title is cut so that `position`
     stays whole on its line (at 80 columns "hit 1/5 · n/N" broke after "hit")."""
@@ -57,6 +65,9 @@ def session_head(
     head.append(f" · {plural(len(session.turns), 'turn')} · {plural(spoken, 'message')}", style="dim")
     if cost:  # what the tool recorded, priced (tui/render.py session_cost)
         head.append(f" · {cost}", style="dim")
+    if tags or description.strip():  # what the user said of the session (`convo-tui session tag / describe`)
+        said = " ".join(f"#{tag}" for tag in tags)
+        head.append(f"\n{said}{' · ' if said and description.strip() else ''}{display(description)}", style="italic")
     if masked:  # a line of its own: beside the path it wraps mid-phrase at 80 columns
         head.append(f"\n🔒 {plural(masked, 'secret')} masked · v reveals one", style="italic")
     head.append(f"\n{short_path(session.path)}", style="dim")
