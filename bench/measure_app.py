@@ -14,17 +14,33 @@ from __future__ import annotations
 
 import asyncio
 import json
+import os
 import subprocess
 import sys
+import tempfile
 import time
 from collections.abc import Sequence
 from dataclasses import replace
 from pathlib import Path
 from typing import NamedTuple
 
-from convo_tui.core.settings import Settings
+from convo_tui.core.settings import INDEX_DIR_ENV, Settings
 
 from bench.stats import Stopwatch
+
+
+def private_state() -> None:
+    """The app's remembered view and query history (core/history.py, beside the
+    default index folder) in a folder of this process's own: the user's view, a
+    sort by date left on, made the app search 50 deep and the figures those of
+    another view (thirtieth session)."""
+    global _private
+    if _private is None:
+        _private = Path(tempfile.mkdtemp(prefix="convo-bench-state-"))
+        os.environ[INDEX_DIR_ENV] = str(_private / "index")
+
+
+_private: Path | None = None
 
 
 def settings_for(index_dir: Path, **overrides) -> Settings:
@@ -46,6 +62,7 @@ async def _first_paint(index_dir: Path, started: float) -> tuple[float, float]:
     from convo_tui.tui.app import create_app
     from convo_tui.tui.screens.search import SearchScreen
 
+    private_state()
     app = create_app(settings_for(index_dir), index_on_start=False)
     async with app.run_test(size=(120, 40)) as pilot:
         while not isinstance(app.screen, SearchScreen):
@@ -97,6 +114,7 @@ class Keystrokes(NamedTuple):
 async def _keystrokes(library, index_dir: Path, queries: Sequence[str], max_keys: int) -> Keystrokes:
     from convo_tui.tui.app import create_app
 
+    private_state()
     app = create_app(settings_for(index_dir, debounce_ms=1), library=library, index_on_start=False)
     samples: list[float] = []
     settled: list[float] = []

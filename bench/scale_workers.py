@@ -220,8 +220,9 @@ def app(index_dir: Path, queries: list[str]) -> int:
     from convo_tui.core.library import Library
     from convo_tui.tui.app import create_app
 
-    from bench.measure_app import keystroke_latencies, settings_for
+    from bench.measure_app import keystroke_latencies, private_state, settings_for
 
+    private_state()  # before the sessions browser's app: the user's remembered view is not the bench's
     library = Library.open(settings_for(index_dir))
     library.load_model()
 
