@@ -56,6 +56,7 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         self._open_for: str | None = None  # ctrl+o pressed before this query's results were shown
         self._generation = 0  # of the latest search started: an older one's results are dropped
         self._limit = 0  # how many results the shown search asked for (grows with "more")
+        self.date_shown = 10  # set from the settings by each new query (refresh_search)
         self._more_pending = False  # the cursor asked past the last card: move on when more arrive
         self._count: int | None = None  # results the filter line counts (None: no search shown)
         self._follow_waiting = False  # the index moved while a card was open: follow when it closes
@@ -178,6 +179,7 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         self._generation += 1
         if limit is None:
             self._more_pending = False
+            self.date_shown = max(self.app.settings.search_limit, 1)  # a new query: one page of its pool
         if not self.query_text.strip():
             self._show_placeholder()
             return
@@ -193,7 +195,15 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
 
     def load_more(self) -> bool:
         """Ask core for a bigger page of the same query; False when everything is shown."""
-        if not self.hits or len(self.hits) < self._limit or self._searching():
+        if self._searching():
+            return False
+        if not self.hits or (len(self.hits) < self._limit and len(self.hits) <= self.date_shown):
+            return False  # everything is shown
+        if self.show_a_page_more():  # sorting by date: the next page of what was searched, no search
+            shown = [card.hit for card in self.cards()]
+            self.call_later(self._show_more, shown, self.in_view_order(self.hits))
+            return True
+        if len(self.hits) < self._limit:
             return False
         self._more_pending = True
         self.refresh_search(limit=self._limit + self.page_size())
@@ -243,7 +253,6 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         more = self._more_pending
         self._more_pending = False
         shown = [card.hit for card in self.cards()] if more else []
-        shown_before = len(shown)
         self.hits = outcome.hits  # ranked (the view orders what it shows: F6)
         self._limit = outcome.limit
         self._count = len(outcome.hits)
@@ -253,15 +262,22 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
             self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear, projects=known))
             self._open_for = None
             return
-        dated = more and self.view.sort == "date"  # newest first stays so: the new cards go where their dates put them
-        ordered = self.in_view_order(outcome.hits)
-        await self._show_cards(ordered if dated else shown_then_new(shown, ordered), keep_scroll=more)
+        if more:
+            await self._show_more(shown, self.in_view_order(outcome.hits))
+            return
+        await self._show_cards(self.in_view_order(outcome.hits))
+        self._focus_if_asked(final=not outcome.early)
+
+    async def _show_more(self, shown: list[Hit], ordered: list[Hit]) -> None:
+        """A longer list after ↓ past the last card: the cursor to the first result not
+        shown before. By date the list stays newest first (new cards go where their
+        dates put them); by relevance the cards read stay first (shown_then_new)."""
+        dated = self.view.sort == "date"
+        await self._show_cards(ordered if dated else shown_then_new(shown, ordered), keep_scroll=True)
         cards = self.cards()
-        if more and len(cards) > shown_before:
+        if len(cards) > len(shown):
             seen = {hit_key(hit) for hit in shown}
-            self.select_card(next((card for card in cards if hit_key(card.hit) not in seen), cards[shown_before]))
-        else:
-            self._focus_if_asked(final=not outcome.early)
+            self.select_card(next((card for card in cards if hit_key(card.hit) not in seen), cards[len(shown)]))
 
     def _focus_if_asked(self, *, final: bool = True) -> None:
         """Enter (or ctrl+o) was pressed before this query's results were shown: to

@@ -51,6 +51,7 @@ class ViewChoices:
     view: ViewState
     hits: list[Hit]
     _limit: int
+    date_shown: int  # sorting by date: how many of the pool have cards (a page, more with ↓)
 
     if TYPE_CHECKING:  # provided by the SearchScreen
         app: ConvoApp
@@ -78,10 +79,22 @@ class ViewChoices:
         return max(size, DATE_POOL) if self.view.sort == "date" else size
 
     def in_view_order(self, hits: list[Hit]) -> list[Hit]:
-        """Core's order (relevance), or the same results newest first when the user sorts by date."""
+        """Core's order (relevance); or, sorting by date, the newest `date_shown` of the
+        results: the pool is searched DATE_POOL deep, but cards for all of it on
+        every key doubled a keystroke's time (Textual lays out every card)."""
         if self.view.sort != "date":
             return hits
-        return sorted(hits, key=lambda hit: hit.timestamp.timestamp() if hit.timestamp else float("-inf"), reverse=True)
+        newest = sorted(hits, key=lambda hit: hit.timestamp.timestamp() if hit.timestamp else float("-inf"), reverse=True)
+        return newest[: self.date_shown]
+
+    def show_a_page_more(self) -> bool:
+        """Sorting by date, one page more of the pool gets cards (↓ past the last);
+        True when the pool held them, so no search is needed."""
+        if self.view.sort != "date":
+            return False
+        held = len(self.hits) > self.date_shown
+        self.date_shown += max(self.app.settings.search_limit, 1)
+        return held
 
     async def action_toggle_compact(self) -> None:
         self.view.compact = not self.view.compact
@@ -95,6 +108,7 @@ class ViewChoices:
 
     async def action_toggle_sort(self) -> None:
         self.view.sort = "relevance" if self.view.sort == "date" else "date"
+        self.date_shown = max(self.app.settings.search_limit, 1)
         self._save_view()
         self._show_filter_line(count=len(self.hits) if self.hits else None)
         deeper = self._limit < self.page_size()
