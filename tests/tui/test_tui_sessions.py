@@ -77,6 +77,23 @@ async def test_the_list_is_read_in_a_worker_newest_first(corpus):
 
 
 @run_async
+async def test_s_while_filtered_says_when_the_sort_applies(corpus):
+    """Filtered, the list is by match: `s` seemed to do nothing."""
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        screen = await open_browser(pilot)
+        await pilot.press("down", *"fix")  # letters typed on the list go into the filter
+        await settle(pilot)
+        screen.listing.focus()
+        await pilot.press("s")
+        await settle(pilot)
+        said = [str(n.message) for n in app._notifications]
+        assert any(note.endswith("once the filter is cleared (now: best match first)") for note in said), said
+        await pilot.press("s", "s")  # the sort as it was for the other tests
+        await settle(pilot)
+
+
+@run_async
 async def test_s_cycles_the_sort_and_f_keeps_only_starred_sessions(corpus):
     _, library = corpus
     app = make_app(corpus)

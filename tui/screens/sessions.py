@@ -362,6 +362,8 @@ class SessionsScreen(SessionActions, Screen):
     def action_cycle_sort(self) -> None:
         prefs = self.app.browser
         prefs.sort = SORTS[(SORTS.index(prefs.sort) + 1) % len(SORTS)]
+        if self.filter_text.strip():  # the list is by match while filtered: the key would seem to do nothing
+            self.notify(f"Sorted by {prefs.sort} once the filter is cleared (now: best match first)", timeout=3)
         self.reload()
 
     def action_toggle_starred(self) -> None:
