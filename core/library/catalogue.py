@@ -274,7 +274,7 @@ def _grouped(rows: list[Row], notes: dict[str, Annotation]) -> list[tuple[str, i
 
 
 def _fuzzy(rows: list[Row], text: str, notes: dict[str, Annotation]) -> list[Row]:
-    """Sessions whose title or project match `text` (rapidfuzz WRatio), best first.
+    """Sessions whose title, project or a tag the user gave match `text` (rapidfuzz WRatio), best first.
 
     Title and project are scored apart, each session by the better of the two: in
     one string, WRatio weighs a match inside it down by the string's length, so
@@ -290,7 +290,13 @@ def _fuzzy(rows: list[Row], text: str, notes: dict[str, Annotation]) -> list[Row
 
     by_title = scores({index: display(_title(row, notes)) for index, row in enumerate(rows)})
     by_project = scores({project: project for project in {row.project for row in rows}})
-    best = {index: max(by_title.get(index, 0.0), by_project.get(row.project, 0.0)) for index, row in enumerate(rows)}
+    by_tag = scores({tag: tag for note in notes.values() for tag in note.tags})  # the user's own words for them
+
+    def score(index: int, row: Row) -> float:
+        tagged = notes[row.id].tags if row.id in notes else []
+        return max(by_title.get(index, 0.0), by_project.get(row.project, 0.0), *(by_tag.get(tag, 0.0) for tag in tagged))
+
+    best = {index: score(index, row) for index, row in enumerate(rows)}
     ranked = sorted((index for index, score in best.items() if score > 0), key=lambda index: -best[index])
     return [rows[index] for index in ranked[:FUZZY_LIMIT]]
 

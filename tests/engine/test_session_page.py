@@ -87,6 +87,18 @@ def test_a_mistyped_project_name_still_finds_that_projects_sessions(library):
     assert set(ids(found)[: len(members)]) == members, (project, typo)  # and first: the nearest match
 
 
+def test_the_filter_finds_a_session_by_a_tag_the_user_gave_it(library):
+    """`session tag` set words the F3 filter did not read ("0 of 442")."""
+    target = library.sessions()[-1]
+    assert target.id not in ids(library.session_page(text="zzqtag", limit=1000))
+    library.tag_session(target.id, ["zzqtag"])
+    try:
+        assert ids(library.session_page(text="zzqtag", limit=1000)) == [target.id]
+        assert ids(library.session_page(text="#zzqtag", limit=1000)) == [target.id]
+    finally:
+        library.tag_session(target.id, ["zzqtag"], remove=True)
+
+
 # -- the rows' file (core/library/session_rows.py) -----------------------------------
 
 
