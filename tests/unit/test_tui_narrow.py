@@ -39,6 +39,23 @@ def test_a_session_row_keeps_its_counts_and_units_and_cuts_the_project_and_title
         assert "payments-" in meta
 
 
+def test_a_session_row_shows_the_users_tags_after_the_counts():
+    summary = SessionSummary(
+        id="7a8e4618-1111",
+        title="Nightly reconciliation",
+        project="payments",
+        source="claude-code",
+        path="",
+        message_count=30,
+        turn_count=6,
+        started_at=datetime(2026, 1, 2, 9, 30, tzinfo=UTC),
+        updated_at=None,
+        tags=["billing", "postgres"],
+    )
+    _, meta = rendered(session_line(summary, with_project=True), 100)
+    assert meta.endswith("6 turns · 30 messages · #billing #postgres"), meta
+
+
 def test_stats_headers_and_numbers_fit_80_columns_with_tokens():
     rows = [
         ("payments-reconciliation-service-monorepo", Count(1234, 98765, Tokens(123_456_789, 9_876_543), True)),

@@ -228,6 +228,8 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
     )
     if summary.orphaned:
         details.append(" · source gone", style="italic")
+    if summary.tags:  # the user's (convo-tui session tag): last, so the counts keep their units when cut
+        details.append(" · " + " ".join(f"#{tag}" for tag in summary.tags), style="italic")
     meta = PlaceAndDetails(Text(summary.project or "—", style="italic") if with_project else None, details)
     grid.add_row(Text("★" if summary.starred else "", style="bold"), title)
     grid.add_row("", meta)
