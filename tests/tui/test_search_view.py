@@ -128,6 +128,22 @@ async def test_newest_first_shows_the_newest_of_all_the_answers_not_of_the_page_
 
 
 @run_async
+async def test_f6_keeps_the_result_under_the_cursor(corpus):
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "test")
+        assert len(cards) >= 4
+        cards[3].focus()
+        chosen = hit_key(cards[3].hit)
+        for _ in range(2):  # newest first, then by relevance again
+            await pilot.press("f6")
+            await settle(pilot)
+            focused = app.search_screen.card_of(app.focused)
+            assert focused is not None and hit_key(focused.hit) == chosen
+
+
+@run_async
 async def test_keyword_search_answers_while_the_model_is_still_loading(corpus, monkeypatch, tmp_path):
     """The model load is held on a gate: a typed query still gets keyword results meanwhile."""
 

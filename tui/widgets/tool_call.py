@@ -41,8 +41,10 @@ class ToolCallView(Widget):
         if not long_args and not lines:
             yield Static(title, classes="tool-line", markup=False)
             return
-        if lines:
-            title += f"  ⇢ {len(lines)} line{'s' * (len(lines) != 1)} of output"
+        if lines:  # before the arguments: a title cut at 80 columns lost the count, never the call's name
+            name = f"🔧 {self.tool.name}"
+            count = f"{name} ⇢ {len(lines)} line{'s' * (len(lines) != 1)} of output · "
+            title = title.replace(name, count, 1) if title.startswith(name) else f"{title}  {count}"
         matched = next((at for at, line in enumerate(lines) if self.terms and match_spans(line, self.terms)), None)
         with Collapsible(title=title, collapsed=self.collapsed and matched is None):
             if long_args:
