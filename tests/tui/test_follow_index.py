@@ -119,6 +119,33 @@ async def test_a_re_run_with_the_same_leading_results_keeps_the_open_card_and_th
 
 
 @run_async
+async def test_results_that_moved_wait_while_the_cursor_is_on_a_card_and_show_back_in_the_query(corpus):
+    """Phase 2 adding vectors re-ran the query every few seconds and the list moved
+    under a reader who had not pressed a key (second new-user pass)."""
+    from convo_tui.tui.screens.search_view import hit_key
+
+    _, library = corpus
+    app = make_app(corpus)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await settle(pilot)
+        cards = await search(pilot, "test")
+        before = [hit_key(card.hit) for card in cards]
+        assert len(before) >= 3
+        await pilot.press("down")  # the reader is on the first card
+        real = library.search
+        library.search = lambda *args, **kwargs: list(reversed(real(*args, **kwargs)))  # the index moved: others lead
+        try:
+            app.search_screen.follow_index()  # what the app does when vectors were added
+            await settle(pilot)
+            assert [hit_key(card.hit) for card in app.search_screen.cards()] == before
+            await pilot.press("up")  # back in the query: what waited shows
+            await settle(pilot)
+            assert [hit_key(card.hit) for card in app.search_screen.cards()] == before[::-1]
+        finally:
+            del library.search
+
+
+@run_async
 async def test_the_coverage_note_and_nothing_found_while_vectors_are_added(corpus):
     from convo_tui.core.engine import Readiness
 

@@ -69,8 +69,11 @@ class FollowedResults:
         old = [hit_key(card.hit) for card in shown]
         fresh = self.in_view_order(outcome.hits)
         if [hit_key(hit) for hit in fresh[: len(old)]] != old:
-            if any(card.expanded for card in shown):
-                self._follow_waiting = True  # not under the reader's eyes: when the card closes
+            reading = outcome.follow and self.card_of(self.focused) is not None
+            if reading or any(card.expanded for card in shown):
+                # Not under the reader's eyes (the list moved by itself while phase 2 added
+                # vectors): when the card closes, or the focus is back in the query.
+                self._follow_waiting = True
                 return True
             await self._show_again(outcome, fresh)
             return True
@@ -109,6 +112,7 @@ class FollowedResults:
             self.show_preview()
 
     def card_closed(self) -> None:
-        """An open card was closed: a change of the index it held back shows now."""
+        """An open card was closed (or the focus left the cards): a change of the index
+        it held back shows now."""
         if self._follow_waiting:
             self.follow_index()

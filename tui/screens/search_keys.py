@@ -110,6 +110,8 @@ class ResultKeys:
         if card is not None and card in self.cards():
             self._selected = self.cards().index(card)
             self.show_preview()  # type: ignore[attr-defined]
+        elif event.widget is self.query_box:
+            self.card_closed()  # type: ignore[attr-defined]  # back from the cards: what the index held back
         self.mark_selected()
 
     # -- moving --------------------------------------------------------------------------
