@@ -20,18 +20,24 @@ def rendered(renderable, width: int) -> list[str]:
     return [line.rstrip() for line in console.export_text().splitlines()]
 
 
+def _summary(**changes) -> SessionSummary:
+    """A session of 6 turns and 30 messages, with a long title and project unless changed."""
+    fields = {
+        "id": "7a8e4618-1111",
+        "title": "Why does the nightly payment reconciliation job time out after the Postgres upgrade",
+        "project": "payments-reconciliation-service-monorepo",
+        "source": "claude-code",
+        "path": "",
+        "message_count": 30,
+        "turn_count": 6,
+        "started_at": datetime(2026, 1, 2, 9, 30, tzinfo=UTC),
+        "updated_at": None,
+    }
+    return SessionSummary(**{**fields, **changes})
+
+
 def test_a_session_row_keeps_its_counts_and_units_and_cuts_the_project_and_title():
-    summary = SessionSummary(
-        id="7a8e4618-1111",
-        title="Why does the nightly payment reconciliation job time out after the Postgres upgrade",
-        project="payments-reconciliation-service-monorepo",
-        source="claude-code",
-        path="",
-        message_count=30,
-        turn_count=6,
-        started_at=datetime(2026, 1, 2, 9, 30, tzinfo=UTC),
-        updated_at=None,
-    )
+    summary = _summary()
     for width in (74, 100):
         title, meta = rendered(session_line(summary, with_project=True), width)
         assert len(title) <= width and title.endswith("…") is (width < 90)
@@ -40,18 +46,7 @@ def test_a_session_row_keeps_its_counts_and_units_and_cuts_the_project_and_title
 
 
 def test_a_session_row_shows_the_users_tags_after_the_counts():
-    summary = SessionSummary(
-        id="7a8e4618-1111",
-        title="Nightly reconciliation",
-        project="payments",
-        source="claude-code",
-        path="",
-        message_count=30,
-        turn_count=6,
-        started_at=datetime(2026, 1, 2, 9, 30, tzinfo=UTC),
-        updated_at=None,
-        tags=["billing", "postgres"],
-    )
+    summary = _summary(title="Nightly reconciliation", project="payments", tags=["billing", "postgres"])
     _, meta = rendered(session_line(summary, with_project=True), 100)
     assert meta.endswith("6 turns · 30 messages · #billing #postgres"), meta
 
