@@ -23,6 +23,9 @@ from convo_tui.core.settings import Settings
 
 # The holder's output (what it says when it starts, stops or fails), in the index folder.
 LOG_NAME = "keep-warm.log"
+# Appended to (a holder stepping down may still write its last lines while the
+# next one starts), and begun again once it is this long.
+LOG_MAX_BYTES = 64 * 1024
 
 
 def wanted(settings: Settings) -> bool:
@@ -56,8 +59,11 @@ def start(settings: Settings) -> bool:
     user reads this command's answer (a command that comes before it answers waits
     for it, as for any holder still opening the index). False: it could not start."""
     index = Path(settings.index_dir)
+    log_path = index / LOG_NAME
     try:
-        with open(index / LOG_NAME, "wb") as log:
+        if log_path.is_file() and log_path.stat().st_size > LOG_MAX_BYTES:
+            log_path.unlink()
+        with open(log_path, "ab") as log:
             subprocess.Popen(
                 command(settings),
                 stdin=subprocess.DEVNULL,

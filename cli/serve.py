@@ -10,7 +10,6 @@ from __future__ import annotations
 import argparse
 import contextlib
 import sys
-import threading
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
 
@@ -64,10 +63,10 @@ def run(args: argparse.Namespace) -> int:
     # stops within a model batch, the watch ends, and closing the library below cancels
     # the clients' runs, lets their other requests finish and joins every thread before
     # the store closes and the interpreter exits.
-    idle = threading.Event()
+    stopped_because: list[str] = []
 
-    def on_idle() -> None:
-        idle.set()
+    def on_idle(reason: str) -> None:
+        stopped_because.append(reason)
         stop.set()
 
     with (
@@ -75,8 +74,8 @@ def run(args: argparse.Namespace) -> int:
         opener(settings, must_serve=True, idle_exit=args.idle_exit, on_idle=on_idle) as library,
     ):
         _serve(library, paths, args.no_watch, stop, err)
-        if idle.is_set():
-            _say(err, f"nothing asked for {args.idle_exit:g} s: stopping")
+        if stopped_because:
+            _say(err, f"{stopped_because[0]}: stopping")
         else:
             _say(err, "stopping: finishing the requests under way")
     _say(err, "stopped serving")

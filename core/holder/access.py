@@ -16,6 +16,7 @@ from pathlib import Path
 from convo_tui.core.engine import Engine
 from convo_tui.core.errors import ConvoError, IndexBusy
 from convo_tui.core.holder import client, protocol
+from convo_tui.core.holder.release import release
 from convo_tui.core.holder.remote import RemoteEngine
 from convo_tui.core.settings import Settings
 
@@ -42,7 +43,7 @@ def attach(
     deadline: float | None = None
     while True:
         try:
-            hello = client.call(path, "hello")
+            hello = client.call(path, "hello", {"release": release()})
             return RemoteEngine(
                 settings,
                 path,
@@ -99,7 +100,7 @@ def open_local(
     serve: bool = True,
     must_serve: bool = False,
     idle_exit: float | None = None,
-    on_idle: Callable[[], None] | None = None,
+    on_idle: Callable[[str], None] | None = None,
 ) -> Engine:
     """Open the Library in this process; with `serve` (an embedded index on a
     system with Unix sockets) it answers the other processes until it closes.
@@ -128,7 +129,7 @@ def open_when_free(
     *,
     must_serve: bool = False,
     idle_exit: float | None = None,
-    on_idle: Callable[[], None] | None = None,
+    on_idle: Callable[[str], None] | None = None,
 ) -> Engine:
     """`open_local`, waiting at most one timeout while another process holds the
     lock: the holder keep_warm starts (cli/keep_warm.py) comes up while the

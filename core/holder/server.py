@@ -31,6 +31,7 @@ from typing import TYPE_CHECKING, Any
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.holder import codec, peer, protocol
 from convo_tui.core.holder.ops import OPERATIONS
+from convo_tui.core.holder.release import CodeWatch
 from convo_tui.core.store.lock import command_line
 
 if TYPE_CHECKING:
@@ -47,9 +48,11 @@ _DONE = object()
 class HolderServer:
     """Serve `engine` (this process's Library) to other processes until `stop()`.
 
-    With `idle_exit` (seconds), `on_idle` is called once no client has been
-    connected for that long (`serve --idle-exit`, the holder a command starts to
-    keep the index warm for the next ones: cli/keep_warm.py)."""
+    With `idle_exit` (seconds), `on_idle(reason)` is called once no client has
+    been connected for that long (`serve --idle-exit`, the holder a command
+    starts to keep the index warm for the next ones: cli/keep_warm.py), or
+    when a client's `hello` finds this holder stale (core/holder/release.py):
+    that client gets no answer and opens the index once this holder lets go."""
 
     def __init__(
         self,
@@ -57,7 +60,7 @@ class HolderServer:
         index_dir: Path,
         *,
         idle_exit: float | None = None,
-        on_idle: Callable[[], None] | None = None,
+        on_idle: Callable[[str], None] | None = None,
     ):
         self.engine = engine
         self.index_dir = Path(index_dir).absolute()
@@ -73,6 +76,8 @@ class HolderServer:
         self._last_client = time.monotonic()  # when the last connection closed (or the start)
         self._idle_exit = idle_exit
         self._on_idle = on_idle
+        self._code = CodeWatch() if idle_exit is not None and on_idle is not None else None
+        self._retiring = threading.Event()
 
     # -- lifecycle ------------------------------------------------------------
 
@@ -111,8 +116,16 @@ class HolderServer:
         limit = self._idle_exit
         while not self._stopping.wait(min(1.0, max(limit - self.idle_for(), 0.05))):
             if self.idle_for() >= limit:
-                self._on_idle()
+                self._step_down(f"nothing asked for {limit:g} s")
                 return
+
+    def _step_down(self, reason: str) -> None:
+        """Tell the owner once, whatever the reason (idle, or stale)."""
+        with self._threads_lock:
+            first = not self._retiring.is_set()
+            self._retiring.set()
+        if first and self._on_idle is not None:
+            self._on_idle(reason)
 
     def stop(self, wait: float = STOP_WAIT) -> None:
         """Stop accepting, cancel running index runs, let the other requests
@@ -224,8 +237,23 @@ class HolderServer:
                     if not _send(conn, protocol.error(str(exc), "ProtocolError")):
                         return
                     continue
+                if op == "hello" and self._stale_for(args):
+                    return  # closed unanswered: the client opens the index once we let go
                 if not self._answer(conn, op, args):
                     return
+
+    def _stale_for(self, args: dict[str, Any]) -> bool:
+        """A holder that stops by itself steps down for a client of another
+        release, or once its own code changed on disk (core/holder/release.py)."""
+        if self._code is None:
+            return False
+        if self._retiring.is_set():
+            return True
+        reason = self._code.why_stale(args.get("release"))
+        if reason is None:
+            return False
+        self._step_down(reason)
+        return True
 
     def _answer(self, conn: socket.socket, op: str, args: dict[str, Any]) -> bool:
         """Run one request beside a heartbeat; False once the client is gone."""

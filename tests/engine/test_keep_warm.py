@@ -10,12 +10,14 @@ import json
 import os
 import subprocess
 import sys
+import time
 from pathlib import Path
 
 import pytest
 from convo_tui.core.holder import client, protocol
 
-from bench.holders import holder_pid, stop
+import convo_tui
+from bench.holders import gone, holder_pid, stop
 from tests.helpers.index_copy import copy_index
 from tests.paths import ROOT
 
@@ -59,6 +61,38 @@ def test_a_search_leaves_the_index_loaded_and_the_next_one_is_answered_by_it(ind
     assert not socket.exists()
 
 
+def test_after_an_upgrade_the_holder_left_from_before_steps_down(index_dir: Path):
+    """A holder the old release left keeps the old code loaded; the first command
+    of the new release must not be answered by it. Here the command is this
+    checkout run as release 9.9.9 (what `pip install -U` would bring)."""
+    env = {**os.environ, "CONVO_TUI_KEEP_WARM": "120"}
+    args = ["search", "qdrant collection", "--mode", "keyword", "--json", "--index-dir", str(index_dir)]
+    first = subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+    assert first.returncode == 0, first.stderr
+    old = holder_pid(index_dir)
+    upgraded = [
+        sys.executable,
+        "-c",
+        "import sys, convo_tui; convo_tui.__version__ = '9.9.9'; "
+        "from convo_tui.cli.main import main; sys.exit(main(sys.argv[1:]))",
+    ]
+    new = 0
+    try:
+        second = subprocess.run([*upgraded, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+        assert (second.returncode, second.stdout, second.stderr) == (0, first.stdout, "")
+        # It let the index go before the command could open it, and then ends.
+        assert _until(lambda: gone(old)), f"the holder of the release before ({old}) did not stop"
+        new = holder_pid(index_dir)  # the new release left its own holder
+        assert new != old
+        log = (index_dir / "keep-warm.log").read_text()
+        assert f"convo-tui: a command of convo-tui 9.9.9 asked; this holder runs {convo_tui.__version__}: stopping\n" in log
+        assert "\0" not in log  # both wrote to it, neither over the other
+    finally:
+        stop(old)
+        if new:
+            stop(new)
+
+
 def test_no_holder_is_left_when_keep_warm_is_off(index_dir: Path):
     (index_dir / "keep-warm.log").unlink(missing_ok=True)  # the other test's
     env = {**os.environ, "CONVO_TUI_KEEP_WARM": "0"}
@@ -86,3 +120,12 @@ def test_serve_stops_by_itself_once_nothing_asks(index_dir: Path):
     assert serve.returncode == 0, serve.stderr
     assert "convo-tui: nothing asked for 1 s: stopping\n" in serve.stderr
     assert serve.stderr.endswith("convo-tui: stopped serving\n")
+
+
+def _until(condition, seconds: float = 60.0) -> bool:
+    deadline = time.monotonic() + seconds
+    while not condition():
+        if time.monotonic() > deadline:
+            return False
+        time.sleep(0.05)
+    return True

@@ -38,9 +38,16 @@ def test_an_open_connection_is_not_idle_and_a_closed_one_starts_the_count(tmp_pa
 
 def test_idle_exit_calls_on_idle_once_nobody_is_connected(tmp_path: Path):
     fired = threading.Event()
-    server = HolderServer(object(), tmp_path, idle_exit=0.2, on_idle=fired.set).start()  # type: ignore[arg-type]
+    reasons: list[str] = []
+
+    def on_idle(reason: str) -> None:
+        reasons.append(reason)
+        fired.set()
+
+    server = HolderServer(object(), tmp_path, idle_exit=0.2, on_idle=on_idle).start()  # type: ignore[arg-type]
     try:
         assert fired.wait(30)
         assert server.idle_for() >= 0.2
+        assert reasons == ["nothing asked for 0.2 s"]
     finally:
         server.stop()
