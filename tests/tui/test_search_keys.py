@@ -241,6 +241,30 @@ def test_more_results_come_after_the_cards_read_even_when_they_rank_above(corpus
     assert [hit_key(h) for h in shown_then_new([], deeper)] == [hit_key(h) for h in deeper]  # a new search: as ranked
 
 
+def test_after_more_results_the_cursor_skips_results_shown_before_in_another_shape(corpus):
+    """↓ past the last card (newest first: the list is re-ordered) lands on the first
+    result not shown before. A deeper search can bring a result back with other
+    message ids, or as its whole turn: it was read, the cursor must not land on it."""
+    import dataclasses
+
+    from convo_tui.tui.screens.search_view import first_unseen
+
+    _settings, library = corpus
+    page = library.search("test", limit=7)
+    assert len(page) == 7
+    shown = page[:4]
+    again = [
+        dataclasses.replace(shown[2], message_ids=[*shown[2].message_ids, "another-part"]),
+        dataclasses.replace(shown[0], kind="message" if shown[0].kind == "turn" else "turn"),
+        page[5],
+        *shown[1::2],
+        page[4],
+    ]
+    assert first_unseen(shown, again) == 2
+    assert first_unseen(shown, shown) is None
+    assert first_unseen([], again) == 0
+
+
 @run_async
 async def test_palette_copy_from_the_query_box_does_not_crash(corpus):
     app = make_app(corpus)

@@ -18,7 +18,7 @@ from convo_tui.tui.screens.search_empty import nothing_found
 from convo_tui.tui.screens.search_follow import FollowedResults
 from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, SEARCH_HELP_KEYS, SEARCH_HELP_NOTE, ResultKeys
 from convo_tui.tui.screens.search_run import HybridPace, search_passes
-from convo_tui.tui.screens.search_view import ViewChoices, hit_key, shown_then_new
+from convo_tui.tui.screens.search_view import ViewChoices, first_unseen, shown_then_new
 from convo_tui.tui.session_actions import SessionActions
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
@@ -276,8 +276,8 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         await self._show_cards(ordered if dated else shown_then_new(shown, ordered), keep_scroll=True)
         cards = self.cards()
         if len(cards) > len(shown):
-            seen = {hit_key(hit) for hit in shown}
-            self.select_card(next((card for card in cards if hit_key(card.hit) not in seen), cards[len(shown)]))
+            new = first_unseen(shown, [card.hit for card in cards])
+            self.select_card(cards[new if new is not None else len(shown)])
 
     def _focus_if_asked(self, *, final: bool = True) -> None:
         """Enter (or ctrl+o) was pressed before this query's results were shown: to

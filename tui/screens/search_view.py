@@ -34,6 +34,23 @@ def hit_key(hit: Hit) -> tuple[str, int, str, tuple[str, ...]]:
     return (hit.session_id, hit.turn_index, hit.kind, tuple(hit.message_ids))
 
 
+def first_unseen(shown: list[Hit], hits: list[Hit]) -> int | None:
+    """Where the cursor goes after ↓ past the last card: the first of `hits` that is
+    no result already shown. A deeper search can return a result shown before with
+    other parts matched (other message ids) or as its whole turn, not as one of its
+    messages: the same place in the same session is the same result to the reader."""
+    keys = {hit_key(hit) for hit in shown}
+    places = {_place(hit) for hit in shown}
+    return next((i for i, hit in enumerate(hits) if hit_key(hit) not in keys and _place(hit) not in places), None)
+
+
+def _place(hit: Hit) -> tuple[str, int, str]:
+    """A turn of a session; a message outside any turn by its own id."""
+    if hit.turn_index >= 0:
+        return (hit.session_id, hit.turn_index, "")
+    return (hit.session_id, hit.turn_index, hit.message_ids[0] if hit.message_ids else "")
+
+
 def shown_then_new(shown: list[Hit], fresh: list[Hit]) -> list[Hit]:
     """A bigger page after the cards already read: those first, where they were (with
     their fresh scores), then the page's other results in its order. A deeper search
