@@ -140,12 +140,22 @@ class Engine(Protocol):
         ...
 
     def session_page(
-        self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
+        self,
+        *,
+        offset: int = 0,
+        limit: int = 100,
+        sort: str = "date",
+        starred_only: bool = False,
+        text: str = "",
+        around: str = "",
     ) -> SessionPage:
         """Rows `offset .. offset+limit` of the sessions list in one ordering ("date": newest
         first, "title", "project": grouped under a header per project; `text`: fuzzy on title
         and project, best first), with the list's counts: a browser at any size reads a page,
-        never every session (core/library/catalogue.py)."""
+        never every session (core/library/catalogue.py). `around`: a session id; when the
+        list holds it, the page of `limit` rows (at a multiple of `limit`) that holds it
+        instead, its `offset` saying which: the browser keeps a session highlighted
+        when a change moved it to another page."""
         ...
 
     def projects(self) -> list[tuple[str, int]]:

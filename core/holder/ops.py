@@ -190,6 +190,7 @@ OPERATIONS: dict[str, Operation] = {
             Param("sort", TEXT, "date"),
             Param("starred_only", FLAG, False),
             Param("text", TEXT, ""),
+            Param("around", TEXT, ""),
         ),
         _op("projects", PROJECTS),
         _op("session", SESSION, _ID),

@@ -128,10 +128,17 @@ class RemoteEngine(Engine):
         return summaries
 
     def session_page(
-        self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
+        self,
+        *,
+        offset: int = 0,
+        limit: int = 100,
+        sort: str = "date",
+        starred_only: bool = False,
+        text: str = "",
+        around: str = "",
     ) -> SessionPage:
         page: SessionPage = self._call(
-            "session_page", offset=offset, limit=limit, sort=sort, starred_only=starred_only, text=text
+            "session_page", offset=offset, limit=limit, sort=sort, starred_only=starred_only, text=text, around=around
         )
         return page
 

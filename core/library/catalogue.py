@@ -144,7 +144,14 @@ class Catalogue:
     # -- pages ---------------------------------------------------------------------
 
     def page(
-        self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
+        self,
+        *,
+        offset: int = 0,
+        limit: int = 100,
+        sort: str = "date",
+        starred_only: bool = False,
+        text: str = "",
+        around: str = "",
     ) -> SessionPage:
         rows = self.rows()
         notes = self.annotations.all()
@@ -158,6 +165,10 @@ class Catalogue:
         else:
             entries = list(_sorted(chosen, sort, notes))
         matched = sum(1 for entry in entries if isinstance(entry, Row))
+        if around and limit > 0:  # the page that holds this session, wherever the ordering put it
+            at = next((i for i, entry in enumerate(entries) if isinstance(entry, Row) and entry.id == around), None)
+            if at is not None:
+                offset = at // limit * limit
         window = entries[max(0, offset) : max(0, offset) + max(0, limit)]
         return SessionPage(
             offset=max(0, offset),

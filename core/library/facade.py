@@ -214,9 +214,16 @@ class Library(Engine):
         return self.files.overlapping(lambda: self.catalogue.summaries(project, limit))
 
     def session_page(
-        self, *, offset: int = 0, limit: int = 100, sort: str = "date", starred_only: bool = False, text: str = ""
+        self,
+        *,
+        offset: int = 0,
+        limit: int = 100,
+        sort: str = "date",
+        starred_only: bool = False,
+        text: str = "",
+        around: str = "",
     ) -> SessionPage:
-        return self.catalogue.page(offset=offset, limit=limit, sort=sort, starred_only=starred_only, text=text)
+        return self.catalogue.page(offset=offset, limit=limit, sort=sort, starred_only=starred_only, text=text, around=around)
 
     def projects(self) -> list[tuple[str, int]]:
         return self.catalogue.projects()

@@ -125,6 +125,8 @@ def _reads(engines: tuple[Engine, Engine]) -> None:
     page = _both(engines, "session_page", offset=0, limit=3, sort="date", starred_only=False, text="")
     assert page.entries and page.everything >= len(page.entries)
     _both(engines, "session_page", offset=1, limit=50, sort="project", starred_only=False, text="")
+    around = _both(engines, "session_page", offset=0, limit=2, sort="project", around=SESSION)
+    assert SESSION in [e.summary.id for e in around.entries if e.summary is not None]
     _both(engines, "session_page", offset=0, limit=10, sort="title", starred_only=True, text="qdrant")
     _both(engines, "session", session_id=SESSION)
     _both(engines, "session_summary", session_id=SESSION)

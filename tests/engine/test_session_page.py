@@ -45,6 +45,20 @@ def test_pages_cut_the_whole_list_in_its_order(library):
     assert first.entries[0].summary == whole[0]  # the same summary, source check included
 
 
+def test_around_a_session_reads_the_page_that_holds_it(library):
+    whole = library.session_page(limit=1000, sort="project").entries
+    for at, entry in enumerate(whole):
+        if entry.summary is None:
+            continue
+        page = library.session_page(offset=0, limit=3, sort="project", around=entry.summary.id)
+        assert page.offset == at // 3 * 3
+        assert entry.summary.id in ids(page)
+    # A session the list does not hold (deleted, filtered out): the page asked for.
+    assert library.session_page(offset=3, limit=3, sort="project", around="no-such-session").offset == 3
+    starred_only = library.session_page(offset=0, limit=3, starred_only=True, around=whole[-1].summary.id)
+    assert starred_only.offset == 0
+
+
 def test_grouped_by_project_has_a_header_with_its_count_before_its_sessions(library):
     page = library.session_page(limit=1000, sort="project")
     headers = [(e.header, e.count) for e in page.entries if e.header is not None]

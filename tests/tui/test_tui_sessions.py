@@ -287,6 +287,52 @@ async def test_after_a_delete_grouped_by_project_the_session_beside_it_is_highli
 
 
 @run_async
+async def test_after_a_delete_moves_the_group_to_another_page_the_session_beside_it_is_highlighted(tmp_path_factory, monkeypatch):
+    """As above, where the group moves to a page not read yet (at 10k messages a page
+    of 100 rows holds a few groups): the highlight went to the first group. Pages of
+    two rows and a short terminal here, so that the demo's groups span pages and
+    the list does not draw (and read) the page the group moves to."""
+    from convo_tui.tui.screens import sessions
+
+    monkeypatch.setattr(sessions, "PAGE", 2)
+    with utc_clock():
+        settings, library = demo_library(tmp_path_factory)
+        try:
+            before = library.session_page(sort="project", limit=1000).entries
+            # A group's newest session, whose group another group's newest is newer than
+            # once it is gone: the group moves down, past this page.
+            at = (
+                next(
+                    i
+                    for i, e in enumerate(before)
+                    if e.header is not None and i + 2 < len(before) and before[i + 2].summary is not None
+                )
+                + 1
+            )
+            first, beside = before[at].summary.id, before[at + 1].summary.id
+            app = create_app(settings, library=library, index_on_start=False)
+            async with app.run_test(size=(100, 12)) as pilot:
+                screen = await open_browser(pilot)
+                await pilot.press("down", "s", "s")  # by project
+                await settle(pilot)
+                assert "by project" in count_line(screen)
+                screen.listing.move_to(at)
+                await settle(pilot)
+                assert screen._highlighted_id() == first
+                await pilot.press("delete")
+                await pilot.pause()
+                await pilot.press("y")
+                await settle(pilot)
+                now = library.session_page(sort="project", limit=1000).entries
+                moved_to = next(i for i, e in enumerate(now) if e.summary is not None and e.summary.id == beside)
+                assert moved_to >= screen.listing.size.height  # the case: below the rows drawn before
+                assert screen._highlighted_id() == beside
+                assert screen.listing.highlighted == moved_to
+        finally:
+            library.close()
+
+
+@run_async
 async def test_opened_while_indexing_the_list_fills_as_sessions_are_indexed(tmp_path):
     with utc_clock():
         corpus = copy_demo(tmp_path)

@@ -40,10 +40,13 @@ TYPED_WAIT = 0.08  # seconds the filter waits for the next key before it reads (
 class PageRead(Message):
     """A worker read one page of the list (or could not: `error`)."""
 
-    def __init__(self, generation: int, number: int, page: SessionPage | None, error: str | None = None) -> None:
+    def __init__(
+        self, generation: int, number: int, page: SessionPage | None, error: str | None = None, asked: int | None = None
+    ) -> None:
         super().__init__()
         self.generation = generation
-        self.number = number
+        self.number = number  # the page read
+        self.asked = number if asked is None else asked  # the page asked for (another when read around a session)
         self.page = page
         self.error = error
 
@@ -101,19 +104,23 @@ class SessionsScreen(SessionActions, Screen):
 
     # -- reading pages -----------------------------------------------------------------
 
-    def reload(self) -> None:
-        """Read the list again (sessions changed, or the filter, sort or starred choice).
+    def reload(self, keep: str | None = None) -> None:
+        """Read the list again (sessions changed, or the filter, sort or starred choice),
+        keeping `keep` (else the highlighted session) highlighted: the first read is the
+        page that holds it now, wherever the change moved it.
 
         What is shown stays until the new first page arrives, so nothing flickers."""
         self._generation += 1
         self._asked = set()
-        current = self._highlighted()
-        self._keep = current.id if current is not None else None
+        if keep is None:
+            current = self._highlighted()
+            keep = current.id if current is not None else None
+        self._keep = keep
         if self.app.library is None:
             self._show_counts()  # the index is still opening; SessionsChanged follows when it is open
             return
         at = self.listing.highlighted or 0
-        self._request(at // PAGE)
+        self._request(at // PAGE, around=keep or "")
 
     def entry_at(self, index: int) -> PageEntry | None:
         """Entry `index` of the list, or None while its page is read (the list draws a placeholder)."""
@@ -124,22 +131,25 @@ class SessionsScreen(SessionActions, Screen):
             return None
         return entries[within] if within < len(entries) else None
 
-    def _request(self, number: int) -> None:
+    def _request(self, number: int, around: str = "") -> None:
+        """Read page `number`; with `around`, the page that holds that session instead."""
         if number in self._asked or self.app.library is None:
             return
         self._asked.add(number)
         prefs = self.app.browser
-        self._read_page(self._generation, number, prefs.sort, prefs.starred_only, self.filter_text)
+        self._read_page(self._generation, number, prefs.sort, prefs.starred_only, self.filter_text, around)
 
     @work(thread=True, group="sessions-page")
-    def _read_page(self, generation: int, number: int, sort: str, starred_only: bool, text: str) -> None:
+    def _read_page(self, generation: int, number: int, sort: str, starred_only: bool, text: str, around: str) -> None:
         with self.app.background.running():  # the index stays open until this returns
             library = self.app.library
             if library is None:
                 return
             try:
-                page = library.session_page(offset=number * PAGE, limit=PAGE, sort=sort, starred_only=starred_only, text=text)
-                message = PageRead(generation, number, page)
+                page = library.session_page(
+                    offset=number * PAGE, limit=PAGE, sort=sort, starred_only=starred_only, text=text, around=around
+                )
+                message = PageRead(generation, page.offset // PAGE, page, asked=number)
             except ConvoError as exc:
                 message = PageRead(generation, number, None, str(exc))
         if not get_current_worker().is_cancelled:
@@ -156,6 +166,9 @@ class SessionsScreen(SessionActions, Screen):
             return
         if self._reading != self._generation:  # the first page of a new reading replaces what was shown
             self._pages, self._reading = {}, self._generation
+        if event.asked != event.number:  # read around a session: that page came, the one asked is still to read
+            self._asked.discard(event.asked)
+            self._asked.add(event.number)
         self._pages[event.number] = event.page.entries
         self.counts, self.error = event.page, None
         if listing.count != event.page.total:
@@ -184,10 +197,9 @@ class SessionsScreen(SessionActions, Screen):
 
     def on_sessions_changed(self, event: SessionsChanged) -> None:
         gone = event.deleted and event.session_id is not None and event.session_id == self._highlighted_id()
-        after = self._neighbour() if gone else None
-        self.reload()
-        if after is not None:  # the highlight goes to the session beside the deleted one, wherever it is now
-            self._keep = after  # (grouped by project, a deletion may move its group: the row is no guide)
+        # The highlight goes to the session beside the deleted one, wherever it is now
+        # (grouped by project, a deletion may move its group, even to another page).
+        self.reload(keep=self._neighbour() if gone else None)
 
     def _neighbour(self) -> str | None:
         """The id of the session after the highlighted one in the list (before it, at the end), when read."""
