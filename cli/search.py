@@ -13,7 +13,7 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.query import KEYS, filters_match, parse_query, unknown_project, unknown_source
+from convo_tui.core.search.query import KEYS, filters_match, parse_query, unknown_machine, unknown_project, unknown_source
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.unicode import visible_controls
@@ -84,6 +84,8 @@ def run(args: argparse.Namespace) -> int:
             out.write(format_hit(hit, terms))
     if not hits and not args.json:  # JSON lines: none is the answer
         wrong = (unknown_source(args.query) if parsed.source else None) or wrong_project
+        if filtered_out and parsed.machine and not wrong:
+            wrong = unknown_machine(args.query, (remote.name for remote in settings.remotes))
         if wrong:
             hint = f" ({wrong})"
         elif filtered_out:

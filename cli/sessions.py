@@ -10,7 +10,7 @@ from convo_tui.cli.common import add_store_options, local_time, open_index
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
-from convo_tui.core.search.query import near_projects
+from convo_tui.core.search.query import near_names
 from convo_tui.core.unicode import visible_controls
 
 
@@ -27,7 +27,7 @@ def run(args: argparse.Namespace) -> int:
     limit = check_count("--limit", args.limit, minimum=1) if args.limit is not None else None
     with open_index(args, read_only=True) as library:
         summaries = library.sessions(args.project, limit)
-        near = near_projects(args.project, (p for p, _ in library.projects())) if args.project and not summaries else []
+        near = near_names(args.project, (p for p, _ in library.projects())) if args.project and not summaries else []
     if args.project and not summaries and not args.json:
         hint = f": did you mean {' or '.join(near)}?" if near else ""
         print(f"convo-tui: no sessions in project {visible_controls(args.project)!r}{hint}", file=sys.stderr)

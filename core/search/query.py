@@ -249,12 +249,13 @@ def unknown_source(query: str) -> str | None:
     return f"source:{source} is no source convo-tui reads: {hint}"
 
 
-def near_projects(name: str, projects: Iterable[str]) -> list[str]:
-    """Indexed projects `name` may have meant (none when it is one): the same name in
-    other case first, then names holding it, then close spellings; at most four."""
+def near_names(name: str, names: Iterable[str]) -> list[str]:
+    """Names (of projects, machines) `name` may have meant (none when it is one): the
+    same name in other case first, then names holding it, then close spellings; at
+    most four."""
     import difflib
 
-    known = sorted(set(projects))
+    known = sorted(set(names))
     if name in known:
         return []
     folded = name.casefold()
@@ -277,6 +278,28 @@ def unknown_project(query: str, projects: Iterable[str]) -> str | None:
     known = list(projects)
     if project in known:
         return None
-    near = near_projects(project, known)
+    near = near_names(project, known)
     hint = f"did you mean {' or '.join('project:' + p for p in near)}?" if near else "F3 or `convo-tui sessions` lists them"
     return f"project:{project} is no indexed project: {hint}"
+
+
+def unknown_machine(query: str, machines: Iterable[str]) -> str | None:
+    """Why the query's `machine:` matched nothing when it names no machine in the
+    settings' `[[remotes]]` (None: it names one, or the query has none)."""
+    try:
+        machine = parse_query(query).machine
+    except QueryError:
+        return None
+    if not machine:
+        return None
+    known = sorted(set(machines))
+    if machine in known:
+        return None
+    near = near_names(machine, known)
+    if near:
+        hint = f"did you mean {' or '.join('machine:' + m for m in near)}?"
+    elif known:
+        hint = f"the machines are {', '.join(known)}"
+    else:
+        hint = "no other machine is set up ([[remotes]] in the settings)"
+    return f"machine:{machine} is no machine convo-tui pulls from: {hint}"

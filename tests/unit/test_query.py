@@ -116,17 +116,37 @@ def test_a_lone_surrogate_in_a_query_separates_words():
 
 
 def test_a_project_no_index_holds_is_told_which_was_meant():
-    from convo_tui.core.search.query import near_projects, unknown_project
+    from convo_tui.core.search.query import near_names, unknown_project
 
     projects = ["infra", "mlplatform", "webshop", "web-admin"]
     assert unknown_project("pool project:Infra", projects) == "project:Infra is no indexed project: did you mean project:infra?"
     assert unknown_project("pool project:mlplatfrom", projects) == (
         "project:mlplatfrom is no indexed project: did you mean project:mlplatform?"
     )
-    assert near_projects("web", projects) == ["web-admin", "webshop"]  # names that hold it, A to Z
+    assert near_names("web", projects) == ["web-admin", "webshop"]  # names that hold it, A to Z
     assert unknown_project("pool project:infra", projects) is None  # it is one: nothing to say
     assert unknown_project("pool", projects) is None
     assert (
         unknown_project("pool project:zzz", projects)
         == "project:zzz is no indexed project: F3 or `convo-tui sessions` lists them"
+    )
+
+
+def test_a_machine_no_remote_is_named_is_told_which_was_meant():
+    from convo_tui.core.search.query import unknown_machine
+
+    machines = ["devbox", "laptop-2"]
+    assert unknown_machine("pool machine:devbx", machines) == (
+        "machine:devbx is no machine convo-tui pulls from: did you mean machine:devbox?"
+    )
+    assert unknown_machine("pool machine:Laptop-2", machines) == (
+        "machine:Laptop-2 is no machine convo-tui pulls from: did you mean machine:laptop-2?"
+    )
+    assert unknown_machine("pool machine:zzz", machines) == (
+        "machine:zzz is no machine convo-tui pulls from: the machines are devbox, laptop-2"
+    )
+    assert unknown_machine("pool machine:devbox", machines) is None
+    assert unknown_machine("pool", machines) is None
+    assert unknown_machine("pool machine:devbox", []) == (
+        "machine:devbox is no machine convo-tui pulls from: no other machine is set up ([[remotes]] in the settings)"
     )

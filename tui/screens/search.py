@@ -259,7 +259,9 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         self._show_filter_line(count=self._count)
         if not outcome.hits:
             known = (name for name, _ in self.app.projects)
-            self._show_note(nothing_found(outcome, self.app.index_state, waiting=self.app.sessions_may_appear, projects=known))
+            machines = (remote.name for remote in self.app.settings.remotes)
+            waiting = self.app.sessions_may_appear
+            self._show_note(nothing_found(outcome, self.app.index_state, waiting=waiting, projects=known, machines=machines))
             self._open_for = None
             return
         if more:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from convo_tui.core.search.query import unknown_project, unknown_source
+from convo_tui.core.search.query import unknown_machine, unknown_project, unknown_source
 from convo_tui.tui.query_line import describe_filters
 
 if TYPE_CHECKING:
@@ -16,11 +16,21 @@ if TYPE_CHECKING:
 DENSE_MODES = ("hybrid", "semantic")
 
 
-def nothing_found(outcome: SearchOutcome, state: IndexState, *, waiting: bool, projects: Iterable[str] = ()) -> str:
+def nothing_found(
+    outcome: SearchOutcome,
+    state: IndexState,
+    *,
+    waiting: bool,
+    projects: Iterable[str] = (),
+    machines: Iterable[str] = (),
+) -> str:
     """Why nothing was found, and whether waiting can help (`waiting`: sessions
-    may still appear, an index run is reading them; `projects`: the indexed ones)."""
+    may still appear, an index run is reading them; `projects`: the indexed ones;
+    `machines`: the settings' remote machines)."""
     if outcome.filters_match is False:
-        wrong = unknown_source(outcome.query) or (None if waiting else unknown_project(outcome.query, projects))
+        wrong = unknown_source(outcome.query) or unknown_machine(outcome.query, machines)
+        if wrong is None and not waiting:
+            wrong = unknown_project(outcome.query, projects)
         if wrong is not None:
             return f"Nothing found: {wrong}"
         text = f"No conversation matches {describe_filters(outcome.query)}."
