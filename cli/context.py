@@ -3,8 +3,8 @@
 from __future__ import annotations
 
 import argparse
-import json
 
+from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.context import DEFAULT_LLM_MODEL, ChatMessage, request_body
 from convo_tui.core.errors import ConvoError
@@ -68,5 +68,5 @@ def run(args: argparse.Namespace) -> int:
         )
     if redacting:  # an export is about to leave the machine: mask what was pasted by mistake
         messages = [ChatMessage(m.role, redact(m.content)) for m in messages]
-    print(json.dumps(request_body(args.llm_model, messages), ensure_ascii=False, indent=2))
+    print(json_lines.dumps(request_body(args.llm_model, messages), indent=2))
     return 0

@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
 from convo_tui.core.engine import Readiness
 from convo_tui.core.errors import QueryError
@@ -79,7 +79,7 @@ def run(args: argparse.Namespace) -> int:
             data["session_title"] = display(hit.session_title)  # masked as the text line masks it
             if coverage is not None:
                 data["coverage"] = coverage
-            out.write(json.dumps(data, ensure_ascii=False) + "\n")
+            out.write(json_lines.dumps(data) + "\n")
         else:
             out.write(format_hit(hit, terms))
     if not hits and not args.json:  # JSON lines: none is the answer

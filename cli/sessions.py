@@ -3,9 +3,9 @@
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 
+from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options, local_time, open_index
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.limits import MAX_COUNT, check_count
@@ -36,7 +36,7 @@ def run(args: argparse.Namespace) -> int:
         if args.json:
             data = s.to_json()
             data["title"] = display(s.title)  # masked as the text line masks it
-            out.write(json.dumps(data, ensure_ascii=False) + "\n")
+            out.write(json_lines.dumps(data) + "\n")
             continue
         out.write(_format(s))
     return 0

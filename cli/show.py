@@ -8,7 +8,6 @@ terminal; `--json` prints one `core.serialize.session_to_json` object a line.
 from __future__ import annotations
 
 import argparse
-import json
 import os
 import sys
 from dataclasses import replace
@@ -16,6 +15,7 @@ from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any, TextIO
 
+from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options
 from convo_tui.core.model import ASSISTANT, USER, Message, Session, ToolCall
 from convo_tui.core.serialize import session_to_json
@@ -91,7 +91,7 @@ def print_sessions(sessions: list[Session], as_json: bool, out: TextIO | None = 
     out = out or sys.stdout
     if as_json:
         for session in sessions:
-            out.write(json.dumps(session_to_json(session), ensure_ascii=False, separators=(",", ":"), default=str) + "\n")
+            out.write(json_lines.dumps(session_to_json(session), separators=(",", ":"), default=str) + "\n")
         return
     style = _Style(out)
     for position, session in enumerate(sessions):
@@ -137,7 +137,7 @@ def _value(value: Any) -> str:
         if len(lines) > 1:
             shown += f" …(+{len(lines) - 1} lines)"
     else:
-        shown = json.dumps(value, ensure_ascii=False, default=str)
+        shown = json_lines.dumps(value, default=str)
     return _clip(shown, VALUE_LIMIT)
 
 

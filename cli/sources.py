@@ -3,11 +3,11 @@
 from __future__ import annotations
 
 import argparse
-import json
 from dataclasses import asdict, dataclass, field
 from pathlib import Path
 from typing import TYPE_CHECKING
 
+from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options, settings_from_args
 from convo_tui.core.index.discover import LocationReport, checked_locations, default_locations, survey
 from convo_tui.core.unicode import visible_controls
@@ -32,14 +32,14 @@ def run(args: argparse.Namespace) -> int:
     missing = [loc for loc in checked_locations() if not loc.path.exists()] if settings.discover_defaults else []
     if args.json:
         for report in reports:
-            print(json.dumps(as_json(report), ensure_ascii=False))
+            print(json_lines.dumps(as_json(report)))
         for location in missing:
-            print(json.dumps(as_json(LocationReport(location, False, 0, 0, {}, 0)), ensure_ascii=False))
+            print(json_lines.dumps(as_json(LocationReport(location, False, 0, 0, {}, 0))))
         facts = index_facts(settings)
         for reading in facts.readings if facts else []:
-            print(json.dumps({"reading": asdict(reading)}, ensure_ascii=False))
+            print(json_lines.dumps({"reading": asdict(reading)}))
         if facts is not None and facts.archive is not None:
-            print(json.dumps({"archive": asdict(facts.archive)}, ensure_ascii=False))
+            print(json_lines.dumps({"archive": asdict(facts.archive)}))
         return 0
     for report in reports:
         print(describe(report))

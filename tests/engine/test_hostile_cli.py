@@ -17,11 +17,12 @@ from convo_tui.cli.main import main
 from convo_tui.core.holder.access import open_local
 from convo_tui.core.library import Library
 from convo_tui.core.settings import DEFAULT_MODEL, Settings
+from convo_tui.core.unicode import CONTROL_CHARACTER
 from hypothesis import HealthCheck, given, settings
 from hypothesis import strategies as st
 
 from tests.helpers.hostile import SEQUENCES
-from tests.helpers.hostile_corpus import CUT_EMOJI_SESSION, TOKEN, write_hostile_corpus
+from tests.helpers.hostile_corpus import CUT_EMOJI_SESSION, ESCAPED_FOLDER, TOKEN, write_hostile_corpus
 from tests.helpers.index_copy import copy_index
 from tests.paths import ROOT
 from tests.unit.test_hostile_values import NUMBERS, QUERIES
@@ -88,9 +89,26 @@ def test_terminal_control_in_transcripts_and_names_never_reaches_the_terminal(ho
     for code, out, err in outputs:
         assert code == 0 and "Traceback" not in err
         assert not [seq for seq in SEQUENCES if seq in out + err], out
-        assert not any(ord(ch) < 32 and ch not in "\n\t" for ch in out + err), out
+        assert not CONTROL_CHARACTER.search(out.replace("\n", "").replace("\t", "") + err.replace("\n", "")), out
     assert "why does the build fail?" in outputs[0][1] and "Bash(command=pytest -q)" in outputs[2][1]
-    assert "proj\\x1b]0;DIR\\x07" in outputs[3][1]  # the folder, written out: recognisable, not obeyed
+    assert "proj\\x1b]0;DIR\\x07\\x9b" in outputs[3][1]  # the folder, written out: recognisable, not obeyed
+
+
+def test_json_output_escapes_every_control_and_keeps_the_value(hostile, capsys):
+    """JSON escapes C0 controls, but `ensure_ascii=False` left DEL and C1 (U+009B, CSI
+    to an 8-bit terminal) raw: a folder's name reached the terminal as it was."""
+    _corpus, index = hostile
+    outputs = [
+        _run(capsys, "sessions", "--json", "--index-dir", str(index)),
+        _run(capsys, "search", "why does the build fail", "--mode", "keyword", "--json", "--index-dir", str(index)),
+        _run(capsys, "show", "hostile-1", "--json", "--index-dir", str(index)),
+    ]
+    for code, out, err in outputs:
+        assert code == 0 and err == ""
+        assert not CONTROL_CHARACTER.search(out.replace("\n", "")), out
+        assert "\\u009b" in out
+    paths = [json.loads(line)["path"] for line in outputs[0][1].splitlines()]
+    assert any(f"-home-dev-{ESCAPED_FOLDER}" in path for path in paths)  # the folder itself, to a parser
 
 
 def test_json_output_masks_titles_as_the_text_does(hostile, capsys):

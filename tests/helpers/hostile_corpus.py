@@ -24,7 +24,8 @@ MARKUP = "[/x] [@click=app.quit]quit[/] [b]bold"
 HOSTILE_TITLE = f"deploy with {TOKEN} {MARKUP}"
 PWN = "$(touch pwned)"
 CUT_EMOJI_SESSION = "5e6f7a8b-9c0d-4e1f-8a2b-3c4d5e6f7a8b"
-ESCAPED_FOLDER = "proj\x1b]0;DIR\x07"  # a folder name that would set the terminal's title
+# A folder name that would set the terminal's title, and a C1 control (CSI in an 8-bit terminal).
+ESCAPED_FOLDER = "proj\x1b]0;DIR\x07\x9b"
 
 
 def _claude(target: Path, *, session_id: str, cwd: str, first: str, stamp: str | None = None, name: str | None = None) -> None:
