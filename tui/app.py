@@ -260,7 +260,13 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         """Every screen reloads what it shows of the sessions; the palette's projects too."""
         for screen in self.screen_stack:
             screen.post_message(
-                SessionsChanged(message.session_id, deleted=message.deleted, title=message.title, starred=message.starred)
+                SessionsChanged(
+                    message.session_id,
+                    deleted=message.deleted,
+                    title=message.title,
+                    starred=message.starred,
+                    tags=message.tags,
+                )
             )
         if self.library is not None:
             self._read_projects()
@@ -272,7 +278,10 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
             return
         if event.deleted and isinstance(self.screen, ReaderScreen) and self.screen.session.id == event.session_id:
             self.pop_screen()  # its session is gone; before the toast, which the next screen would clear
-        self.tell_screens(SessionsChanged(event.session_id, deleted=event.deleted, title=event.title, starred=event.starred))
+        changed = SessionsChanged(
+            event.session_id, deleted=event.deleted, title=event.title, starred=event.starred, tags=event.tags
+        )
+        self.tell_screens(changed)
         self.search_screen.follow_index()  # the new title (or the card gone), the reader's place kept
         if event.done:
             self.notify(event.done, timeout=4 if event.deleted else 2)

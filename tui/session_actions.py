@@ -179,6 +179,33 @@ class SessionActions:
 
         self.app.push_screen(PromptScreen("New title (empty restores the source's):", offered), renamed)
 
+    def action_tag(self) -> None:
+        """The session's tags in a box, as "a, b": what is there when Enter is pressed
+        are its tags (found by the sessions browser's filter, shown as #a #b)."""
+        if target := self._target():
+            self._ask_tags(target.session_id)
+
+    @work(thread=True, group="session-read")
+    def _ask_tags(self, session_id: str) -> None:
+        app = self.app
+        with app.background.running():  # the index stays open until this returns
+            library = app.library
+            if library is None:
+                return
+            try:
+                tags = library.session_summary(session_id).tags
+            except ConvoError as exc:
+                app.call_from_thread(app.notify, str(exc), severity="error")
+                return
+        offered = ", ".join(tags)
+
+        def answered(typed: str | None) -> None:
+            if typed is not None and parse_tags(typed) != tags:
+                self.edit_session(session_id, "tag", parse_tags(typed))
+
+        label = "Tags, separated by commas (empty removes them all):"
+        app.call_from_thread(app.push_screen, PromptScreen(label, offered), answered)
+
     def action_delete(self) -> None:
         target = self._target()
         if target is None:
@@ -196,8 +223,9 @@ class SessionActions:
 
     @work(thread=True, group="session-edit")
     def edit_session(self, session_id: str, what: str, value: Any) -> None:
-        """Star (`value` None: the opposite of what the index says), rename or delete;
-        the app then tells every screen (SessionEdited)."""
+        """Star (`value` None: the opposite of what the index says), rename, tag
+        (`value`: the tags it has after) or delete; the app then tells every screen
+        (SessionEdited)."""
         app = self.app
         with app.background.running():  # the index stays open until this returns
             library = app.library
@@ -205,8 +233,17 @@ class SessionActions:
                 return
             title: str | None = None
             starred: bool | None = None
+            tags: list[str] | None = None
             try:
-                if what == "star":
+                if what == "tag":
+                    current = library.session_summary(session_id).tags
+                    wanted = {tag.casefold() for tag in value}
+                    gone = [tag for tag in current if tag.casefold() not in wanted]
+                    if gone:
+                        library.tag_session(session_id, gone, remove=True)
+                    tags = library.tag_session(session_id, list(value)).tags
+                    done = f"Tags: {' '.join('#' + display(tag) for tag in tags)}" if tags else "Tags removed"
+                elif what == "star":
                     starred = (not library.session_summary(session_id).starred) if value is None else bool(value)
                     library.star_session(session_id, starred)
                     done = "Starred" if starred else "Unstarred"
@@ -220,4 +257,18 @@ class SessionActions:
                 app.call_from_thread(app.notify, str(exc), severity="error")
                 return
         # The app tells every screen, then says `done` (after a deleted session's reader has closed).
-        app.post_message(SessionEdited(session_id, deleted=what == "delete", title=title, starred=starred, done=done))
+        edited = SessionEdited(session_id, deleted=what == "delete", title=title, starred=starred, tags=tags, done=done)
+        app.post_message(edited)
+
+
+def parse_tags(typed: str) -> list[str]:
+    """ "a, #b , a" -> ["a", "b"]: split on commas, a leading # dropped (the app shows
+    tags as #a), empty and repeated ones (in any case) left out."""
+    seen: set[str] = set()
+    tags: list[str] = []
+    for part in typed.split(","):
+        tag = part.strip().removeprefix("#").strip()
+        if tag and tag.casefold() not in seen:
+            seen.add(tag.casefold())
+            tags.append(tag)
+    return tags

@@ -16,7 +16,7 @@ if TYPE_CHECKING:
 
 
 class SessionsChanged(Message):
-    """Sessions were added, renamed, starred or deleted: lists showing them reload.
+    """Sessions were added, renamed, starred, tagged or deleted: lists showing them reload.
 
     Not bubbling: the app posts it to each screen, and a screen without a
     handler must not send it back up to the app.
@@ -25,13 +25,20 @@ class SessionsChanged(Message):
     bubble = False
 
     def __init__(
-        self, session_id: str | None = None, *, deleted: bool = False, title: str | None = None, starred: bool | None = None
+        self,
+        session_id: str | None = None,
+        *,
+        deleted: bool = False,
+        title: str | None = None,
+        starred: bool | None = None,
+        tags: list[str] | None = None,
     ) -> None:
         super().__init__()
         self.session_id = session_id
         self.deleted = deleted
         self.title = title  # the new title, when it was renamed
         self.starred = starred  # the new star, when it was starred or unstarred
+        self.tags = tags  # the tags it has now, when they were changed
 
 
 class SessionEdited(Message):
@@ -44,6 +51,7 @@ class SessionEdited(Message):
         deleted: bool = False,
         title: str | None = None,
         starred: bool | None = None,
+        tags: list[str] | None = None,
         done: str = "",
     ) -> None:
         super().__init__()
@@ -51,6 +59,7 @@ class SessionEdited(Message):
         self.deleted = deleted
         self.title = title
         self.starred = starred
+        self.tags = tags
         self.done = done  # what to tell the user once every screen knows
 
 

@@ -255,6 +255,40 @@ async def test_rename_star_and_delete_from_the_list(tmp_path_factory):
 
 
 @run_async
+async def test_hash_tags_a_session_in_the_list_and_in_the_reader(tmp_path_factory):
+    """Tags were settable only with `convo-tui session tag`: shown in the app, never set there."""
+    with utc_clock():
+        settings, library = demo_library(tmp_path_factory)
+        try:
+            app = create_app(settings, library=library, index_on_start=False)
+            async with app.run_test(size=SIZE) as pilot:
+                screen = await open_browser(pilot)
+                await pilot.press("down", "j")
+                target = screen._highlighted()
+                await pilot.press("number_sign")
+                await settle(pilot)
+                await pilot.press(*"#release, Checkout ,release", "enter")
+                await settle(pilot)
+                assert library.session_summary(target.id).tags == ["release", "Checkout"]
+                assert screen._highlighted().tags == ["release", "Checkout"]  # the row, read again
+                assert screen.query_one("#session-filter").value == ""  # "#" tagged, it did not filter
+                await pilot.press("enter")  # the reader
+                await settle(pilot)
+                reader = app.screen
+                assert isinstance(reader, ReaderScreen)
+                assert "#release #Checkout" in str(reader.query_one("#reader-head", Static).render())
+                await pilot.press("number_sign")
+                await settle(pilot)
+                assert app.screen.query_one("#prompt-input").value == "release, Checkout"  # the tags it has
+                await pilot.press("ctrl+u", "enter")
+                await settle(pilot)
+                assert library.session_summary(target.id).tags == []
+                assert "#release" not in str(reader.query_one("#reader-head", Static).render())
+        finally:
+            library.close()
+
+
+@run_async
 async def test_after_a_delete_grouped_by_project_the_session_beside_it_is_highlighted(tmp_path_factory):
     """Grouped by project, deleting a group's newest session may move the group: the
     highlight went to the row's new occupant, another project's session, where a

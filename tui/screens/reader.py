@@ -63,6 +63,7 @@ class ReaderScreen(SessionActions, Screen):
         Binding("s", "search_here", "Search here", show=False, id="reader.search_here"),
         Binding("v", "reveal", "Reveal secret", show=False, id="reader.reveal"),
         Binding("d", "delete", "Delete", show=False, id="reader.delete"),
+        Binding("number_sign", "tag", "Tags", show=False, id="reader.tag"),
         Binding("j", "scroll_down", "Down", show=False, id="reader.down"),
         Binding("k", "scroll_up", "Up", show=False, id="reader.up"),
         Binding("g", "top", "Top", show=False, id="reader.top"),
@@ -251,6 +252,8 @@ class ReaderScreen(SessionActions, Screen):
             self.session.title = event.title
         if event.starred is not None:
             self.starred = event.starred
+        if event.tags is not None:
+            self.notes = (tuple(event.tags), self.notes[1])
         self._show_head()
 
     @work(thread=True, group="reader-store")

@@ -62,6 +62,7 @@ class SessionsScreen(SessionActions, Screen):
         # Not a letter: a word typed into the list goes to the filter (on_key), and "dyn"
         # must not delete the session under the cursor with its "y".
         Binding("delete", "delete", "Delete", show=False, id="sessions.delete"),
+        Binding("number_sign", "tag", "Tags", show=False, id="sessions.tag"),  # tags show as #name
         Binding("j", "cursor_down", "Down", show=False, id="sessions.down"),
         Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
         Binding("g", "first", "First", show=False, id="sessions.first"),
