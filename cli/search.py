@@ -22,7 +22,7 @@ from convo_tui.core.unicode import visible_controls
 def register(subparsers: argparse._SubParsersAction) -> None:
     parser = subparsers.add_parser(
         "search",
-        help='search the index (filters: project: session: role: tool: has:tools source: machine: after: before: "phrase")',
+        help='search the index (filters: project: session: role: tool: has:tools source: machine: tag: after: before: "phrase")',
         description="Search indexed conversations. Filters go inside the query, e.g. 'qdrant project:myapp after:2026-01-01'.",
         option_hint=filter_hint,
     )

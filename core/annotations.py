@@ -151,6 +151,16 @@ class Annotations:
             rows = conn.execute(f"SELECT {self._COLUMNS} FROM annotations").fetchall()
         return {row[0]: self._row_to_annotation(row) for row in rows}
 
+    def tagged(self, tag: str) -> tuple[str, ...]:
+        """The sessions the user gave `tag` (compared case-insensitively, as tags are
+        kept: core/annotations.normalize_tags), deleted ones left out: `tag:NAME`."""
+        wanted = tag.strip().removeprefix("#").strip().casefold()
+        if not wanted or not self.path.exists():
+            return ()
+        with closing(self._connect()) as conn:
+            rows = conn.execute("SELECT session_id, tags FROM annotations WHERE tags != '[]' AND deleted_at IS NULL").fetchall()
+        return tuple(session_id for session_id, tags in rows if any(str(t).casefold() == wanted for t in json.loads(tags)))
+
     def _update(self, session_id: str, **columns: Any) -> None:
         names = list(columns)
         assignments = ", ".join(f"{name} = excluded.{name}" for name in [*names, "updated_at"])

@@ -168,14 +168,29 @@ class Library(Engine):
     def search(self, query: str, *, limit: int = 10, mode: str = "hybrid", offset: int = 0) -> list[Hit]:
         embedders = self.models.embedders(mode, self._unreadable())
         hits = search(
-            self.store, embedders, query, limit=limit, mode=mode, offset=offset, resolve_session=self.ids.resolve_in_query
+            self.store,
+            embedders,
+            query,
+            limit=limit,
+            mode=mode,
+            offset=offset,
+            resolve_session=self.ids.resolve_in_query,
+            resolve_tag=self.annotations.tagged,
         )
         return overlay_hits(hits, self.annotations.all())
 
     def hits_in_session(self, query: str, session_id: str, *, mode: str = "hybrid") -> list[Hit]:
         embedders = self.models.embedders(mode, self._unreadable())
         session_id = self.ids.resolve_in_query(session_id)
-        hits = hits_in_session(self.store, embedders, query, session_id, mode=mode, resolve_session=self.ids.resolve_in_query)
+        hits = hits_in_session(
+            self.store,
+            embedders,
+            query,
+            session_id,
+            mode=mode,
+            resolve_session=self.ids.resolve_in_query,
+            resolve_tag=self.annotations.tagged,
+        )
         return overlay_hits(hits, self.annotations.all())
 
     def context(

@@ -41,11 +41,13 @@ def search(
     mode: str = "hybrid",
     offset: int = 0,
     resolve_session: Callable[[str], str] | None = None,
+    resolve_tag: Callable[[str], tuple[str, ...]] | None = None,
 ) -> list[Hit]:
     """Cards `offset .. offset+limit` of the ranking, best first; each card's
     `score` (relevance, 0..1) is what orders the list and what a card shows.
     Cards under the relevance floor are dropped, so a nonsense word finds nothing.
-    `resolve_session` turns a `session:` filter's id prefix into the whole id."""
+    `resolve_session` turns a `session:` filter's id prefix into the whole id;
+    `resolve_tag` a `tag:` filter into the sessions the user gave that tag."""
     if mode not in MODES:
         raise QueryError(f"unknown search mode '{mode}' (use one of {', '.join(MODES)})")
     parsed = parse_query(query)
@@ -53,6 +55,8 @@ def search(
     check_count("offset", offset)
     if parsed.session and resolve_session is not None:
         parsed.session = resolve_session(parsed.session)
+    if parsed.tag and resolve_tag is not None:
+        parsed.tagged = resolve_tag(parsed.tag)
     if limit == 0:
         return []
     window = offset + limit
@@ -375,13 +379,14 @@ def hits_in_session(
     mode: str = "hybrid",
     limit: int = 200,
     resolve_session: Callable[[str], str] | None = None,
+    resolve_tag: Callable[[str], tuple[str, ...]] | None = None,
 ) -> list[Hit]:
     """Every hit of a query within one session, in reading order (for the reader's n/N)."""
     parsed = parse_query(query)
     if not parsed.text:
         return []
     scoped = f"{query} {session_filter(session_id)}" if parsed.session is None else query
-    find = partial(search, store, embedders, scoped, limit=limit, resolve_session=resolve_session)
+    find = partial(search, store, embedders, scoped, limit=limit, resolve_session=resolve_session, resolve_tag=resolve_tag)
     if mode != "hybrid" or embedders.dense is None:
         hits = find(mode="keyword" if mode == "hybrid" else mode)
     else:

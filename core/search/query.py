@@ -1,7 +1,7 @@
 """Query strings with GitHub-style filters -> words to search + store filters.
 
 `project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME
-machine:NAME after:DATE before:DATE` and "quoted phrases" (must appear
+machine:NAME tag:NAME after:DATE before:DATE` and "quoted phrases" (must appear
 verbatim, case-insensitive). Values may be quoted: `project:"my app"`.
 A DATE is YYYY-MM-DD, `today`, `yesterday`, or a count of days, weeks,
 months (30 days) or years back: `7d`, `2w`, `3m`, `1y`; each means the local
@@ -24,7 +24,7 @@ from convo_tui.core.unicode import without_lone_surrogates
 if TYPE_CHECKING:
     from convo_tui.core.engine import Engine
 
-KEYS = ("project", "session", "role", "tool", "has", "source", "machine", "after", "before")
+KEYS = ("project", "session", "role", "tool", "has", "source", "machine", "tag", "after", "before")
 ROLES = {"user": "user", "ai": "ai", "assistant": "ai"}
 
 _TOKEN = re.compile(r'(?P<key>[A-Za-z_]+):(?:"(?P<qval>[^"]*)"|(?P<val>\S*))|"(?P<phrase>[^"]*)"|(?P<word>\S+)')
@@ -41,6 +41,8 @@ class ParsedQuery:
     has_tools: bool = False
     source: str | None = None
     machine: str | None = None  # a remote machine's name (core/remote/)
+    tag: str | None = None  # a tag the user gave sessions (the annotations, not the index)
+    tagged: tuple[str, ...] | None = None  # the sessions that have it, once the search looked (`tag`)
     after: float | None = None  # epoch seconds, inclusive
     before: float | None = None  # epoch seconds, exclusive (start of that day)
 
@@ -50,7 +52,16 @@ class ParsedQuery:
         dated = self.after is not None or self.before is not None
         return dated or any(
             value not in (None, False)
-            for value in (self.project, self.session, self.role, self.tool, self.has_tools, self.source, self.machine)
+            for value in (
+                self.project,
+                self.session,
+                self.role,
+                self.tool,
+                self.has_tools,
+                self.source,
+                self.machine,
+                self.tag,
+            )
         )
 
     def store_filter(self) -> Filter:
@@ -64,6 +75,10 @@ class ParsedQuery:
             must.append(Cond("source", value=self.source))
         if self.machine:
             must.append(Cond("machine", value=self.machine))
+        if self.tag:
+            # The sessions the search found with it (none looked up: none); when no session
+            # has it, an id no session has (an empty `any` would be no condition at all).
+            must.append(Cond("session_id", any=self.tagged or ("",)))
         if self.tool:
             must.append(Cond("tool_keys", value=self.tool.lower()))
         if self.has_tools:
@@ -192,6 +207,7 @@ def _example(key: str) -> str:
         "has": "has:tools",
         "source": "source:cursor",
         "machine": "machine:devbox",
+        "tag": "tag:release",
         "after": "after:2026-01-01",
         "before": "before:2026-02-01",
     }[key]

@@ -69,7 +69,7 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
     def compose(self) -> ComposeResult:
         yield Header()
         yield Input(
-            placeholder="Search…  (filters: project: source: role: tool: has:tools after: before: session: machine:)",
+            placeholder="Search…  (filters: project: source: role: tool: has:tools after: before: session: machine: tag:)",
             id="query",
             compact=True,  # one row: at 80x24 the results need every row they can get
             select_on_focus=False,  # coming back to the query must never select it: the next key would replace it
