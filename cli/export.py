@@ -45,9 +45,10 @@ def run(args: argparse.Namespace) -> int:
 
     settings = settings_from_args(args)
     fmt = args.format or (FORMAT_OF_SUFFIX.get(Path(args.output).suffix.lower()) if args.output else None) or "html"
-    session = _session(args)
+    session, tags, description = _session(args)
     keep = args.no_redact or not settings.redact
-    text = render_export(session, fmt, price_table(settings), (lambda t: t) if keep else redact)
+    shown = (lambda t: t) if keep else redact
+    text = render_export(session, fmt, price_table(settings), shown, tags=tags, description=description)
     if not args.output:
         sys.stdout.write(text)
         return 0
@@ -62,7 +63,9 @@ def run(args: argparse.Namespace) -> int:
     return 0
 
 
-def _session(args: argparse.Namespace) -> Session:
+def _session(args: argparse.Namespace) -> tuple[Session, list[str], str]:
+    """The session, with the tags and description the user gave it in the index (a
+    transcript file exported as it is has none)."""
     if os.path.isfile(args.session):
         from convo_tui.core.sources import parse_path
 
@@ -70,6 +73,8 @@ def _session(args: argparse.Namespace) -> Session:
         if len(sessions) != 1:
             ids = ", ".join(s.id for s in sessions[:3])
             raise ConvoError(f"{args.session}: holds {len(sessions)} sessions ({ids}…); index it and export one by id")
-        return sessions[0]
+        return sessions[0], [], ""
     with open_index(args, read_only=True) as engine:
-        return find_session(engine, args.session)
+        session = find_session(engine, args.session)
+        summary = engine.session_summary(session.id)
+        return session, summary.tags, summary.description

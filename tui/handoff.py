@@ -194,9 +194,11 @@ def _export_page(app: ConvoApp, session_id: str, fmt: str) -> None:
             return
         try:
             session = library.session(session_id)
+            notes = library.session_summary(session_id)
             # a page to share masks every secret, also one revealed on screen (v in the reader)
             shown: Callable[[str], str] = redact if app.settings.redact else str
-            text = render_export(session, fmt, price_table(app.settings), shown)
+            table = price_table(app.settings)
+            text = render_export(session, fmt, table, shown, tags=notes.tags, description=notes.description)
         except ConvoError as exc:
             app.call_from_thread(app.notify, f"Export failed: {exc}", severity="error")
             return

@@ -7,7 +7,7 @@ the others would hide.
 
 from __future__ import annotations
 
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 
 from convo_tui.core.cost.prices import PriceTable
 from convo_tui.core.export.data import render_json
@@ -19,10 +19,19 @@ from convo_tui.core.model import Session
 FORMATS = {"html": ".html", "md": ".md", "json": ".json"}
 
 
-def render_export(session: Session, fmt: str, table: PriceTable, shown: Callable[[str], str] = lambda text: text) -> str:
-    """The session in `fmt` (html, md or json), every text through `shown` (the masking)."""
+def render_export(
+    session: Session,
+    fmt: str,
+    table: PriceTable,
+    shown: Callable[[str], str] = lambda text: text,
+    *,
+    tags: Sequence[str] = (),
+    description: str = "",
+) -> str:
+    """The session in `fmt` (html, md or json), every text through `shown` (the masking);
+    `tags` and `description`, the user's own (the index's annotations), in its header."""
     masked = masked_session(session, shown)
-    facts = session_facts(masked, table)
+    facts = session_facts(masked, table, tags=tuple(shown(tag) for tag in tags), description=shown(description))
     if fmt == "html":
         return render_html(masked, facts)
     if fmt == "md":

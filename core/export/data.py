@@ -16,6 +16,7 @@ def render_json(session: Session, facts: SessionFacts) -> str:
     """`session` is already masked (core/export/facts.py)."""
     data = session_to_json(session)
     summary: dict[str, Any] = {"tool": facts.tool, "models": facts.models}
+    summary["tags"], summary["description"] = list(facts.tags), facts.description
     summary["usage"] = facts.usage.to_json() if facts.usage else None
     if facts.cost is not None:
         summary["cost_usd"] = facts.cost.pico / PICO_PER_USD

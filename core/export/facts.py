@@ -39,6 +39,8 @@ class SessionFacts:
     session_id: str
     path: str
     cwd: str | None
+    tags: tuple[str, ...] = ()  # the user's own (annotations), as they gave them
+    description: str = ""  # the user's own line about the session
 
 
 def when(stamp: datetime | None) -> str:
@@ -46,7 +48,8 @@ def when(stamp: datetime | None) -> str:
     return stamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if stamp else "—"
 
 
-def session_facts(session: Session, table: PriceTable) -> SessionFacts:
+def session_facts(session: Session, table: PriceTable, *, tags: tuple[str, ...] = (), description: str = "") -> SessionFacts:
+    """`tags` and `description`: what the user said of the session (already masked)."""
     models_usage = session_usage(session)
     usage = Usage()
     for one in models_usage.values():
@@ -68,6 +71,8 @@ def session_facts(session: Session, table: PriceTable) -> SessionFacts:
         session_id=visible_controls(session.id),
         path=visible_controls(session.path),
         cwd=visible_controls(session.cwd) if session.cwd else session.cwd,
+        tags=tuple(" ".join(tag.split()) for tag in tags),
+        description=" ".join(description.split()),
     )
 
 
@@ -121,7 +126,10 @@ def tokens_line(usage: Usage) -> str:
 def header_rows(facts: SessionFacts, code: Callable[[str], str] = str) -> list[tuple[str, str]]:
     """The page header of an export, (name, value) in order, the same for every
     format; `code` marks the values that are identifiers (Markdown's backticks)."""
-    rows = [
+    rows = [("Description", facts.description)] if facts.description else []
+    if facts.tags:
+        rows.append(("Tags", " ".join(f"#{tag}" for tag in facts.tags)))
+    rows += [
         ("Tool", facts.tool),
         ("Project", facts.project),
         ("Model", ", ".join(facts.models) or "—"),

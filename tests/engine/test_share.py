@@ -56,6 +56,29 @@ def test_export_by_id_prefix(index_dir, tmp_path, capsys):
     assert f"session id '{OPUS_SESSION[:6]}' is too short: give 8 or more characters of it" in capsys.readouterr().err
 
 
+def test_export_carries_the_users_tags_and_description_masked(index_dir, tmp_path, capsys):
+    """Tags and descriptions were shown in the app and nowhere in an export."""
+    secret = "ghp_" + "A1b2C3d4E5f6G7h8I9j0K1l2M3n4O5p6Q7r8"  # a GitHub token pasted into the description
+    prefix = OPUS_SESSION[:8]
+    assert main(["session", "tag", prefix, "rollback", "on call", "--index-dir", str(index_dir)]) == 0
+    assert main(["session", "describe", prefix, f"how we undo a bad deploy; token {secret}", "--index-dir", str(index_dir)]) == 0
+    capsys.readouterr()
+    try:
+        markdown, page, data = (tmp_path / "s.md", tmp_path / "s.html", tmp_path / "s.json")
+        for target in (markdown, page, data):
+            assert main(["export", prefix, "-o", str(target), "--index-dir", str(index_dir)]) == 0
+        text = markdown.read_text(encoding="utf-8")
+        assert "| Description | how we undo a bad deploy; token [REDACTED:github-token" in text
+        assert "| Tags | #rollback #on call |" in text
+        assert "<dt>Tags</dt><dd>#rollback #on call</dd>" in page.read_text(encoding="utf-8")
+        export = json.loads(data.read_text(encoding="utf-8"))["export"]
+        assert export["tags"] == ["rollback", "on call"] and export["description"].startswith("how we undo")
+        assert not [f for f in (markdown, page, data) if secret in f.read_text(encoding="utf-8")]
+    finally:  # the module's other tests see the session as it was
+        assert main(["session", "tag", prefix, "rollback", "on call", "--remove", "--index-dir", str(index_dir)]) == 0
+        assert main(["session", "describe", prefix, "", "--index-dir", str(index_dir)]) == 0
+
+
 def structured(result: Any) -> dict[str, Any]:
     assert not result.is_error, result.content
     return result.structured_content if result.structured_content is not None else json.loads(result.content[0].text)
