@@ -13,6 +13,7 @@ from convo_tui.tui.dialogs import ConfirmScreen
 from convo_tui.tui.screens.reader import ReaderScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.screens.sessions import SessionsScreen
+from convo_tui.tui.widgets.session_list import ROWS
 from textual.widgets import Static
 
 from tests.helpers.app import run_async, settle, until, workers_done
@@ -144,6 +145,33 @@ async def test_j_k_g_shift_g_move_through_the_list(corpus):
         assert screen._highlighted_id() == shown[0].id
         await pilot.press("slash", *"jk")  # in the filter box j and k are letters
         assert screen.query_one("#session-filter").value == "jk"
+
+
+@run_async
+async def test_grouped_by_project_g_and_k_show_the_groups_header(corpus):
+    """`g` from the bottom of the grouped list scrolled the first session to the top
+    row: the first project's header was off screen."""
+    app = make_app(corpus)
+    async with app.run_test(size=(100, 12)) as pilot:  # a list shorter than the grouped entries
+        screen = await open_browser(pilot)
+        await pilot.press("down", "s", "s")  # by project
+        await settle(pilot)
+        listing = screen.listing
+        assert listing.count * ROWS > listing.size.height
+        await pilot.press("G")
+        await settle(pilot)
+        assert listing.scroll_offset.y > 0
+        await pilot.press("g")
+        await settle(pilot)
+        assert listing.highlighted == 1 and listing.scroll_offset.y == 0  # the header (row 0) in view
+        # Up onto a group's first session: its header comes into view with it.
+        await pilot.press("G")
+        await settle(pilot)
+        first_of_last_group = max(i for i in range(listing.count) if screen.entry_at(i).header is not None) + 1
+        while listing.highlighted > first_of_last_group:
+            await pilot.press("k")
+        await settle(pilot)
+        assert listing.scroll_offset.y <= (first_of_last_group - 1) * ROWS
 
 
 @run_async

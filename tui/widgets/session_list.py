@@ -148,7 +148,10 @@ class SessionList(ScrollView, can_focus=True):
         self._forget(old)
         self._forget(index)
         if index is not None:
-            self.scroll_to_region(Region(0, index * ROWS, 1, ROWS), animate=False, immediate=True)
+            # A group's first session comes into view with its project's header above it.
+            above = self._entry_at(index - 1) if index > 0 else None
+            top = index - 1 if above is not None and above.header is not None else index
+            self.scroll_to_region(Region(0, top * ROWS, 1, (index - top + 1) * ROWS), animate=False, immediate=True)
         self.refresh()
         self.post_message(self.Highlighted(index))
 
