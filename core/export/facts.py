@@ -48,6 +48,26 @@ def when(stamp: datetime | None) -> str:
     return stamp.astimezone(UTC).strftime("%Y-%m-%d %H:%M UTC") if stamp else "—"
 
 
+# A page's heading has room for a whole first question (a card's title is cut at 80).
+PAGE_TITLE_LIMIT = 300
+
+
+def whole_title(session: Session) -> str:
+    """The title, one line; a title cut from the first question ("How do we …") is
+    that question's whole first line again (up to PAGE_TITLE_LIMIT), for the page."""
+    title = " ".join(session.title.split())
+    if not title.endswith("…"):
+        return title
+    start = title.removesuffix("…").rstrip()
+    for message in session.messages:
+        if message.role == "user" and message.is_conversation:
+            line = next((" ".join(line.split()) for line in message.text.splitlines() if line.strip()), "")
+            if line.startswith(start) and len(line) > len(start):
+                return line if len(line) <= PAGE_TITLE_LIMIT else line[: PAGE_TITLE_LIMIT - 1].rstrip() + "…"
+            break
+    return title
+
+
 def session_facts(session: Session, table: PriceTable, *, tags: tuple[str, ...] = (), description: str = "") -> SessionFacts:
     """`tags` and `description`: what the user said of the session (already masked)."""
     models_usage = session_usage(session)
@@ -58,7 +78,7 @@ def session_facts(session: Session, table: PriceTable, *, tags: tuple[str, ...] 
     if isinstance(session.meta.get("model"), str) and session.meta["model"]:
         named.add(session.meta["model"])
     return SessionFacts(
-        title=" ".join(session.title.split()) or "(untitled)",
+        title=whole_title(session) or "(untitled)",
         tool=tool_name(session.source),
         project=visible_controls(session.project) or "—",  # names: spelled out, as the CLI prints them
         models=sorted(visible_controls(name) for name in named),

@@ -195,3 +195,27 @@ def test_cli_exports_a_transcript_file(tmp_path: Path, capsys):
     assert capsys.readouterr().out.startswith("# The checkout total")
     assert main(["export", str(SESSION_FILE), "-o", str(tmp_path / "s.json")]) == 0  # the format from the suffix
     assert json.loads((tmp_path / "s.json").read_text(encoding="utf-8"))["export"]["tool"] == "Claude Code"
+
+
+def test_a_title_cut_from_the_first_question_is_whole_in_the_pages_heading():
+    from convo_tui.core.export.facts import PAGE_TITLE_LIMIT
+    from convo_tui.core.sources._common import title_from_messages
+
+    session = fixture_session()
+    question = "Why does the nightly export job " + "retry the upload step and then fail " * 4 + "on Sundays only?"
+    first = next(m for m in session.messages if m.role == "user" and m.is_conversation)
+    messages = [replace(m, text=question + "\nmore context") if m is first else m for m in session.messages]
+    session = replace(session, messages=messages, _turns=None)
+    session = replace(session, title=title_from_messages(session.messages, "x"))
+    assert session.title.endswith("…") and len(session.title) == 80  # what cards show
+    page = render_export(session, "md", PriceTable({}))
+    assert page.startswith(f"# {question}\n")
+    assert parsed(render_export(session, "html", PriceTable({}))).find("h1")[0][1] == question
+    renamed = replace(session, title="Sunday export failures…")  # the user's own title: as it is
+    assert render_export(renamed, "md", PriceTable({})).startswith("# Sunday export failures…\n")
+    asked = next(m for m in session.messages if m.role == "user" and m.is_conversation)
+    longer = [replace(m, text="word " * 200) if m is asked else m for m in session.messages]
+    long = replace(session, messages=longer, _turns=None)
+    long = replace(long, title=title_from_messages(long.messages, "x"))
+    heading = render_export(long, "md", PriceTable({})).splitlines()[0]
+    assert len(heading) == len("# ") + PAGE_TITLE_LIMIT and heading.endswith("…")
