@@ -25,6 +25,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from convo_tui.core.embed.e5 import E5_MODEL, e5_available
+from convo_tui.core.index.text_lang import cjk_count
 from convo_tui.core.settings import DEFAULT_MODEL
 
 AUTO = "auto"
@@ -36,7 +37,6 @@ FAST_CJK_SHARE = 0.01
 # Bytes read from transcripts to measure the share (newest files first).
 SAMPLE_BYTES = 4_000_000
 SAMPLE_PER_FILE = 200_000
-_CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 _WORD = re.compile(r"[A-Za-z]{2,}")
 _SUFFIXES = {".jsonl", ".json", ".txt", ".md"}
 
@@ -56,7 +56,7 @@ class ModelChoice:
 def cjk_share(texts: Iterable[str]) -> float:
     cjk = words = 0
     for text in texts:
-        cjk += len(_CJK.findall(text))
+        cjk += cjk_count(text)  # its pattern compiled only when a sample is read
         words += len(_WORD.findall(text))
     return cjk / (cjk + words) if cjk + words else 0.0
 

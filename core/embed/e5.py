@@ -16,6 +16,7 @@ import threading
 from collections.abc import Sequence
 from contextlib import nullcontext
 from dataclasses import dataclass
+from functools import cache
 
 from convo_tui.core.environ import environment_variable
 from convo_tui.core.errors import IndexUnavailable
@@ -41,7 +42,14 @@ QUERY_THREADS = 1
 
 # One span per CJK character, word or punctuation mark: close to (slightly
 # under) XLM-R's piece count, so chunks cut by it fit the window.
-_PIECE = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]|\w+|[^\w\s]")
+_PIECE = r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]|\w+|[^\w\s]"
+
+
+@cache
+def _pieces() -> re.Pattern[str]:
+    """Compiled when e5 first counts pieces (3 ms: CJK ranges), not by every command
+    that imports this module to know the model's name."""
+    return re.compile(_PIECE)
 
 
 @dataclass
@@ -54,7 +62,7 @@ class PieceTokenizer:
 
     def encode(self, text: str, add_special_tokens: bool = False) -> _Encoding:
         del add_special_tokens
-        return _Encoding([m.span() for m in _PIECE.finditer(text)])
+        return _Encoding([m.span() for m in _pieces().finditer(text)])
 
 
 def e5_available() -> bool:

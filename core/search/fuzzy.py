@@ -10,10 +10,11 @@ from collections.abc import Sequence
 
 from convo_tui.core.hits import Hit
 from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN
+from convo_tui.core.index.text_lang import cjk_count
 from convo_tui.core.search.fuzzy_scope import SCOPES, Ranked, text_of
 from convo_tui.core.search.merge import merge
 from convo_tui.core.search.query import ParsedQuery
-from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, level_filter, with_vectors
+from convo_tui.core.search.request import TEXT_FIELDS, Embedders, level_filter, with_vectors
 from convo_tui.core.store.base import Cond, Query, Scored, Store
 from rapidfuzz import fuzz, process, utils
 
@@ -32,7 +33,7 @@ def search_fuzzy(
     flt = level_filter(parsed, level)
     words = [w for w in utils.default_process(parsed.text).split() if w]
     scan = store.count(flt) <= FUZZY_SCAN_LIMIT
-    scope = SCOPES.get(store, flt) if scan and not parsed.phrases and not any(CJK.search(w) for w in words) else None
+    scope = SCOPES.get(store, flt) if scan and not parsed.phrases and not any(map(cjk_count, words)) else None
     if scope is not None:
         top = _scope_top(store, scope.ranked(words, FUZZY_MIN_SCORE)[: limit * 2])
     else:
@@ -111,7 +112,7 @@ def fuzzy_score(words: list[str], text: str) -> float:
         return 0.0
     total = 0.0
     for word in words:
-        if CJK.search(word):
+        if cjk_count(word):
             total += fuzz.partial_ratio(word, processed)
             continue
         best = process.extractOne(word, vocabulary, scorer=fuzz.ratio, processor=None)

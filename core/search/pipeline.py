@@ -13,7 +13,7 @@ from functools import partial
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
 from convo_tui.core.index.points import LEVEL_MESSAGE, LEVEL_TURN, turn_key
-from convo_tui.core.index.text_lang import text_lang
+from convo_tui.core.index.text_lang import cjk_count, text_lang
 from convo_tui.core.limits import check_count
 from convo_tui.core.search import fusion, meaning
 from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dense_scale, fuse, rrf
@@ -22,7 +22,7 @@ from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.page import LIGHT_FIELDS, page
 from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
-from convo_tui.core.search.request import CJK, TEXT_FIELDS, Embedders, embedded, level_filter, point_terms, point_text
+from convo_tui.core.search.request import TEXT_FIELDS, Embedders, embedded, level_filter, point_terms, point_text
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
 
@@ -127,7 +127,7 @@ def _stands_out(store: Store, parsed: ParsedQuery, dense: Sequence[float], scale
     near enough, and ahead of the next one, to be an answer rather than the noise
     every query has (`DenseScale.unknown_words`: best cosine plus its lead over the
     second). Never for Chinese, Japanese or Korean on a model that cannot read them."""
-    if not scale.cjk and CJK.search(parsed.text):
+    if not scale.cjk and cjk_count(parsed.text):
         return False
     best = store.query([Query(dense=dense, filter=embedded(level_filter(parsed, LEVEL_TURN)), limit=2, fields=("key",))])[0]
     if not best:
@@ -337,7 +337,7 @@ def _light(parsed: ParsedQuery, kind: QueryKind) -> bool:
 def _weight(scale: DenseScale, parsed: ParsedQuery, kind: QueryKind) -> float:
     """The dense weight for this query: the model's, none for CJK on a model that
     cannot read it, at most CODE_DENSE_WEIGHT for a query made of identifiers."""
-    if not scale.cjk and CJK.search(parsed.text):
+    if not scale.cjk and cjk_count(parsed.text):
         return fusion.NO_CJK_WEIGHT
     return min(scale.weight, CODE_DENSE_WEIGHT) if kind.code else scale.weight
 

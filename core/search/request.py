@@ -3,7 +3,6 @@ card reads, the filter of one level (turns or messages) and a hit's text and ter
 
 from __future__ import annotations
 
-import re
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import TYPE_CHECKING
@@ -14,9 +13,6 @@ from convo_tui.core.store.base import Cond, Filter, Query, Scored, Store
 if TYPE_CHECKING:
     from convo_tui.core.embed.dense import DenseModel
     from convo_tui.core.embed.sparse import SparseEmbedder
-
-# Chinese, Japanese and Korean characters (kana, CJK ideographs, hangul).
-CJK = re.compile(r"[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]")
 
 TEXT_FIELDS = [
     "key",
