@@ -22,6 +22,10 @@ SNAP_CHARS = 12  # how far a cut may move to start on a whole word
 # With `cut_after`, a match that starts past this many cells is brought to the
 # front: the narrowest card (80 columns) shows about 70 cells of a text line.
 VISIBLE_CELLS = 40
+# With `cut_after`, windows are compared by what this many cells of them hold: the
+# part a card shows. Compared over the whole width (240), a card showed one term
+# of a cluster that came 100 cells later (`Kubernetes deployment is configured`).
+SHOWN_CELLS = 70
 
 
 def cell_width(char: str) -> int:
@@ -96,9 +100,10 @@ def snippet(text: str, terms: Sequence[str], width: int = 160, *, cut_after: boo
     # Spans are sorted and apart, so those inside a window are a run of them.
     starts, ends = [s for s, _ in spans], [e for _, e in spans]
     found = [flat[s:e].casefold() for s, e in spans]
+    compared = min(room, SHOWN_CELLS) if cut_after else room
     for first, _ in spans:
         start = cells.back_by(first, lead)
-        end = cells.end_for(start, room)
+        end = cells.end_for(start, compared)
         inside = found[bisect_left(starts, start) : bisect_right(ends, end)]
         score = (len(set(inside)), len(inside), -start)
         if best is None or score > best:

@@ -65,3 +65,14 @@ def test_a_snippet_the_caller_cuts_starts_near_a_late_match(repeat):
     assert snippet("an early marzipanlighthouse, then more", ["marzipanlighthouse"], 240, cut_after=True) == (
         "an early marzipanlighthouse, then more"
     )
+
+
+def test_a_card_starts_at_the_cluster_it_shows_not_at_a_lone_term_before_it():
+    """The card shows about 70 cells: windows compared over 240 cells started at a lone
+    "deployment" 100 cells before the sentence that holds every term of the query."""
+    filler = "the rollout notes list the steps we took on Tuesday and the people who helped " * 2
+    text = f"Our deployment went fine. {filler} In the end the Kubernetes deployment is configured with two replicas."
+    terms = ["kubernetes", "deployment", "configured"]
+    shown = snippet(text, terms, 240, cut_after=True)
+    assert shown.startswith("…") and "Kubernetes deployment is configured" in shown[:70]
+    assert "Kubernetes deployment is configured" in snippet(text, terms, 240)  # the CLI shows its whole window
