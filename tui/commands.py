@@ -34,7 +34,7 @@ SCREEN_COMMANDS: list[tuple[str, str, str]] = [
     ("Open the source file in $EDITOR", "action_edit", "A read-only copy of the transcript as the tool wrote it"),
     ("Star / unstar the session", "action_star", "Starred sessions are one key away in the sessions browser"),
     ("Rename the session", "action_rename", "A title of your own (the source file is not touched)"),
-    ("Tag the session", "action_tag", "Tags of your own, found by the sessions browser's filter"),
+    ("Tag the session", "action_tag", "Tags of your own: tag:NAME in a search, or the sessions browser's filter"),
     ("Delete the session from the index", "action_delete", "Asks first; the source file is not touched"),
     ("Toggle compact view", "action_toggle_compact", "One line per result with a preview pane"),
     ("Toggle sort: date / relevance", "action_toggle_sort", "Newest results first, or the best first"),

@@ -49,7 +49,9 @@ class PromptScreen(ModalScreen[str | None]):
     def compose(self) -> ComposeResult:
         with Vertical(classes="dialog"):
             yield Static(self.label, markup=False)
-            yield Input(value=self.value, id="prompt-input")
+            # The value offered is to go on from (a title, the tags so far): typing adds to
+            # it, not over it (ctrl+u clears it).
+            yield Input(value=self.value, id="prompt-input", select_on_focus=False)
 
     @on(Input.Submitted)
     def _submitted(self, event: Input.Submitted) -> None:

@@ -16,10 +16,10 @@ def _day(epoch: float) -> str:
 
 def active_filters(parsed: ParsedQuery) -> list[str]:
     shown = []
-    for key in ("project", "session", "role", "tool", "source"):
+    for key in ("project", "session", "role", "tool", "source", "machine", "tag"):
         value = getattr(parsed, key)
         if value:
-            shown.append(f"{key}:{value}")
+            shown.append(f'{key}:"{value}"' if any(ch.isspace() for ch in value) else f"{key}:{value}")
     if parsed.has_tools:
         shown.append("has:tools")
     if parsed.after is not None:
@@ -42,9 +42,9 @@ def with_filter(query: str, key: str, value: str) -> str:
 
 def describe_filters(query: str) -> str:
     """The query's filters as the user wrote them, for a sentence ("after:2w and project:shop")."""
-    from convo_tui.core.search.query import filters_only
+    from convo_tui.core.search.query import filter_tokens
 
-    parts = filters_only(query).split()
+    parts = filter_tokens(query)
     if not parts:
         return "the filters"
     if len(parts) == 1:

@@ -183,10 +183,10 @@ class SessionActions:
         """The session's tags in a box, as "a, b": what is there when Enter is pressed
         are its tags (found by the sessions browser's filter, shown as #a #b)."""
         if target := self._target():
-            self._ask_tags(target.session_id)
+            self._ask_tags(target.session_id, target.title)
 
     @work(thread=True, group="session-read")
-    def _ask_tags(self, session_id: str) -> None:
+    def _ask_tags(self, session_id: str, title: str) -> None:
         app = self.app
         with app.background.running():  # the index stays open until this returns
             library = app.library
@@ -203,7 +203,8 @@ class SessionActions:
             if typed is not None and parse_tags(typed) != tags:
                 self.edit_session(session_id, "tag", parse_tags(typed))
 
-        label = "Tags, separated by commas (empty removes them all):"
+        named = display(title) or session_id
+        label = f"Tags of “{named}”, separated by commas (empty removes them all):"
         app.call_from_thread(app.push_screen, PromptScreen(label, offered), answered)
 
     def action_delete(self) -> None:

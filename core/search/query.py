@@ -220,12 +220,15 @@ def session_filter(session_id: str) -> str:
     return f'session:"{session_id}"'
 
 
+def filter_tokens(query: str) -> list[str]:
+    """The query's filters as the user wrote them, one each (`tag:"two words"` whole)."""
+    return [match.group(0) for match in _TOKEN.finditer(query) if match.group("key") and match.group("key").lower() in KEYS]
+
+
 def filters_only(query: str) -> str:
     """The query's filters alone, as query text (words and phrases left out): what
     a face searches to tell "these filters match nothing" from "no words matched"."""
-    return " ".join(
-        match.group(0) for match in _TOKEN.finditer(query) if match.group("key") and match.group("key").lower() in KEYS
-    )
+    return " ".join(filter_tokens(query))
 
 
 def filters_match(library: Engine, query: str) -> bool | None:

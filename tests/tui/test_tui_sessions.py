@@ -308,6 +308,12 @@ async def test_hash_tags_a_session_in_the_list_and_in_the_reader(tmp_path_factor
                 await pilot.press("number_sign")
                 await settle(pilot)
                 assert app.screen.query_one("#prompt-input").value == "release, Checkout"  # the tags it has
+                assert target.title.removesuffix("…")[:20] in str(app.screen.query_one(Static).render())  # whose
+                await pilot.press(*", urgent", "enter")  # typed after them, not over them
+                await settle(pilot)
+                assert library.session_summary(target.id).tags == ["release", "Checkout", "urgent"]
+                await pilot.press("number_sign")
+                await settle(pilot)
                 await pilot.press("ctrl+u", "enter")
                 await settle(pilot)
                 assert library.session_summary(target.id).tags == []

@@ -28,3 +28,14 @@ def test_newest_first_with_coverage_and_more_results_fits_80_columns():
     line = describe_query("flaky test", "hybrid", count=50, note=note, more=True, newest_first=True)
     assert line.cell_len <= 78, line.plain
     assert line.plain.rstrip().endswith("50+ results   newest first")
+
+
+def test_every_filter_shows_on_the_line_and_a_quoted_value_stays_whole():
+    """tag: and machine: were missing from the line; `tag:"nope nada"` was told as
+    'the filters tag:"nope and nada"'."""
+    from convo_tui.tui.query_line import describe_filters
+
+    line = describe_query('pool tag:"needs review" machine:devbox project:infra', "hybrid", count=2).plain
+    assert 'tag:"needs review"' in line and "machine:devbox" in line and "project:infra" in line
+    assert describe_filters('tag:"nope nada"') == 'the filter tag:"nope nada"'
+    assert describe_filters('x tag:"nope nada" after:2w') == 'the filters tag:"nope nada" and after:2w'

@@ -49,6 +49,12 @@ def test_a_session_row_shows_the_users_tags_after_the_counts():
     summary = _summary(title="Nightly reconciliation", project="payments", tags=["billing", "postgres"])
     _, meta = rendered(session_line(summary, with_project=True), 100)
     assert meta.endswith("6 turns · 30 messages · #billing #postgres"), meta
+    # At 80 columns the tags give way first: the project and the counts stay.
+    tagged = _summary(project="mlplatform", tags=["Alpha", "ux-test", "needs-review", "release-q4"])
+    _, meta = rendered(session_line(tagged, with_project=True), 80)
+    assert meta.strip().startswith("mlplatform · ") and "6 turns · 30 messages · #A" in meta and meta.endswith("…"), meta
+    _, meta = rendered(session_line(tagged, with_project=True), 74)  # no room for a tag: none
+    assert meta.strip().startswith("mlplatform · ") and meta.endswith("6 turns · 30 messages"), meta
 
 
 def test_stats_headers_and_numbers_fit_80_columns_with_tokens():

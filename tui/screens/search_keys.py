@@ -43,7 +43,7 @@ SEARCH_HELP_KEYS = [
     ("↓↑ pgdn pgup", "Open result: read on, then next", ""),
 ]
 SEARCH_HELP_NOTE = (
-    "Filters in the query: project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME tag:NAME "
+    "Filters in the query: project:NAME session:ID role:user|ai tool:NAME has:tools source:NAME tag:NAME machine:NAME "
     'after:DATE before:DATE "exact phrase"; DATE: YYYY-MM-DD, today, yesterday, 7d 2w 3m 1y.'
 )
 

@@ -231,21 +231,22 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
     )
     if summary.orphaned:
         details.append(" · source gone", style="italic")
-    if summary.tags:  # the user's (convo-tui session tag): last, so the counts keep their units when cut
-        details.append(" · " + " ".join(f"#{tag}" for tag in summary.tags), style="italic")
-    meta = PlaceAndDetails(Text(summary.project or "—", style="italic") if with_project else None, details)
+    # The user's own tags: last, and the first to give way, so the project and the counts show.
+    tags = Text(" ".join(f"#{tag}" for tag in summary.tags), style="italic") if summary.tags else None
+    meta = PlaceAndDetails(Text(summary.project or "—", style="italic") if with_project else None, details, tags)
     grid.add_row(Text("★" if summary.starred else "", style="bold"), title)
     grid.add_row("", meta)
     return grid
 
 
 class PlaceAndDetails:
-    """`project · details` on one row, cut to the width it gets: the project gives way
-    first, so "6 turns · 30 messages" keeps its unit at 80 columns."""
+    """`project · details · tags` on one row, cut to the width it gets: the tags give way
+    first, then the project, so "6 turns · 30 messages" keeps its unit at 80 columns."""
 
-    def __init__(self, project: Text | None, details: Text) -> None:
+    def __init__(self, project: Text | None, details: Text, tags: Text | None = None) -> None:
         self.project = project
         self.details = details
+        self.tags = tags
 
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         width = options.max_width
@@ -258,9 +259,16 @@ class PlaceAndDetails:
                 line.append_text(project)
                 line.append(" · ")
         line.append_text(self.details)
+        room = width - line.cell_len - 3
+        if self.tags is not None and room >= 4:  # at least "#a…"
+            tags = self.tags.copy()
+            tags.truncate(room, overflow="ellipsis")
+            line.append(" · ")
+            line.append_text(tags)
         line.truncate(width, overflow="ellipsis")
         yield line
 
     def __rich_measure__(self, console: Console, options: ConsoleOptions) -> Measurement:
         project = self.project.cell_len + 3 if self.project is not None else 0
-        return Measurement(min(options.max_width, 8), min(options.max_width, project + self.details.cell_len))
+        tags = self.tags.cell_len + 3 if self.tags is not None else 0
+        return Measurement(min(options.max_width, 8), min(options.max_width, project + self.details.cell_len + tags))
