@@ -91,8 +91,8 @@ def session_facts(session: Session, table: PriceTable, *, tags: tuple[str, ...] 
         session_id=visible_controls(session.id),
         path=visible_controls(session.path),
         cwd=visible_controls(session.cwd) if session.cwd else session.cwd,
-        tags=tuple(" ".join(tag.split()) for tag in tags),
-        description=" ".join(description.split()),
+        tags=tuple(visible_controls(" ".join(tag.split())) for tag in tags),
+        description=visible_controls(" ".join(description.split())),
     )
 
 

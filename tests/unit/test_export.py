@@ -219,3 +219,9 @@ def test_a_title_cut_from_the_first_question_is_whole_in_the_pages_heading():
     long = replace(long, title=title_from_messages(long.messages, "x"))
     heading = render_export(long, "md", PriceTable({})).splitlines()[0]
     assert len(heading) == len("# ") + PAGE_TITLE_LIMIT and heading.endswith("…")
+
+
+def test_the_users_tags_and_description_are_shown_never_obeyed():
+    page = render_export(fixture_session(), "md", PriceTable({}), tags=["a\x1b]0;X\x07"], description="undo\x1b[2J it")
+    assert "\x1b" not in page and "\x07" not in page
+    assert "| Description | undo\\x1b[2J it |" in page and "#a\\x1b]0;X\\x07" in page
