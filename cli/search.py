@@ -13,7 +13,15 @@ from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
 from convo_tui.core.search.highlight import query_terms
-from convo_tui.core.search.query import KEYS, filters_match, parse_query, unknown_machine, unknown_project, unknown_source
+from convo_tui.core.search.query import (
+    KEYS,
+    filters_match,
+    parse_query,
+    unknown_machine,
+    unknown_project,
+    unknown_source,
+    unknown_tag,
+)
 from convo_tui.core.search.snippets import snippet
 from convo_tui.core.settings import SEARCH_MODES
 from convo_tui.core.unicode import visible_controls
@@ -68,6 +76,7 @@ def run(args: argparse.Namespace) -> int:
         wrong_project = (
             unknown_project(args.query, (p for p, _ in library.projects())) if filtered_out and parsed.project else None
         )
+        wrong_tag = unknown_tag(args.query, (t for t, _ in library.tags())) if filtered_out and parsed.tag else None
         # How much of the history the meaning part could search (phase 2 may still be running).
         ready = library.readiness() if mode in MEANING_MODES and hits else None
     out = sys.stdout
@@ -86,6 +95,8 @@ def run(args: argparse.Namespace) -> int:
         wrong = (unknown_source(args.query) if parsed.source else None) or wrong_project
         if filtered_out and parsed.machine and not wrong:
             wrong = unknown_machine(args.query, (remote.name for remote in settings.remotes))
+        if filtered_out and parsed.tag and not wrong:
+            wrong = wrong_tag
         if wrong:
             hint = f" ({wrong})"
         elif filtered_out:

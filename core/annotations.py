@@ -307,3 +307,18 @@ def overlay_hits(hits: list[Hit], notes: dict[str, Annotation]) -> list[Hit]:
         if note is not None and note.title:
             hit.session_title = note.title
     return hits
+
+
+def tag_counts(notes: dict[str, Annotation], sessions: set[str]) -> list[tuple[str, int]]:
+    """(tag, how many of `sessions` have it), most first: tags compare in any case (as
+    `tag:` does), each shown as it was first written; deleted sessions not counted."""
+    counts: dict[str, int] = {}
+    spelled: dict[str, str] = {}
+    for session_id, note in notes.items():
+        if session_id not in sessions or note.deleted is not None:
+            continue
+        for tag in note.tags:
+            key = tag.casefold()
+            spelled.setdefault(key, tag)
+            counts[key] = counts.get(key, 0) + 1
+    return sorted(((spelled[key], count) for key, count in counts.items()), key=lambda item: (-item[1], item[0].casefold()))

@@ -96,6 +96,7 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         self.background = BackgroundThreads()  # the threads the index must outlive
         self.browser = BrowserPrefs()
         self.projects: list[tuple[str, int]] = []  # for the palette, read in a worker, never on a keystroke
+        self.tags: list[tuple[str, int]] = []  # the same, of the tags the user gave sessions
         self.index_state = IndexState()  # which phase runs, what search by meaning covers
         self._followed = 0.0  # when the screens last followed a change of the index
         self._follow_timer: Any = None  # a follow waiting out FOLLOW_EVERY
@@ -294,12 +295,14 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         with self.background.running():  # the index stays open until this returns
             try:
                 projects = library.projects()
+                tags = library.tags()
             except ConvoError:
                 return  # the palette keeps the last list
-        self.post_message(ProjectsLoaded(projects))
+        self.post_message(ProjectsLoaded(projects, tags))
 
     def on_projects_loaded(self, event: ProjectsLoaded) -> None:
         self.projects = event.projects
+        self.tags = event.tags
 
     # -- quitting ------------------------------------------------------------------------
 

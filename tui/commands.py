@@ -60,6 +60,14 @@ class ConvoCommands(Provider):
             if callable(method) and offers(action):
                 commands.append((title, method, help_text))
         commands.append(("Stats: sessions, messages, tokens", app.action_stats, "Per project, source and week"))
+        for name, count in app.tags:  # the same: read in a worker by the app
+            commands.append(
+                (
+                    f"Filter by tag: {name} ({count})",
+                    partial(app.add_filter, "tag", name),
+                    "Added to the query (replaces another tag:)",
+                )
+            )
         for name, count in app.projects:  # read in a worker by the app: no store call on a keystroke
             commands.append(
                 (

@@ -83,8 +83,10 @@ class StatsLoaded(Message):
 
 
 class ProjectsLoaded(Message):
-    """(project, session count) read in a worker, cached by the app for the palette."""
+    """(project, session count) and (tag, session count) read in a worker, cached by
+    the app for the palette and the notes on an empty result."""
 
-    def __init__(self, projects: list[tuple[str, int]]) -> None:
+    def __init__(self, projects: list[tuple[str, int]], tags: list[tuple[str, int]] | None = None) -> None:
         super().__init__()
         self.projects = projects
+        self.tags = tags or []

@@ -90,6 +90,7 @@ MESSAGE = Codec(lambda message: message.to_json(), lambda data: ChatMessage(data
 READINESS = Codec(asdict, lambda data: Readiness(**data))
 READING = Codec(asdict, lambda data: SourceReading(**{**data, "top": tuple((str(k), int(n)) for k, n in data.get("top", []))}))
 MODEL_INFO = Codec(asdict, lambda data: ModelInfo(**data))
+# (name, count) pairs: projects, tags.
 PROJECTS = Codec(lambda pairs: [[name, count] for name, count in pairs], lambda pairs: [(str(n), int(c)) for n, c in pairs])
 FLAGS = Codec(dict, lambda data: {str(k): bool(v) for k, v in data.items()})
 BOOL = Codec(bool, bool)
@@ -193,6 +194,7 @@ OPERATIONS: dict[str, Operation] = {
             Param("around", TEXT, ""),
         ),
         _op("projects", PROJECTS),
+        _op("tags", PROJECTS),
         _op("session", SESSION, _ID),
         _op("session_summary", SUMMARY, _ID),
         _op("resolve_session_id", Codec(str, str), _ID),

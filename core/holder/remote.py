@@ -146,6 +146,10 @@ class RemoteEngine(Engine):
         projects: list[tuple[str, int]] = self._call("projects")
         return projects
 
+    def tags(self) -> list[tuple[str, int]]:
+        tags: list[tuple[str, int]] = self._call("tags")
+        return tags
+
     def session(self, session_id: str) -> Session:
         session: Session = self._call("session", session_id=session_id)
         return session

@@ -158,7 +158,10 @@ class Catalogue:
         starred = sum(1 for row in rows if _starred(notes.get(row.id)))
         chosen = [row for row in rows if _starred(notes.get(row.id))] if starred_only else rows
         entries: list[tuple[str, int] | Row]
-        if text.strip():  # best match first, whatever the sort
+        tag = _tag_asked(text)
+        if tag is not None:  # `tag:NAME`: the sessions with that tag, as the search's filter finds them
+            entries = list(_sorted([r for r in chosen if _has_tag(notes.get(r.id), tag)], sort, notes))
+        elif text.strip():  # best match first, whatever the sort
             entries = list(_fuzzy(chosen, text, notes))
         elif sort == "project":
             entries = _grouped(chosen, notes)
@@ -269,6 +272,19 @@ def _sorted(rows: list[Row], sort: str, notes: dict[str, Annotation]) -> list[Ro
     if sort == "title":
         return sorted(rows, key=lambda r: (_title(r, notes).casefold(), -r.newest, r.id))
     return sorted(rows, key=lambda r: (-r.newest, _title(r, notes).casefold(), r.id))
+
+
+def _tag_asked(text: str) -> str | None:
+    """The tag of a filter that is `tag:NAME` (quoted or with a #), casefolded; else None."""
+    typed = text.strip()
+    if not typed.casefold().startswith("tag:"):
+        return None
+    value = typed[4:].strip().strip('"').strip().removeprefix("#").strip()
+    return value.casefold() or None
+
+
+def _has_tag(note: Annotation | None, tag: str) -> bool:
+    return note is not None and any(t.casefold() == tag for t in note.tags)
 
 
 def _grouped(rows: list[Row], notes: dict[str, Annotation]) -> list[tuple[str, int] | Row]:

@@ -20,7 +20,7 @@ from contextlib import suppress
 from pathlib import Path
 from typing import TYPE_CHECKING
 
-from convo_tui.core.annotations import Annotations, overlay_hits
+from convo_tui.core.annotations import Annotations, overlay_hits, tag_counts
 from convo_tui.core.engine import Engine, ModelInfo, Readiness, SourceReading
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.health import FilesCheck
@@ -242,6 +242,10 @@ class Library(Engine):
 
     def projects(self) -> list[tuple[str, int]]:
         return self.catalogue.projects()
+
+    def tags(self) -> list[tuple[str, int]]:
+        indexed = {row.id for row in self.catalogue.rows()}
+        return tag_counts(self.annotations.all(), indexed)
 
     def session(self, session_id: str) -> Session:
         return self.reader.session(self.ids.resolve(session_id))

@@ -322,3 +322,31 @@ def unknown_machine(query: str, machines: Iterable[str]) -> str | None:
     else:
         hint = "no other machine is set up ([[remotes]] in the settings)"
     return f"machine:{machine} is no machine convo-tui pulls from: {hint}"
+
+
+def unknown_tag(query: str, tags: Iterable[str]) -> str | None:
+    """Why the query's `tag:` matched nothing when no session has that tag (None: one
+    has, in any case, or the query has none): the tags it may have meant."""
+    try:
+        tag = parse_query(query).tag
+    except QueryError:
+        return None
+    if not tag:
+        return None
+    wanted = tag.removeprefix("#").strip()
+    known = list(tags)
+    if any(name.casefold() == wanted.casefold() for name in known):
+        return None
+    folded = {name.casefold(): name for name in known}
+    near = [folded[name] for name in near_names(wanted.casefold(), folded)]
+    if near:
+        hint = f"did you mean {' or '.join('tag:' + _quoted(name) for name in near)}?"
+    elif known:
+        hint = "# in the sessions browser or the reader tags a session"
+    else:
+        hint = "no session is tagged yet (# in the sessions browser or the reader, or `convo-tui session tag`)"
+    return f"tag:{_quoted(tag)} is no tag of any session: {hint}"
+
+
+def _quoted(value: str) -> str:
+    return f'"{value}"' if any(ch.isspace() for ch in value) else value

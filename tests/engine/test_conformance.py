@@ -122,6 +122,7 @@ def _reads(engines: tuple[Engine, Engine]) -> None:
     _both(engines, "sessions", project="vectordb")
     assert len(_both(engines, "sessions", limit=2)) == 2
     _both(engines, "projects")
+    _both(engines, "tags")
     page = _both(engines, "session_page", offset=0, limit=3, sort="date", starred_only=False, text="")
     assert page.entries and page.everything >= len(page.entries)
     _both(engines, "session_page", offset=1, limit=50, sort="project", starred_only=False, text="")
@@ -213,6 +214,7 @@ CASES: dict[str, Callable[[tuple[Engine, Engine]], None]] = {
             "sessions",
             "session_page",
             "projects",
+            "tags",
             "session",
             "session_summary",
             "stats",

@@ -30,8 +30,10 @@ def test_tag_keeps_the_tagged_sessions_in_any_case_with_words_or_alone(library):
         assert tagged and {hit.session_id for hit in tagged} <= set(chosen), mode
     alone = library.search("tag:#RELEASE-Q4", limit=20)  # the filter alone: the newest turns of those sessions
     assert {hit.session_id for hit in alone} == set(chosen)
+    assert ("Release-Q4", 2) in library.tags()
     library.tag_session(chosen[0], ["Release-Q4"], remove=True)
     assert {hit.session_id for hit in library.search("tag:release-q4", limit=20)} == {chosen[1]}
+    assert ("Release-Q4", 1) in library.tags()
     # Within one session (the reader's n / N), the tag applies too.
     assert library.hits_in_session(f"{QUERY} tag:release-q4", chosen[1])
     assert library.hits_in_session(f"{QUERY} tag:release-q4", chosen[0]) == []

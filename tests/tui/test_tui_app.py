@@ -417,6 +417,9 @@ async def test_a_new_search_refills_the_same_cards_and_hides_the_unused_ones(cor
         none = await search(pilot, "coupon machine:devbox")  # no other machine is set up
         note = str(app.search_screen.query_one("#results-note", Static).render())
         assert "machine:devbox is no machine convo-tui pulls from: no other machine is set up" in note
+        none = await search(pilot, "coupon tag:nosuch-zz")  # a tag no session has
+        note = str(app.search_screen.query_one("#results-note", Static).render())
+        assert "tag:nosuch-zz is no tag of any session" in note
         none = await search(pilot, "coupon source:claude")  # the source's name mistyped: the names it meant
         assert none == []
         note = str(app.search_screen.query_one("#results-note", Static).render())

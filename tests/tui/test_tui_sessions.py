@@ -312,6 +312,9 @@ async def test_hash_tags_a_session_in_the_list_and_in_the_reader(tmp_path_factor
                 await pilot.press(*", urgent", "enter")  # typed after them, not over them
                 await settle(pilot)
                 assert library.session_summary(target.id).tags == ["release", "Checkout", "urgent"]
+                await settle(pilot)
+                assert ("urgent", 1) in app.tags  # the palette's and the notes' list, read again
+
                 await pilot.press("number_sign")
                 await settle(pilot)
                 await pilot.press("ctrl+u", "enter")

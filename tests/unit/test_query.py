@@ -150,3 +150,38 @@ def test_a_machine_no_remote_is_named_is_told_which_was_meant():
     assert unknown_machine("pool machine:devbox", []) == (
         "machine:devbox is no machine convo-tui pulls from: no other machine is set up ([[remotes]] in the settings)"
     )
+
+
+def test_a_tag_no_session_has_is_told_which_was_meant():
+    from convo_tui.core.search.query import unknown_tag
+
+    tags = ["release-q4", "Needs Review", "infra"]
+    assert unknown_tag("pool tag:relase-q4", tags) == "tag:relase-q4 is no tag of any session: did you mean tag:release-q4?"
+    assert unknown_tag("pool tag:RELEASE-Q4", tags) is None  # tag: matches in any case
+    assert unknown_tag("pool tag:#infra", tags) is None
+    assert unknown_tag('pool tag:"needs reveiw"', tags) == (
+        'tag:"needs reveiw" is no tag of any session: did you mean tag:"Needs Review"?'
+    )
+    assert (
+        unknown_tag("pool tag:zzz", tags)
+        == "tag:zzz is no tag of any session: # in the sessions browser or the reader tags a session"
+    )
+    assert unknown_tag("pool tag:zzz", []) == (
+        "tag:zzz is no tag of any session: no session is tagged yet "
+        "(# in the sessions browser or the reader, or `convo-tui session tag`)"
+    )
+    assert unknown_tag("pool", tags) is None
+
+
+def test_tags_are_counted_over_indexed_sessions_in_any_case():
+    from datetime import UTC, datetime
+
+    from convo_tui.core.annotations import Annotation, Deletion, tag_counts
+
+    notes = {
+        "a": Annotation("a", tags=["Release", "infra"]),
+        "b": Annotation("b", tags=["release"]),
+        "c": Annotation("c", tags=["release"], deleted=Deletion(datetime(2026, 1, 1, tzinfo=UTC), "", 0, 0)),
+        "gone": Annotation("gone", tags=["release", "old"]),  # pruned from the index
+    }
+    assert tag_counts(notes, {"a", "b", "c"}) == [("Release", 2), ("infra", 1)]

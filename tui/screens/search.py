@@ -261,7 +261,9 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
             known = (name for name, _ in self.app.projects)
             machines = (remote.name for remote in self.app.settings.remotes)
             waiting = self.app.sessions_may_appear
-            self._show_note(nothing_found(outcome, self.app.index_state, waiting=waiting, projects=known, machines=machines))
+            tags = (name for name, _ in self.app.tags)
+            note = nothing_found(outcome, self.app.index_state, waiting=waiting, projects=known, machines=machines, tags=tags)
+            self._show_note(note)
             self._open_for = None
             return
         if more:

@@ -6,7 +6,7 @@ from __future__ import annotations
 from collections.abc import Iterable
 from typing import TYPE_CHECKING
 
-from convo_tui.core.search.query import unknown_machine, unknown_project, unknown_source
+from convo_tui.core.search.query import unknown_machine, unknown_project, unknown_source, unknown_tag
 from convo_tui.tui.query_line import describe_filters
 
 if TYPE_CHECKING:
@@ -23,12 +23,13 @@ def nothing_found(
     waiting: bool,
     projects: Iterable[str] = (),
     machines: Iterable[str] = (),
+    tags: Iterable[str] = (),
 ) -> str:
     """Why nothing was found, and whether waiting can help (`waiting`: sessions
     may still appear, an index run is reading them; `projects`: the indexed ones;
-    `machines`: the settings' remote machines)."""
+    `machines`: the settings' remote machines; `tags`: the tags sessions have)."""
     if outcome.filters_match is False:
-        wrong = unknown_source(outcome.query) or unknown_machine(outcome.query, machines)
+        wrong = unknown_source(outcome.query) or unknown_machine(outcome.query, machines) or unknown_tag(outcome.query, tags)
         if wrong is None and not waiting:
             wrong = unknown_project(outcome.query, projects)
         if wrong is not None:
