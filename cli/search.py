@@ -7,8 +7,8 @@ import sys
 
 from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options, local_time, open_index, settings_from_args
-from convo_tui.core.engine import Readiness
-from convo_tui.core.errors import QueryError
+from convo_tui.core.engine import Engine, Readiness
+from convo_tui.core.errors import ConvoError, QueryError
 from convo_tui.core.hits import Hit
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
@@ -76,7 +76,7 @@ def run(args: argparse.Namespace) -> int:
         wrong_project = (
             unknown_project(args.query, (p for p, _ in library.projects())) if filtered_out and parsed.project else None
         )
-        wrong_tag = unknown_tag(args.query, (t for t, _ in library.tags())) if filtered_out and parsed.tag else None
+        wrong_tag = _wrong_tag(library, args.query) if filtered_out and parsed.tag else None
         # How much of the history the meaning part could search (phase 2 may still be running).
         ready = library.readiness() if mode in MEANING_MODES and hits else None
     out = sys.stdout
@@ -116,6 +116,16 @@ def run(args: argparse.Namespace) -> int:
 
 
 MEANING_MODES = ("hybrid", "semantic")
+
+
+def _wrong_tag(library: Engine, query: str) -> str | None:
+    """Why `tag:` found nothing, when it names no tag (no hint from a holder of an older
+    convo-tui, which has no list of tags to give)."""
+    try:
+        tags = [tag for tag, _ in library.tags()]
+    except ConvoError:
+        return None
+    return unknown_tag(query, tags)
 
 
 def _coverage(ready: Readiness | None) -> dict[str, float | int] | None:

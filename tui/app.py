@@ -295,9 +295,12 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         with self.background.running():  # the index stays open until this returns
             try:
                 projects = library.projects()
-                tags = library.tags()
             except ConvoError:
                 return  # the palette keeps the last list
+            try:
+                tags = library.tags()
+            except ConvoError:  # a holder of an older convo-tui (`serve`) has no tags to give
+                tags = self.tags
         self.post_message(ProjectsLoaded(projects, tags))
 
     def on_projects_loaded(self, event: ProjectsLoaded) -> None:
