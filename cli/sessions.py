@@ -7,6 +7,7 @@ import sys
 
 from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options, local_time, open_index
+from convo_tui.core.annotations import tags_line
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.limits import MAX_COUNT, check_count
 from convo_tui.core.redact import display
@@ -48,7 +49,7 @@ def _count(number: int, noun: str) -> str:
 
 def _format(s: SessionSummary) -> str:
     star = "★ " if s.starred else ""
-    tags = "  " + " ".join(f"#{t}" for t in s.tags) if s.tags else ""
+    tags = "  " + tags_line(s.tags) if s.tags else ""
     gone = "  (file gone)" if s.orphaned else ""
     lines = [
         f"{star}{visible_controls(s.id)}  {display(s.title)}{visible_controls(tags)}",

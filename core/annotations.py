@@ -90,6 +90,12 @@ def _file_state(path: str) -> tuple[int | None, int | None]:
     return stat.st_size, stat.st_mtime_ns
 
 
+def tags_line(tags: Iterable[str]) -> str:
+    """Tags as every face shows them: `#release #"needs review"` (a tag with a space
+    quoted, so that it does not read as two; `tag:"needs review"` finds it)."""
+    return " ".join(f'#"{tag}"' if any(ch.isspace() for ch in tag) else f"#{tag}" for tag in tags)
+
+
 def normalize_tags(tags: Iterable[str]) -> list[str]:
     """Trimmed, non-empty, first occurrence kept (case-insensitively)."""
     seen: set[str] = set()

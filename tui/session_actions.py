@@ -16,6 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
+from convo_tui.core.annotations import tags_line
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
@@ -243,7 +244,7 @@ class SessionActions:
                     if gone:
                         library.tag_session(session_id, gone, remove=True)
                     tags = library.tag_session(session_id, list(value)).tags
-                    done = f"Tags: {' '.join('#' + display(tag) for tag in tags)}" if tags else "Tags removed"
+                    done = f"Tags: {display(tags_line(tags))}" if tags else "Tags removed"
                 elif what == "star":
                     starred = (not library.session_summary(session_id).starred) if value is None else bool(value)
                     library.star_session(session_id, starred)

@@ -8,6 +8,7 @@ from dataclasses import dataclass, replace
 from datetime import UTC, datetime
 from typing import Any
 
+from convo_tui.core.annotations import tags_line
 from convo_tui.core.cost.prices import PriceTable
 from convo_tui.core.cost.pricing import Cost, format_usd, price_models
 from convo_tui.core.cost.usage import Usage, session_usage
@@ -148,7 +149,7 @@ def header_rows(facts: SessionFacts, code: Callable[[str], str] = str) -> list[t
     format; `code` marks the values that are identifiers (Markdown's backticks)."""
     rows = [("Description", facts.description)] if facts.description else []
     if facts.tags:
-        rows.append(("Tags", " ".join(f"#{tag}" for tag in facts.tags)))
+        rows.append(("Tags", tags_line(facts.tags)))
     rows += [
         ("Tool", facts.tool),
         ("Project", facts.project),

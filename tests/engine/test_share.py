@@ -69,8 +69,8 @@ def test_export_carries_the_users_tags_and_description_masked(index_dir, tmp_pat
             assert main(["export", prefix, "-o", str(target), "--index-dir", str(index_dir)]) == 0
         text = markdown.read_text(encoding="utf-8")
         assert "| Description | how we undo a bad deploy; token [REDACTED:github-token" in text
-        assert "| Tags | #rollback #on call |" in text
-        assert "<dt>Tags</dt><dd>#rollback #on call</dd>" in page.read_text(encoding="utf-8")
+        assert '| Tags | #rollback #"on call" |' in text  # a tag with a space, quoted: one tag
+        assert "<dt>Tags</dt><dd>#rollback #&quot;on call&quot;</dd>" in page.read_text(encoding="utf-8")
         export = json.loads(data.read_text(encoding="utf-8"))["export"]
         assert export["tags"] == ["rollback", "on call"] and export["description"].startswith("how we undo")
         assert not [f for f in (markdown, page, data) if secret in f.read_text(encoding="utf-8")]

@@ -71,3 +71,9 @@ def test_stats_headers_and_numbers_fit_80_columns_with_tokens():
     weeks = [("2026-W10", Count(12, 345, Tokens(10, 20), True))]
     lines = rendered(group_table("Per week", "Week", weeks, prices, weeks=True, width=74), 74)
     assert "Sessions" in lines[1] and "2026-W10  Mar 02" in lines[2]
+
+
+def test_a_tag_with_a_space_reads_as_one_tag():
+    summary = _summary(title="Nightly", project="payments", tags=["needs review", "billing"])
+    _, meta = rendered(session_line(summary, with_project=True), 120)
+    assert meta.endswith('6 turns · 30 messages · #"needs review" #billing'), meta

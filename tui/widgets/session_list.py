@@ -12,6 +12,7 @@ from __future__ import annotations
 
 from collections.abc import Callable
 
+from convo_tui.core.annotations import tags_line
 from convo_tui.core.hits import PageEntry, SessionSummary
 from convo_tui.core.redact import display
 from convo_tui.tui.render import format_date, plural
@@ -232,7 +233,7 @@ def session_line(summary: SessionSummary, *, with_project: bool = False) -> Tabl
     if summary.orphaned:
         details.append(" · source gone", style="italic")
     # The user's own tags: last, and the first to give way, so the project and the counts show.
-    tags = Text(" ".join(f"#{tag}" for tag in summary.tags), style="italic") if summary.tags else None
+    tags = Text(tags_line(summary.tags), style="italic") if summary.tags else None
     meta = PlaceAndDetails(Text(summary.project or "—", style="italic") if with_project else None, details, tags)
     grid.add_row(Text("★" if summary.starred else "", style="bold"), title)
     grid.add_row("", meta)

@@ -5,6 +5,7 @@ from __future__ import annotations
 from collections.abc import Callable, Sequence
 from pathlib import Path
 
+from convo_tui.core.annotations import tags_line
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
 from convo_tui.tui.render import format_date, plural
@@ -66,7 +67,7 @@ def session_head(
     if cost:  # what the tool recorded, priced (tui/render.py session_cost)
         head.append(f" · {cost}", style="dim")
     if tags or description.strip():  # what the user said of the session (`convo-tui session tag / describe`)
-        said = " ".join(f"#{tag}" for tag in tags)
+        said = tags_line(tags)
         head.append(f"\n{said}{' · ' if said and description.strip() else ''}{display(description)}", style="italic")
     if masked:  # a line of its own: beside the path it wraps mid-phrase at 80 columns
         head.append(f"\n🔒 {plural(masked, 'secret')} masked · v reveals one", style="italic")
