@@ -8,7 +8,6 @@ changes is indexed within seconds. Ctrl+C (or SIGTERM) stops it cleanly.
 from __future__ import annotations
 
 import argparse
-import contextlib
 import sys
 from pathlib import Path
 from typing import TYPE_CHECKING, TextIO
@@ -46,6 +45,7 @@ def register(subparsers: argparse._SubParsersAction) -> None:
 def run(args: argparse.Namespace) -> int:
     from convo_tui.core.holder import client, protocol
     from convo_tui.core.holder.access import open_local, open_when_free
+    from convo_tui.core.holder.release import release
 
     settings = settings_from_args(args)
     # A keep-warm holder waits for the command that started it to let the index go.
@@ -55,8 +55,15 @@ def run(args: argparse.Namespace) -> int:
         if not path.exists():
             raise ConvoError(f"{path}: no such file or folder")
     if not settings.qdrant_url:
-        with contextlib.suppress(client.NoHolder):
-            hello = client.call(protocol.socket_path(settings.index_dir), "hello")
+        try:
+            hello = client.call(protocol.socket_path(settings.index_dir), "hello", {"release": release()})
+        except client.NoHolder:
+            pass
+        except client.HolderGone:
+            # A keep-warm holder of another release stepping down (core/holder/release.py):
+            # the index is this serve's once it lets go.
+            opener = open_when_free
+        else:
             raise ConvoError(f"index {settings.index_dir} is already served by pid {hello.get('pid')}")
     err = sys.stderr
     # The first Ctrl+C or SIGTERM is a request (cli/interrupts.py): the running index run

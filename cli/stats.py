@@ -8,10 +8,10 @@ settings' `[prices]`).
 from __future__ import annotations
 
 import argparse
-import json
 import sys
 from typing import Any
 
+from convo_tui.cli import json_lines
 from convo_tui.cli.common import add_store_options, open_index, settings_from_args
 from convo_tui.core.unicode import visible_controls
 
@@ -41,8 +41,7 @@ def run(args: argparse.Namespace) -> int:
     with open_index(args, read_only=True) as library:
         report = stats_report(library.stats(), table)
     if args.json:
-        json.dump(report, sys.stdout, ensure_ascii=False)
-        sys.stdout.write("\n")
+        sys.stdout.write(json_lines.dumps(report) + "\n")
         return 0
     sys.stdout.write(render_text(report))
     return 0

@@ -97,14 +97,17 @@ def tags_line(tags: Iterable[str]) -> str:
 
 
 def normalize_tags(tags: Iterable[str]) -> list[str]:
-    """Trimmed, non-empty, first occurrence kept (case-insensitively)."""
+    """Trimmed, non-empty, first occurrence kept (case-insensitively). A comma
+    separates tags and a leading # is how they are shown, as in the app's box
+    and `tag:#NAME`: `session tag ID "#a,b"` gives the tags a and b."""
     seen: set[str] = set()
     result: list[str] = []
-    for tag in tags:
-        tag = tag.strip()
-        if tag and tag.casefold() not in seen:
-            seen.add(tag.casefold())
-            result.append(tag)
+    for given in tags:
+        for part in given.split(","):
+            tag = part.strip().removeprefix("#").strip()
+            if tag and tag.casefold() not in seen:
+                seen.add(tag.casefold())
+                result.append(tag)
     return result
 
 
@@ -165,7 +168,12 @@ class Annotations:
             return ()
         with closing(self._connect()) as conn:
             rows = conn.execute("SELECT session_id, tags FROM annotations WHERE tags != '[]' AND deleted_at IS NULL").fetchall()
-        return tuple(session_id for session_id, tags in rows if any(str(t).casefold() == wanted for t in json.loads(tags)))
+        # Tags written before a leading # was taken off (`#foo`) are found as `foo` too.
+        return tuple(
+            session_id
+            for session_id, tags in rows
+            if any(str(t).removeprefix("#").strip().casefold() == wanted for t in json.loads(tags))
+        )
 
     def _update(self, session_id: str, **columns: Any) -> None:
         names = list(columns)

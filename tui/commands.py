@@ -15,6 +15,7 @@ from functools import partial
 from typing import TYPE_CHECKING
 
 from textual.command import DiscoveryHit, Hit, Hits, Provider
+from textual.markup import escape
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
@@ -63,7 +64,7 @@ class ConvoCommands(Provider):
         for name, count in app.tags:  # the same: read in a worker by the app
             commands.append(
                 (
-                    f"Filter by tag: {name} ({count})",
+                    f"Filter by tag: {escape(name)} ({count})",  # the palette reads titles as markup
                     partial(app.add_filter, "tag", name),
                     "Added to the query (replaces another tag:)",
                 )
@@ -71,7 +72,7 @@ class ConvoCommands(Provider):
         for name, count in app.projects:  # read in a worker by the app: no store call on a keystroke
             commands.append(
                 (
-                    f"Filter by project: {name} ({count})",
+                    f"Filter by project: {escape(name)} ({count})",
                     partial(app.add_filter, "project", name),
                     "Added to the query (replaces another project:)",
                 )

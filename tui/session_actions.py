@@ -186,7 +186,7 @@ class SessionActions:
         if target := self._target():
             self._ask_tags(target.session_id, target.title)
 
-    @work(thread=True, group="session-read")
+    @work(thread=True, exclusive=True, group="session-tags")  # # twice: one box
     def _ask_tags(self, session_id: str, title: str) -> None:
         app = self.app
         with app.background.running():  # the index stays open until this returns
@@ -239,8 +239,7 @@ class SessionActions:
             try:
                 if what == "tag":
                     current = library.session_summary(session_id).tags
-                    wanted = {tag.casefold() for tag in value}
-                    gone = [tag for tag in current if tag.casefold() not in wanted]
+                    gone = [tag for tag in current if tag not in value]  # by spelling: "Foo" -> "foo" changes it
                     if gone:
                         library.tag_session(session_id, gone, remove=True)
                     tags = library.tag_session(session_id, list(value)).tags

@@ -128,8 +128,15 @@ class Operation:
     streams: bool = False
 
     def to_wire(self, values: Mapping[str, Any]) -> dict[str, Any]:
-        """The request's args from the method's arguments (the client side)."""
-        return {p.name: p.kind.to_wire(values[p.name]) for p in self.params if p.name in values}
+        """The request's args from the method's arguments (the client side). A value that
+        is its parameter's default is left out: a holder of an older convo-tui, which
+        refuses arguments it does not know, still answers a request that does not use
+        the newer ones (`session_page(around=...)`)."""
+        return {
+            p.name: p.kind.to_wire(values[p.name])
+            for p in self.params
+            if p.name in values and (p.default is _REQUIRED or values[p.name] != p.default)
+        }
 
     def from_wire(self, args: Mapping[str, Any]) -> dict[str, Any]:
         """The method's keyword arguments from a request's args, checked (the holder side)."""

@@ -107,6 +107,8 @@ def test_json_output_escapes_every_control_and_keeps_the_value(hostile, capsys):
         assert code == 0 and err == ""
         assert not CONTROL_CHARACTER.search(out.replace("\n", "")), out
         assert "\\u009b" in out
+    code, out, err = _run(capsys, "stats", "--json", "--index-dir", str(index))  # projects' names
+    assert code == 0 and not CONTROL_CHARACTER.search(out.replace("\n", "")), out
     paths = [json.loads(line)["path"] for line in outputs[0][1].splitlines()]
     assert any(f"-home-dev-{ESCAPED_FOLDER}" in path for path in paths)  # the folder itself, to a parser
 

@@ -93,6 +93,34 @@ def test_after_an_upgrade_the_holder_left_from_before_steps_down(index_dir: Path
             stop(new)
 
 
+def test_serve_of_a_new_release_takes_over_from_the_holder_left_from_before(index_dir: Path):
+    """`serve` asked the holder left from before an upgrade and, as it stepped down,
+    failed with "the index holder ... went away before answering"."""
+    env = {**os.environ, "CONVO_TUI_KEEP_WARM": "120"}
+    search = [*CLI, "search", "qdrant collection", "--mode", "keyword", "--index-dir", str(index_dir)]
+    assert subprocess.run(search, cwd=ROOT, capture_output=True, env=env, timeout=120).returncode == 0
+    old = holder_pid(index_dir)
+    upgraded = [
+        sys.executable,
+        "-c",
+        "import sys, convo_tui; convo_tui.__version__ = '9.9.9'; "
+        "from convo_tui.cli.main import main; sys.exit(main(sys.argv[1:]))",
+    ]
+    try:
+        serve = subprocess.run(
+            [*upgraded, "serve", "--no-watch", "--idle-exit", "1", "--index-dir", str(index_dir)],
+            cwd=ROOT,
+            capture_output=True,
+            text=True,
+            timeout=120,
+        )
+        assert serve.returncode == 0, serve.stderr
+        assert "convo-tui: serving" in serve.stderr and serve.stderr.endswith("convo-tui: stopped serving\n")
+        assert _until(lambda: gone(old))
+    finally:
+        stop(old)
+
+
 def test_no_holder_is_left_when_keep_warm_is_off(index_dir: Path):
     (index_dir / "keep-warm.log").unlink(missing_ok=True)  # the other test's
     env = {**os.environ, "CONVO_TUI_KEEP_WARM": "0"}

@@ -87,3 +87,15 @@ def test_a_holder_the_user_started_keeps_serving_every_release(tmp_path: Path):
         assert not isinstance(raised.value, client.HolderGone)
     finally:
         server.stop()
+
+
+def test_a_request_leaves_out_arguments_at_their_default():
+    """A holder of an older convo-tui refuses arguments it does not know: the sessions
+    browser's every page read failed against one (`unknown argument 'around'`)."""
+    from convo_tui.core.holder.ops import OPERATIONS
+
+    page = OPERATIONS["session_page"]
+    asked = {"offset": 100, "limit": 100, "sort": "date", "starred_only": False, "text": "", "around": ""}
+    assert page.to_wire(asked) == {"offset": 100}
+    assert page.to_wire({**asked, "around": "abc"})["around"] == "abc"
+    assert page.from_wire(page.to_wire(asked)) == {"offset": 100}  # the method's own defaults for the rest

@@ -11,3 +11,11 @@ def test_commas_separate_tags_and_a_leading_hash_is_the_apps_way_of_showing_them
     assert parse_tags("") == []
     assert parse_tags(" , # ,") == []
     assert parse_tags("RELEASE, release") == ["RELEASE"]  # the first spelling kept
+
+
+def test_tags_are_kept_as_the_box_and_the_filter_read_them():
+    """`session tag ID '#foo' 'a,b'` stored `#foo` and `a,b`, which tag:foo and the
+    app's box (split on commas, # dropped) never matched."""
+    from convo_tui.core.annotations import normalize_tags
+
+    assert normalize_tags(["#foo", "a,b", " A ", "##x"]) == ["foo", "a", "b", "#x"]
