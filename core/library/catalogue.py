@@ -25,6 +25,7 @@ start checks the same way instead of reading 42,000 session points cold.
 from __future__ import annotations
 
 import copy
+import re
 import threading
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, replace
@@ -158,9 +159,10 @@ class Catalogue:
         starred = sum(1 for row in rows if _starred(notes.get(row.id)))
         chosen = [row for row in rows if _starred(notes.get(row.id))] if starred_only else rows
         entries: list[tuple[str, int] | Row]
-        tag = _tag_asked(text)
+        tag, rest = _tag_asked(text)
         if tag is not None:  # `tag:NAME`: the sessions with that tag, as the search's filter finds them
-            entries = list(_sorted([r for r in chosen if _has_tag(notes.get(r.id), tag)], sort, notes))
+            tagged = [r for r in chosen if _has_tag(notes.get(r.id), tag)]
+            entries = list(_fuzzy(tagged, rest, notes) if rest else _sorted(tagged, sort, notes))
         elif text.strip():  # best match first, whatever the sort
             entries = list(_fuzzy(chosen, text, notes))
         elif sort == "project":
@@ -274,17 +276,21 @@ def _sorted(rows: list[Row], sort: str, notes: dict[str, Annotation]) -> list[Ro
     return sorted(rows, key=lambda r: (-r.newest, _title(r, notes).casefold(), r.id))
 
 
-def _tag_asked(text: str) -> str | None:
-    """The tag of a filter that is `tag:NAME` (quoted or with a #), casefolded; else None."""
-    typed = text.strip()
-    if not typed.casefold().startswith("tag:"):
-        return None
-    value = typed[4:].strip().strip('"').strip().removeprefix("#").strip()
-    return value.casefold() or None
+_TAG_FIRST = re.compile(r'(?i)tag:(?:"(?P<quoted>[^"]*)"|(?P<word>\S+))\s*')
+
+
+def _tag_asked(text: str) -> tuple[str | None, str]:
+    """(tag, the rest) of a filter that starts with `tag:NAME` (quoted, or one word as in
+    a search: `tag:release deploy` is the tag and a word), the tag casefolded; else (None, text)."""
+    found = _TAG_FIRST.match(text.strip())
+    if found is None:
+        return None, text
+    value = (found["quoted"] if found["quoted"] is not None else found["word"]).strip().removeprefix("#").strip()
+    return (value.casefold() or None), text.strip()[found.end() :]
 
 
 def _has_tag(note: Annotation | None, tag: str) -> bool:
-    return note is not None and any(t.casefold() == tag for t in note.tags)
+    return note is not None and any(t.removeprefix("#").strip().casefold() == tag for t in note.tags)
 
 
 def _grouped(rows: list[Row], notes: dict[str, Annotation]) -> list[tuple[str, int] | Row]:

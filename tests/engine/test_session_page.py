@@ -123,6 +123,9 @@ def test_tag_colon_in_the_filter_keeps_exactly_the_sessions_with_that_tag(librar
         assert ids(library.session_page(text='tag:"needs review"', limit=1000)) == [second.id]
         assert ids(library.session_page(text="tag:#ux-test", limit=1000, sort="title")) == [first.id]
         assert ids(library.session_page(text="tag:test", limit=1000)) == []  # a tag, not part of one
+        # As in a search: the tag, then words to look for among its sessions.
+        assert ids(library.session_page(text=f"tag:ux-test {first.title}", limit=1000)) == [first.id]
+        assert ids(library.session_page(text="tag:ux-test zzqqxxyy", limit=1000)) == []
         assert library.session_page(text="tag:test", limit=1000).everything > 2
     finally:
         library.tag_session(first.id, ["ux-test"], remove=True)
