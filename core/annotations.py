@@ -96,6 +96,12 @@ def tags_line(tags: Iterable[str]) -> str:
     return " ".join(f'#"{tag}"' if any(ch.isspace() for ch in tag) else f"#{tag}" for tag in tags)
 
 
+def tag_key(tag: str) -> str:
+    """What two spellings of one tag share: `#Release ` and `release` are one tag
+    (the app shows tags with a #, `tag:` finds them in any case)."""
+    return tag.strip().removeprefix("#").strip().casefold()
+
+
 def normalize_tags(tags: Iterable[str]) -> list[str]:
     """Trimmed, non-empty, first occurrence kept (case-insensitively). A comma
     separates tags and a leading # is how they are shown, as in the app's box
@@ -105,8 +111,8 @@ def normalize_tags(tags: Iterable[str]) -> list[str]:
     for given in tags:
         for part in given.split(","):
             tag = part.strip().removeprefix("#").strip()
-            if tag and tag.casefold() not in seen:
-                seen.add(tag.casefold())
+            if tag and tag_key(tag) not in seen:
+                seen.add(tag_key(tag))
                 result.append(tag)
     return result
 
@@ -163,17 +169,13 @@ class Annotations:
     def tagged(self, tag: str) -> tuple[str, ...]:
         """The sessions the user gave `tag` (compared case-insensitively, as tags are
         kept: core/annotations.normalize_tags), deleted ones left out: `tag:NAME`."""
-        wanted = tag.strip().removeprefix("#").strip().casefold()
+        wanted = tag_key(tag)
         if not wanted or not self.path.exists():
             return ()
         with closing(self._connect()) as conn:
             rows = conn.execute("SELECT session_id, tags FROM annotations WHERE tags != '[]' AND deleted_at IS NULL").fetchall()
         # Tags written before a leading # was taken off (`#foo`) are found as `foo` too.
-        return tuple(
-            session_id
-            for session_id, tags in rows
-            if any(str(t).removeprefix("#").strip().casefold() == wanted for t in json.loads(tags))
-        )
+        return tuple(session_id for session_id, tags in rows if any(tag_key(str(t)) == wanted for t in json.loads(tags)))
 
     def _update(self, session_id: str, **columns: Any) -> None:
         names = list(columns)
@@ -332,7 +334,7 @@ def tag_counts(notes: dict[str, Annotation], sessions: set[str]) -> list[tuple[s
         if session_id not in sessions or note.deleted is not None:
             continue
         for tag in note.tags:
-            key = tag.casefold()
+            key = tag_key(tag)
             spelled.setdefault(key, tag)
             counts[key] = counts.get(key, 0) + 1
     return sorted(((spelled[key], count) for key, count in counts.items()), key=lambda item: (-item[1], item[0].casefold()))

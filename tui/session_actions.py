@@ -16,7 +16,7 @@ from dataclasses import dataclass
 from functools import partial
 from typing import TYPE_CHECKING, Any
 
-from convo_tui.core.annotations import tags_line
+from convo_tui.core.annotations import normalize_tags, tags_line
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.core.redact import display
@@ -263,13 +263,6 @@ class SessionActions:
 
 
 def parse_tags(typed: str) -> list[str]:
-    """ "a, #b , a" -> ["a", "b"]: split on commas, a leading # dropped (the app shows
-    tags as #a), empty and repeated ones (in any case) left out."""
-    seen: set[str] = set()
-    tags: list[str] = []
-    for part in typed.split(","):
-        tag = part.strip().removeprefix("#").strip()
-        if tag and tag.casefold() not in seen:
-            seen.add(tag.casefold())
-            tags.append(tag)
-    return tags
+    """ "a, #b , a" -> ["a", "b"]: what the tag box holds, read as every tag is kept
+    (core/annotations.normalize_tags: split on commas, the # the app shows dropped)."""
+    return normalize_tags([typed])

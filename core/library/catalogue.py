@@ -32,7 +32,7 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import TYPE_CHECKING, Any
 
-from convo_tui.core.annotations import overlay_summary
+from convo_tui.core.annotations import overlay_summary, tag_key
 from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
 from convo_tui.core.index.points import LEVEL_SESSION, from_epoch
 from convo_tui.core.index.visible import count_visible, visible_filter
@@ -285,12 +285,12 @@ def _tag_asked(text: str) -> tuple[str | None, str]:
     found = _TAG_FIRST.match(text.strip())
     if found is None:
         return None, text
-    value = (found["quoted"] if found["quoted"] is not None else found["word"]).strip().removeprefix("#").strip()
-    return (value.casefold() or None), text.strip()[found.end() :]
+    value = tag_key(found["quoted"] if found["quoted"] is not None else found["word"])
+    return (value or None), text.strip()[found.end() :]
 
 
 def _has_tag(note: Annotation | None, tag: str) -> bool:
-    return note is not None and any(t.removeprefix("#").strip().casefold() == tag for t in note.tags)
+    return note is not None and any(tag_key(t) == tag for t in note.tags)
 
 
 def _grouped(rows: list[Row], notes: dict[str, Annotation]) -> list[tuple[str, int] | Row]:

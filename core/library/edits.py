@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from pathlib import Path
 
-from convo_tui.core.annotations import Annotations, normalize_tags
+from convo_tui.core.annotations import Annotations, normalize_tags, tag_key
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.hits import SessionSummary
 from convo_tui.core.index.manifest import Manifest
@@ -43,8 +43,8 @@ class Editor:
         """Add `tags` (or remove them) and keep the others."""
         current = self.reader.session_summary(session_id).tags
         if remove:
-            dropped = {t.casefold() for t in normalize_tags(tags)}
-            kept = [t for t in normalize_tags(current) if t.casefold() not in dropped]  # `#foo` of before is `foo`
+            dropped = {tag_key(t) for t in normalize_tags(tags)}
+            kept = [t for t in normalize_tags(current) if tag_key(t) not in dropped]  # `#foo` of before is `foo`
             self.annotations.set_tags(session_id, kept)
         else:
             self.annotations.set_tags(session_id, [*current, *tags])

@@ -333,12 +333,14 @@ def unknown_tag(query: str, tags: Iterable[str]) -> str | None:
         return None
     if not tag:
         return None
-    wanted = tag.removeprefix("#").strip()
-    known = list(tags)
-    if any(name.casefold() == wanted.casefold() for name in known):
+    from convo_tui.core.annotations import tag_key  # asked once a search found nothing: not at every start
+
+    wanted = tag_key(tag)
+    folded = {tag_key(name): name for name in tags}
+    if wanted in folded:
         return None
-    folded = {name.casefold(): name for name in known}
-    near = [folded[name] for name in near_names(wanted.casefold(), folded)]
+    known = list(folded.values())
+    near = [folded[name] for name in near_names(wanted, folded)]
     if near:
         hint = f"did you mean {' or '.join('tag:' + _quoted(name) for name in near)}?"
     elif known:

@@ -22,6 +22,12 @@ from tests.helpers.index_copy import copy_index
 from tests.paths import ROOT
 
 CLI = [sys.executable, "-m", "convo_tui.cli.main"]
+# This checkout run as release 9.9.9: what `pip install -U` would bring.
+UPGRADED = [
+    sys.executable,
+    "-c",
+    "import sys, convo_tui; convo_tui.__version__ = '9.9.9'; from convo_tui.cli.main import main; sys.exit(main(sys.argv[1:]))",
+]
 
 
 @pytest.fixture(scope="module")
@@ -70,15 +76,9 @@ def test_after_an_upgrade_the_holder_left_from_before_steps_down(index_dir: Path
     first = subprocess.run([*CLI, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
     assert first.returncode == 0, first.stderr
     old = holder_pid(index_dir)
-    upgraded = [
-        sys.executable,
-        "-c",
-        "import sys, convo_tui; convo_tui.__version__ = '9.9.9'; "
-        "from convo_tui.cli.main import main; sys.exit(main(sys.argv[1:]))",
-    ]
     new = 0
     try:
-        second = subprocess.run([*upgraded, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
+        second = subprocess.run([*UPGRADED, *args], cwd=ROOT, capture_output=True, text=True, env=env, timeout=120)
         assert (second.returncode, second.stdout, second.stderr) == (0, first.stdout, "")
         # It let the index go before the command could open it, and then ends.
         assert _until(lambda: gone(old)), f"the holder of the release before ({old}) did not stop"
@@ -100,15 +100,9 @@ def test_serve_of_a_new_release_takes_over_from_the_holder_left_from_before(inde
     search = [*CLI, "search", "qdrant collection", "--mode", "keyword", "--index-dir", str(index_dir)]
     assert subprocess.run(search, cwd=ROOT, capture_output=True, env=env, timeout=120).returncode == 0
     old = holder_pid(index_dir)
-    upgraded = [
-        sys.executable,
-        "-c",
-        "import sys, convo_tui; convo_tui.__version__ = '9.9.9'; "
-        "from convo_tui.cli.main import main; sys.exit(main(sys.argv[1:]))",
-    ]
     try:
         serve = subprocess.run(
-            [*upgraded, "serve", "--no-watch", "--idle-exit", "1", "--index-dir", str(index_dir)],
+            [*UPGRADED, "serve", "--no-watch", "--idle-exit", "1", "--index-dir", str(index_dir)],
             cwd=ROOT,
             capture_output=True,
             text=True,
