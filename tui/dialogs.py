@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from convo_tui.tui.shown import when_shown
 from textual import on
 from textual.app import ComposeResult
 from textual.binding import Binding
@@ -27,6 +28,7 @@ class ConfirmScreen(ModalScreen[bool]):
                 yield Button("No", id="no")
                 yield Button("Yes, delete", id="yes", variant="error")
 
+    @when_shown
     def on_mount(self) -> None:
         self.query_one("#no", Button).focus()
 

@@ -130,6 +130,7 @@ def test_terminal_control_in_a_transcript_never_reaches_the_terminal(terminal, t
     app.press("down", "enter")  # the card opens: its messages and the tool call
     app.wait_for("pytest -q")
     app.press("ctrl+o")  # the whole session in the reader
+    app.wait_for("Next hit")  # the reader's footer: the card showed the text below already
     app.wait_for("look at the log")
     app.press("ctrl+q")
     assert app.wait_exit() == 0, app.text()

@@ -130,3 +130,36 @@ async def test_a_workers_report_that_arrives_after_the_quit_is_dropped(demo_copy
     app.on_background_failed(BackgroundFailed("index", "the disk went away"))
     app.on_model_loaded(ModelLoaded())
     assert not app.indexing
+
+
+def _screens(library) -> dict[str, object]:
+    from convo_tui.tui.dialogs import ConfirmScreen
+    from convo_tui.tui.screens.reader import ReaderScreen
+    from convo_tui.tui.screens.search import SearchScreen
+    from convo_tui.tui.screens.sessions import SessionsScreen
+    from convo_tui.tui.screens.stats import StatsScreen
+
+    session = library.session(library.sessions()[0].id)
+    return {
+        "reader": lambda: ReaderScreen(session, 0, "qdrant"),
+        "sessions": SessionsScreen,
+        "stats": StatsScreen,
+        "search": SearchScreen,
+        "confirm": lambda: ConfirmScreen("Delete it?"),
+    }
+
+
+@run_async
+async def test_quitting_just_as_a_screen_opens_ends_cleanly(demo_index):
+    """ctrl+q right after ctrl+o or F3: Textual delivers the new screen's Mount after
+    taking its widgets away, and its handler's lookup ended the app with a traceback
+    (exit code 1; tests/e2e/test_app.py failed 1 run in about 20)."""
+    from tests.helpers.app import make_app
+
+    for name, screen in _screens(demo_index[1]).items():
+        app = make_app(demo_index)
+        async with app.run_test(size=(80, 24)) as pilot:
+            await pilot.pause()
+            app.push_screen(screen())  # type: ignore[operator]
+            app.exit()
+        assert app.return_code == 0, name

@@ -17,6 +17,7 @@ from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.render import session_cost
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_messages import SessionsChanged
+from convo_tui.tui.shown import when_shown
 from convo_tui.tui.widgets.message_block import MessageBlock
 from convo_tui.tui.widgets.session_view import TurnView, build_turn_views, session_head
 from textual import work
@@ -89,6 +90,7 @@ class ReaderScreen(SessionActions, Screen):
         yield VerticalScroll(id="reader-body")
         yield Footer(compact=True)
 
+    @when_shown
     async def on_mount(self) -> None:
         self._cost = session_cost(self.session, price_table(self.app.settings))
         self._show_head()

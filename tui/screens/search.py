@@ -20,6 +20,7 @@ from convo_tui.tui.screens.search_keys import SEARCH_BINDINGS, SEARCH_HELP_KEYS,
 from convo_tui.tui.screens.search_run import HybridPace, search_passes
 from convo_tui.tui.screens.search_view import ViewChoices, first_unseen, shown_then_new
 from convo_tui.tui.session_actions import SessionActions
+from convo_tui.tui.shown import when_shown
 from convo_tui.tui.widgets.card import ResultCard
 from convo_tui.tui.widgets.index_status import IndexStatus
 from convo_tui.tui.widgets.preview import HitPreview
@@ -81,6 +82,7 @@ class SearchScreen(FollowedResults, ResultKeys, ViewChoices, SessionActions, Scr
         yield IndexStatus(id="index-status")
         yield Footer(compact=True)
 
+    @when_shown
     def on_mount(self) -> None:
         self.set_class(self.view.compact, "-compact-list")
         self.query_one("#query", Input).focus()

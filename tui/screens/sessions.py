@@ -19,6 +19,7 @@ from convo_tui.tui.render import plural
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_filter import SORTS
 from convo_tui.tui.session_messages import SessionLoaded, SessionsChanged
+from convo_tui.tui.shown import when_shown
 from convo_tui.tui.widgets.session_list import SessionList, session_line
 from rich.text import Text
 from textual import events, on, work
@@ -95,6 +96,7 @@ class SessionsScreen(SessionActions, Screen):
         yield SessionList(self.entry_at, self._draw, id="session-list")
         yield Footer(compact=True)
 
+    @when_shown
     def on_mount(self) -> None:
         self.query_one("#session-filter", Input).focus()
         self.reload()

@@ -15,6 +15,7 @@ from convo_tui.core.errors import ConvoError
 from convo_tui.core.stats import Stats
 from convo_tui.tui.render import plural
 from convo_tui.tui.session_messages import SessionsChanged, StatsLoaded
+from convo_tui.tui.shown import when_shown
 from convo_tui.tui.stats_view import WEEKS_SHOWN, activity_charts, group_table, model_table, stats_summary
 from rich.text import Text
 from textual import work
@@ -58,6 +59,7 @@ class StatsScreen(Screen):
             yield Static(id="stats-weeks", classes="stats-table")
         yield Footer(compact=True)
 
+    @when_shown
     def on_mount(self) -> None:
         self.query_one("#stats-body").focus()
         self.reload()
