@@ -31,7 +31,8 @@ from convo_tui.core.library.models import Models
 from convo_tui.core.library.opening import open_checked
 from convo_tui.core.library.reading import Reader
 from convo_tui.core.library.session_ids import SessionIds
-from convo_tui.core.search.pipeline import hits_in_session, search
+from convo_tui.core.search.in_session import hits_in_session
+from convo_tui.core.search.pipeline import search
 from convo_tui.core.settings import Settings, default_index_dir
 from convo_tui.core.store.base import Store
 from convo_tui.core.store.guard import GuardedStore

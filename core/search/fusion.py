@@ -97,7 +97,7 @@ class DenseScale:
     cjk: bool = False
     # A query none of whose words the index holds is answered by meaning only when
     # its nearest turn's cosine plus its lead over the second reaches this (search
-    # pipeline `_stands_out`). Measured on tests/engine/test_search_quality.py's
+    # unknown_words.stands_out). Measured on tests/engine/test_search_quality.py's
     # corpus: e5 gives 12 nonsense strings (keyboard mash, lorem ipsum, mojibake,
     # rare characters, Cyrillic and full-width mash) 0.794-0.860 and Chinese
     # questions about English turns and an English paraphrase in other words

@@ -8,7 +8,6 @@ merge.py folds message hits into their turn's card and collapses duplicates.
 from __future__ import annotations
 
 from collections.abc import Callable, Sequence
-from functools import partial
 
 from convo_tui.core.errors import QueryError
 from convo_tui.core.hits import Hit
@@ -20,16 +19,16 @@ from convo_tui.core.search.fusion import RELEVANCE_FLOOR, DenseScale, dbsf, dens
 from convo_tui.core.search.highlight import query_terms
 from convo_tui.core.search.merge import cosine, merge
 from convo_tui.core.search.page import LIGHT_FIELDS, page
-from convo_tui.core.search.query import ParsedQuery, parse_query, session_filter
+from convo_tui.core.search.parts import around_match, part_turns
+from convo_tui.core.search.query import ParsedQuery, parse_query
 from convo_tui.core.search.query_kind import CODE_DENSE_WEIGHT, QueryKind, classify, holds_all
-from convo_tui.core.search.request import TEXT_FIELDS, Embedders, embedded, level_filter, point_terms, point_text
+from convo_tui.core.search.request import TEXT_FIELDS, Embedders, level_filter, point_terms, point_text
+from convo_tui.core.search.unknown_words import knows_a_word, stands_out
+from convo_tui.core.search.worded import worded_meaning_hits
 from convo_tui.core.settings import SEARCH_MODES
-from convo_tui.core.store.base import Cond, Filter, Query, Scored, SparseVec, Store
+from convo_tui.core.store.base import Query, Scored, SparseVec, Store
 
 MODES = SEARCH_MODES
-# In one session, a semantic-only hit counts for the reader's n/N above this
-# relevance (the model-calibrated score: cosine 0.45 for MiniLM, 0.86 for e5).
-IN_SESSION_RELEVANCE = 0.4
 
 
 def search(
@@ -85,7 +84,7 @@ def search(
 
     def nonsense() -> bool:
         """No word of it in the index and nothing near it by meaning."""
-        return not _knows_a_word(store, embedders, parsed, sparse, mode) and not _stands_out(store, parsed, dense, scale)  # type: ignore[arg-type]
+        return not knows_a_word(store, embedders, parsed, sparse, mode) and not stands_out(store, parsed, dense, scale)  # type: ignore[arg-type]
 
     if mode == "semantic" and nonsense():
         return []
@@ -105,84 +104,6 @@ def search(
         if hit.part and turn_key(hit.session_id, hit.turn_index) in matched_turns:
             hit.part = hit.part_text = ""  # the turn matched by what was said: no part label
     return [around_match(hit, parsed.text) for hit in hits]
-
-
-def _knows_a_word(store: Store, embedders: Embedders, parsed: ParsedQuery, sparse: SparseVec | None, mode: str) -> bool:
-    """Whether a keyword term of the query occurs anywhere in the index (whatever the
-    filters). A dense model always has nearest neighbours, even for a mash of letters
-    (e5 puts short "continue" turns at cosine 0.85 of anything), so a query none of
-    whose words the index holds must also stand out by meaning (`_stands_out`): a
-    Chinese question about English-only history and an English paraphrase in other
-    words do, nonsense does not. A query with no keyword term at all (stopwords only)
-    is left to the dense floor."""
-    terms = sparse if mode == "hybrid" else embedders.sparse.embed_query(parsed.text)
-    if terms is None or not terms.indices:
-        return True
-    anywhere = Filter(must=(Cond("visible", value=True),))
-    return bool(store.query([Query(sparse=terms, filter=anywhere, limit=1)])[0])
-
-
-def _stands_out(store: Store, parsed: ParsedQuery, dense: Sequence[float], scale: DenseScale) -> bool:
-    """For a query the index holds no word of: its nearest turn (in its filters) is
-    near enough, and ahead of the next one, to be an answer rather than the noise
-    every query has (`DenseScale.unknown_words`: best cosine plus its lead over the
-    second). Never for Chinese, Japanese or Korean on a model that cannot read them."""
-    if not scale.cjk and cjk_count(parsed.text):
-        return False
-    best = store.query([Query(dense=dense, filter=embedded(level_filter(parsed, LEVEL_TURN)), limit=2, fields=("key",))])[0]
-    if not best:
-        return False
-    first = best[0].score
-    second = best[1].score if len(best) > 1 else scale.floor
-    return first + (first - second) >= scale.unknown_words
-
-
-PART_WINDOW = 240
-
-
-def around_match(hit: Hit, text: str) -> Hit:
-    """A part's text cut to the window around its first matching word (a tool
-    output can be thousands of characters; the card shows a line or two)."""
-    if not hit.part_text or len(hit.part_text) <= PART_WINDOW:
-        return hit
-    lowered = hit.part_text.casefold()
-    spots = [lowered.find(word) for word in text.casefold().split() if word]
-    at = min((spot for spot in spots if spot >= 0), default=0)
-    start = max(0, at - PART_WINDOW // 4)
-    piece = hit.part_text[start : start + PART_WINDOW]
-    hit.part_text = ("…" if start else "") + piece + ("…" if start + PART_WINDOW < len(hit.part_text) else "")
-    return hit
-
-
-def part_turns(store: Store, turns: Sequence[Scored], messages: Sequence[Scored]) -> list[Scored]:
-    """The turns of part hits (thinking, tool input or output: keyword-only
-    points) that the query did not return itself, so that merge folds each
-    part into its turn's card; a turn takes its best part's score (and, like
-    any turn hit, the turn bonus)."""
-    have = {t.payload.get("key") for t in turns}  # a meaning hit's payload may hold little more (page.py)
-    wanted: dict[str, float] = {}
-    for m in messages:
-        p = m.payload
-        key = turn_key(p.get("session_id", ""), p.get("turn_index", -1))
-        if p.get("part") and key not in have and p.get("turn_index", -1) >= 0:
-            wanted[key] = max(wanted.get(key, 0.0), m.score)
-    if not wanted:
-        return []
-    found = store.scroll(Filter(must=(Cond("key", any=tuple(wanted)), Cond("visible", value=True))), fields=TEXT_FIELDS)
-    out = []
-    stages: dict[str, str] = {}
-    for m in messages:
-        p = m.payload
-        if p.get("part"):
-            stages.setdefault(turn_key(p.get("session_id", ""), p.get("turn_index", -1)), m.stage)
-    for point in found:
-        key = point.payload.get("key", "")
-        if key not in wanted:
-            continue  # another key's point whose facet collides (edge_facets.py)
-        point.score = wanted[key]
-        point.stage = stages.get(key, "keyword")
-        out.append(point)
-    return out
 
 
 def _two_levels(
@@ -230,7 +151,7 @@ def _two_levels(
     results = store.query(queries)
     found_translated = translated.found(results[-1], levels, depth) if translated is not None else []
     weighed = dense is not None and sparse is not None and fusion.METHOD == "weighted"
-    worded_too = _worded_meaning_hits(store, parsed, sparse, levels, shape, results, fields, depth) if weighed else {}  # type: ignore[arg-type]
+    worded_too = worded_meaning_hits(store, parsed, sparse, levels, shape, results, fields, depth) if weighed else {}  # type: ignore[arg-type]
     fused = []
     worded = False
     at = 0
@@ -282,52 +203,6 @@ def _two_levels(
     return fused[0], fused[1], worded
 
 
-# The meaning hits of each dense search (best first) whose BM25 score is looked up
-# when the BM25 search did not reach them (`_worded_meaning_hits`): all 60 cost a
-# hybrid search at a million messages 11 ms (420 keys a search), the first 20 about 4 (240).
-WORDED_DEPTH = 20
-
-
-def _worded_meaning_hits(
-    store: Store,
-    parsed: ParsedQuery,
-    sparse: SparseVec,
-    levels: Sequence[str],
-    shape: Sequence[tuple[int, int]],
-    results: Sequence[Sequence[Scored]],
-    fields: Sequence[str] | None,
-    depth: int,
-) -> dict[str, list[Scored]]:
-    """Per level, the BM25 hits among the points only the dense searches found:
-    one search over just those points. Without it their keyword part was 0, so a
-    card's relevance depended on how deep the BM25 search went, that is on the
-    page asked for (`--limit 100` ranked cards first that `--limit 10` left out).
-
-    Only the first WORDED_DEPTH of each dense search are asked about, whatever the
-    page (so a card's score stays the page's), and none when the BM25 search
-    returned fewer than it was asked for: then it found every text holding a word
-    of the query, and the others truly hold none."""
-    queries: list[Query] = []
-    wanted: list[tuple[str, set[str]]] = []
-    at = 0
-    for level, (n_dense, n_sparse) in zip(levels, shape, strict=True):
-        parts = results[at : at + n_dense]
-        by_sparse = results[at + n_dense] if n_sparse else []
-        at += n_dense + n_sparse
-        if len(by_sparse) < depth:
-            continue
-        worded = {p.id for p in by_sparse}
-        alone = {p.id: p.payload.get("key") for part in parts for p in part[:WORDED_DEPTH] if p.id not in worded}
-        keys = tuple(sorted({key for key in alone.values() if key}))
-        if keys:
-            # Keys are matched through their hashes (edge_facets.py): room for a collision's extra point.
-            flt = level_filter(parsed, level).and_(Cond("key", any=keys))
-            queries.append(Query(sparse=sparse, filter=flt, limit=2 * len(keys) + 8, with_terms=True, fields=fields))
-            wanted.append((level, set(alone)))
-    found = store.query(queries) if queries else []
-    return {level: [p for p in hits if p.id in ids] for (level, ids), hits in zip(wanted, found, strict=True)}
-
-
 def _light(parsed: ParsedQuery, kind: QueryKind) -> bool:
     """Whether meaning hits may come with a few fields only (page.py): not when
     fusion reads their text (a phrase, the exact tier's identifiers)."""
@@ -370,33 +245,4 @@ def _latest(store: Store, parsed: ParsedQuery, limit: int) -> list[Hit]:
     return merge([], chosen, None, limit)
 
 
-def hits_in_session(
-    store: Store,
-    embedders: Embedders,
-    query: str,
-    session_id: str,
-    *,
-    mode: str = "hybrid",
-    limit: int = 200,
-    resolve_session: Callable[[str], str] | None = None,
-    resolve_tag: Callable[[str], tuple[str, ...]] | None = None,
-) -> list[Hit]:
-    """Every hit of a query within one session, in reading order (for the reader's n/N)."""
-    parsed = parse_query(query)
-    if not parsed.text:
-        return []
-    scoped = f"{query} {session_filter(session_id)}" if parsed.session is None else query
-    find = partial(search, store, embedders, scoped, limit=limit, resolve_session=resolve_session, resolve_tag=resolve_tag)
-    if mode != "hybrid" or embedders.dense is None:
-        hits = find(mode="keyword" if mode == "hybrid" else mode)
-    else:
-        # Dense retrieval ranks every turn; within a session only the close ones count.
-        hits = find(mode="keyword")
-        seen = {(h.turn_index, tuple(h.message_ids)) for h in hits}
-        for hit in find(mode="semantic"):
-            if hit.score >= IN_SESSION_RELEVANCE and (hit.turn_index, tuple(hit.message_ids)) not in seen:
-                hits.append(hit)
-    return sorted(hits, key=lambda h: (h.turn_index, h.kind != "turn"))
-
-
-__all__ = ["MODES", "cosine", "hits_in_session", "search"]
+__all__ = ["MODES", "cosine", "search"]

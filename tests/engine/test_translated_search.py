@@ -56,7 +56,7 @@ def store(tmp_path: Path):
             ),
             _turn(dense, sparse, "zh-timeout-new", "backend", "数据库又超时了", "超时改成六十秒。", False),
             _turn(dense, sparse, "zh-timeout-web", "webshop", "网页的数据库超时报警", "数据库超时的告警已经加上。", True),
-            # An English word of the query the index knows: else the query is nonsense to it (pipeline._knows_a_word).
+            # An English word of the query the index knows: else the query is nonsense to it (unknown_words.knows_a_word).
             _turn(dense, sparse, "en-backup", "webshop", "Back up the database nightly", "A cron job runs pg_dump at 2am.", True),
         ]
     )
