@@ -4,6 +4,8 @@ the keys act on is the one on screen."""
 
 from __future__ import annotations
 
+import threading
+
 import pytest
 from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
@@ -113,13 +115,26 @@ async def test_a_card_replaced_while_its_session_is_read_does_not_open_or_crash(
     tests/e2e/test_app.py): the session arrives for a card no longer on screen."""
     from convo_tui.tui.card_messages import CardExpand
 
+    _settings, library = corpus
+    gone = threading.Event()  # the read returns only once the card is off the screen
+    real = library.session
+
+    def read_after_removal(session_id: str):
+        assert gone.wait(30)
+        return real(session_id)
+
     app = make_app(corpus)
-    async with app.run_test(size=SIZE) as pilot:
-        await settle(pilot)
-        await search(pilot, TERM)
-        card = long_card(app)
-        app.search_screen.post_message(CardExpand(card))  # as Enter on it does
-        await card.remove()  # gone before the session is read
-        await settle(pilot)
-        assert app.is_running and not card.expanded
-        assert all(not c.expanded for c in app.search_screen.cards())
+    library.session = read_after_removal
+    try:
+        async with app.run_test(size=SIZE) as pilot:
+            await settle(pilot)
+            await search(pilot, TERM)
+            card = long_card(app)
+            app.search_screen.post_message(CardExpand(card))  # as Enter on it does
+            await card.remove()  # gone before the session is read
+            gone.set()
+            await settle(pilot)
+            assert app.is_running and not card.expanded
+            assert all(not c.expanded for c in app.search_screen.cards())
+    finally:
+        del library.session
