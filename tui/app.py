@@ -15,6 +15,7 @@ from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.settings import SEARCH_MODES, Settings
+from convo_tui.tui.app_sessions import SessionEvents
 from convo_tui.tui.background import BackgroundThreads
 from convo_tui.tui.commands import ConvoCommands
 from convo_tui.tui.control_filter import NoControlCharacters
@@ -25,14 +26,12 @@ from convo_tui.tui.messages import (
     LibraryOpened,
     LossWarnings,
     ModelLoaded,
-    OpenReader,
-    ReaderLoaded,
 )
 from convo_tui.tui.reveal import Redactor
 from convo_tui.tui.screens.help import HelpScreen
 from convo_tui.tui.screens.search import SearchScreen
 from convo_tui.tui.session_filter import BrowserPrefs
-from convo_tui.tui.session_messages import ProjectsLoaded, SessionEdited, SessionsChanged
+from convo_tui.tui.session_messages import SessionsChanged
 from convo_tui.tui.system_commands import SystemCommands
 from textual import events, work
 from textual.app import App
@@ -53,7 +52,7 @@ NARROW_COLUMNS = 100
 STYLES = Path(__file__).parent / "styles"
 
 
-class ConvoApp(IndexFollowing, SystemCommands, App):
+class ConvoApp(SessionEvents, IndexFollowing, SystemCommands, App):
     TITLE = "convo-tui"
     CSS_PATH = [
         STYLES / "app.tcss",
@@ -253,60 +252,6 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         self.search_screen.status.say(f"Could not {event.what}")
         self.notify(f"Could not {event.what}: {event.error}", severity="error", timeout=10)
 
-    # -- indexing --------------------------------------------------------------------
-
-    # -- sessions changed ----------------------------------------------------------------
-
-    def tell_screens(self, message: SessionsChanged) -> None:
-        """Every screen reloads what it shows of the sessions; the palette's projects too."""
-        for screen in self.screen_stack:
-            screen.post_message(
-                SessionsChanged(
-                    message.session_id,
-                    deleted=message.deleted,
-                    title=message.title,
-                    starred=message.starred,
-                    tags=message.tags,
-                )
-            )
-        if self.library is not None:
-            self._read_projects()
-
-    def on_session_edited(self, event: SessionEdited) -> None:
-        from convo_tui.tui.screens.reader import ReaderScreen
-
-        if self.quitting:
-            return
-        if event.deleted and isinstance(self.screen, ReaderScreen) and self.screen.session.id == event.session_id:
-            self.pop_screen()  # its session is gone; before the toast, which the next screen would clear
-        changed = SessionsChanged(
-            event.session_id, deleted=event.deleted, title=event.title, starred=event.starred, tags=event.tags
-        )
-        self.tell_screens(changed)
-        self.search_screen.follow_index()  # the new title (or the card gone), the reader's place kept
-        if event.done:
-            self.notify(event.done, timeout=4 if event.deleted else 2)
-
-    @work(thread=True, exclusive=True, group="projects", name="projects")
-    def _read_projects(self) -> None:
-        library = self.library
-        if library is None:
-            return
-        with self.background.running():  # the index stays open until this returns
-            try:
-                projects = library.projects()
-            except ConvoError:
-                return  # the palette keeps the last list
-            try:
-                tags = library.tags()
-            except ConvoError:  # a holder of an older convo-tui (`serve`) has no tags to give
-                tags = self.tags
-        self.post_message(ProjectsLoaded(projects, tags))
-
-    def on_projects_loaded(self, event: ProjectsLoaded) -> None:
-        self.projects = event.projects
-        self.tags = event.tags
-
     # -- quitting ------------------------------------------------------------------------
 
     def exit(self, *args: Any, **kwargs: Any) -> None:
@@ -338,31 +283,6 @@ class ConvoApp(IndexFollowing, SystemCommands, App):
         self.mode = mode
         self.search_screen.refresh_search()
         self.notify(f"Search mode: {mode}", timeout=2)
-
-    # -- the reader --------------------------------------------------------------------
-
-    def on_open_reader(self, event: OpenReader) -> None:
-        if self.library is None:
-            self.notify("The index is still opening", severity="warning")
-            return
-        self._read_for_reader(event.session_id, event.turn_index, event.query)
-
-    @work(thread=True, group="reader-load", exclusive=True)
-    def _read_for_reader(self, session_id: str, turn_index: int | None, query: str) -> None:
-        with self.background.running():
-            if self.library is None:
-                return
-            try:
-                session = self.library.session(session_id)
-            except ConvoError as exc:
-                self.post_message(BackgroundFailed("open the session", str(exc)))
-                return
-            self.post_message(ReaderLoaded(session, turn_index, query))
-
-    def on_reader_loaded(self, event: ReaderLoaded) -> None:
-        from convo_tui.tui.screens.reader import ReaderScreen
-
-        self.push_screen(ReaderScreen(event.session, event.turn_index, event.query))
 
     def action_sessions(self) -> None:
         from convo_tui.tui.screens.sessions import SessionsScreen
