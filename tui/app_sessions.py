@@ -96,10 +96,10 @@ class SessionEvents:
         if self.library is None:
             self.notify("The index is still opening", severity="warning")
             return
-        self._read_for_reader(event.session_id, event.turn_index, event.query)
+        self._read_for_reader(event.session_id, event.turn_index, event.query, self.screen)
 
     @work(thread=True, group="reader-load", exclusive=True)
-    def _read_for_reader(self, session_id: str, turn_index: int | None, query: str) -> None:
+    def _read_for_reader(self, session_id: str, turn_index: int | None, query: str, origin: object) -> None:
         with self.background.running():
             if self.library is None:
                 return
@@ -108,9 +108,15 @@ class SessionEvents:
             except ConvoError as exc:
                 self.post_message(BackgroundFailed("open the session", str(exc)))
                 return
-            self.post_message(ReaderLoaded(session, turn_index, query))
+            self.post_message(ReaderLoaded(session, turn_index, query, origin))
 
     def on_reader_loaded(self, event: ReaderLoaded) -> None:
+        """The reader opens over the screen it was asked from, if that is still the one
+        shown: keys typed while the session was read (F3, F7, escape, ctrl+q) moved
+        the user on, and a reader arriving after them covered where they went (or
+        opened as the app quit)."""
         from convo_tui.tui.screens.reader import ReaderScreen
 
+        if self.quitting or self.screen is not event.origin:
+            return
         self.push_screen(ReaderScreen(event.session, event.turn_index, event.query))

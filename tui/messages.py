@@ -63,13 +63,15 @@ class OpenReader(Message):
 
 
 class ReaderLoaded(Message):
-    """A session OpenReader asked for, read from the index."""
+    """A session OpenReader asked for, read from the index; `origin`: the screen shown
+    when it was asked for."""
 
-    def __init__(self, session: Any, turn_index: int | None, query: str) -> None:
+    def __init__(self, session: Any, turn_index: int | None, query: str, origin: object) -> None:
         super().__init__()
         self.session = session
         self.turn_index = turn_index
         self.query = query
+        self.origin = origin
 
 
 class BackgroundFailed(Message):

@@ -138,3 +138,37 @@ async def test_a_card_replaced_while_its_session_is_read_does_not_open_or_crash(
             assert all(not c.expanded for c in app.search_screen.cards())
     finally:
         del library.session
+
+
+@run_async
+async def test_a_reader_read_after_the_user_moved_on_does_not_open(corpus):
+    """ctrl+o, then F3 before the session is read: the reader opened over the sessions
+    browser, and after escape it stood over the search screen (tmux, session 32)."""
+    from convo_tui.tui.screens.sessions import SessionsScreen
+
+    _settings, library = corpus
+    moved_on = threading.Event()
+    real = library.session
+
+    def read_late(session_id: str):
+        assert moved_on.wait(30)
+        return real(session_id)
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        await search(pilot, TERM)
+        library.session = read_late
+        try:
+            await pilot.press("ctrl+o", "f3")
+            await pilot.pause()
+            assert isinstance(app.screen, SessionsScreen)
+            moved_on.set()
+            await settle(pilot)
+        finally:
+            del library.session
+        assert isinstance(app.screen, SessionsScreen)
+        assert not any(isinstance(screen, ReaderScreen) for screen in app.screen_stack)
+        await pilot.press("escape", "ctrl+o")  # back where it was asked from, it opens
+        await settle(pilot)
+        assert isinstance(app.screen, ReaderScreen)
