@@ -83,6 +83,10 @@ class ReaderScreen(SessionActions, Screen):
         self.starred = False
         self.notes: tuple[tuple[str, ...], str] = ((), "")  # tags and description, once read
         self._cost: str = ""  # the session's tokens and cost, computed once on mount
+        # The turn at the top of the view and how far into it (a share of its height),
+        # kept as the reader scrolls, put back after a resize reflowed every turn.
+        self._place: tuple[str, float] | None = None
+        self._reflowing = False
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -95,6 +99,7 @@ class ReaderScreen(SessionActions, Screen):
         self._cost = session_cost(self.session, price_table(self.app.settings))
         self._show_head()
         await self._fill_body()
+        self.watch(self.query_one("#reader-body", VerticalScroll), "scroll_y", self._remember_place, init=False)
         if self.app.library is not None:
             self._read_notes()
             if self.query_text.strip():
@@ -156,6 +161,7 @@ class ReaderScreen(SessionActions, Screen):
 
     def on_resize(self) -> None:
         self._show_head()  # the title is cut to the width
+        self._keep_place()
 
     def turn_view(self, index: int) -> TurnView | None:
         found = self.query(f"#turn-{index}")
@@ -299,6 +305,34 @@ class ReaderScreen(SessionActions, Screen):
                 body.scroll_to(y=max(0, body.scroll_y + anchor.region.y - was), animate=False)
 
             self.call_after_refresh(again)
+
+    def _remember_place(self) -> None:
+        if self._reflowing:
+            return  # the reflow's own moves are not the reader's
+        body = self.query_one("#reader-body", VerticalScroll)
+        for view in body.query_children(TurnView):
+            box = view.virtual_region
+            if box.bottom > body.scroll_y and view.id:
+                self._place = (view.id, (body.scroll_y - box.y) / max(1, box.height))
+                return
+
+    def _keep_place(self) -> None:
+        """After a resize: the same scroll offset shows other turns once every line
+        wrapped anew (a window made narrower put the reader turns away from where it was)."""
+        if self._place is not None:
+            self._reflowing = True
+            self.call_after_refresh(self._put_back)
+
+    def _put_back(self) -> None:
+        self._reflowing = False
+        if self._place is None:
+            return
+        name, share = self._place
+        found = self.query(f"#{name}")
+        if found:
+            box = found.first().virtual_region
+            body = self.query_one("#reader-body", VerticalScroll)
+            body.scroll_to(y=box.y + round(share * box.height), animate=False)
 
     def action_search_here(self) -> None:
         from convo_tui.core.search.query import session_filter

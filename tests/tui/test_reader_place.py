@@ -1,0 +1,50 @@
+"""The reader keeps its place when the window changes size: every line wraps anew
+and the same scroll offset showed turns seven to twelve away (tmux, session 32)."""
+
+from __future__ import annotations
+
+from convo_tui.core.model import Message, Session
+from convo_tui.tui.screens.reader import ReaderScreen
+from convo_tui.tui.widgets.session_view import TurnView
+
+from tests.helpers.app import make_app, run_async, until
+
+ANSWER = " ".join(f"Step {n}: check the worker's logs, then the queue's depth, then the retry count." for n in range(1, 9))
+
+
+def long_session() -> Session:
+    messages = []
+    for n in range(30):
+        messages.append(Message(id=f"u{n}", role="user", text=f"Question {n}: why does the payment worker retry?"))
+        messages.append(Message(id=f"a{n}", role="assistant", text=ANSWER))
+    return Session(
+        id="place-test", title="Payment retries", project="payments", source="claude-code", path="/p.jsonl", messages=messages
+    )
+
+
+def at_top(screen: ReaderScreen) -> tuple[int | None, int]:
+    """The turn at the top of the reader's view, and how many of its rows are above it."""
+    found = screen.query("#reader-body")
+    if not found:
+        return None, 0  # not composed yet
+    body = found.first()
+    view = next((v for v in body.query_children(TurnView) if v.virtual_region.bottom > body.scroll_y), None)
+    return (view.index, round(body.scroll_y - view.virtual_region.y)) if view is not None else (None, 0)
+
+
+@run_async
+async def test_the_reader_keeps_its_turn_through_resizes(demo_index):
+    app = make_app(demo_index)
+    async with app.run_test(size=(120, 40)) as pilot:
+        await pilot.pause()
+        app.push_screen(ReaderScreen(long_session(), 22, ""))
+        await until(pilot, lambda: isinstance(app.screen, ReaderScreen) and at_top(app.screen) == (22, 0), "turn 22 shown")
+        for size in [(80, 24), (50, 15), (100, 30), (120, 40)]:
+            await pilot.resize_terminal(*size)
+            await until(pilot, lambda size=size: app.screen.size == size, "the resize")
+            await until(pilot, lambda: at_top(app.screen)[0] == 22, f"turn 22 at the top at {size}")
+        await pilot.press("j", "j", "j", "j")  # four rows into turn 22
+        await until(pilot, lambda: at_top(app.screen) == (22, 4), "four rows down")
+        await pilot.resize_terminal(60, 20)  # its lines wrap to about twice as many
+        # Before the reflow it reads (22, 4): only the put-back place is 5-15 rows in.
+        await until(pilot, lambda: at_top(app.screen)[0] == 22 and 4 < at_top(app.screen)[1] < 16, "the place kept")
