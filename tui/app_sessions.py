@@ -4,6 +4,7 @@ session is read in a worker before the reader opens on it."""
 
 from __future__ import annotations
 
+from functools import partial
 from typing import TYPE_CHECKING, Any
 
 from convo_tui.core.errors import ConvoError
@@ -17,6 +18,11 @@ if TYPE_CHECKING:
     from convo_tui.tui.screens.search import SearchScreen
 
 
+# A session read that takes longer than this (a long session, the model loading beside
+# it) is said to be coming: ctrl+o showed nothing for 1-2 s (tmux, session 32).
+OPENING_NOTICE = 0.4
+
+
 class SessionEvents:
     """ConvoApp's part that follows the sessions (a mixin: the app owns the state)."""
 
@@ -25,6 +31,7 @@ class SessionEvents:
     background: BackgroundThreads
     projects: list[tuple[str, int]]
     tags: list[tuple[str, int]]
+    _opening_notice: Any = None  # the timer of "Opening the session…"
 
     # Provided by textual.app.App and ConvoApp.
     @property
@@ -37,6 +44,8 @@ class SessionEvents:
     post_message: Any
     pop_screen: Any
     push_screen: Any
+    set_timer: Any
+    call_from_thread: Any
 
     # -- sessions changed ----------------------------------------------------------------
 
@@ -96,7 +105,18 @@ class SessionEvents:
         if self.library is None:
             self.notify("The index is still opening", severity="warning")
             return
+        self._stop_opening_notice()
+        self._opening_notice = self.set_timer(OPENING_NOTICE, partial(self._say_opening, self.screen))
         self._read_for_reader(event.session_id, event.turn_index, event.query, self.screen)
+
+    def _say_opening(self, origin: object) -> None:
+        if self.screen is origin:  # a screen change clears toasts: the reader's, or where the user went
+            self.notify("Opening the session…", timeout=10)
+
+    def _stop_opening_notice(self) -> None:
+        if self._opening_notice is not None:
+            self._opening_notice.stop()
+            self._opening_notice = None
 
     @work(thread=True, group="reader-load", exclusive=True)
     def _read_for_reader(self, session_id: str, turn_index: int | None, query: str, origin: object) -> None:
@@ -106,6 +126,7 @@ class SessionEvents:
             try:
                 session = self.library.session(session_id)
             except ConvoError as exc:
+                self.call_from_thread(self._stop_opening_notice)
                 self.post_message(BackgroundFailed("open the session", str(exc)))
                 return
             self.post_message(ReaderLoaded(session, turn_index, query, origin))
@@ -117,6 +138,7 @@ class SessionEvents:
         opened as the app quit)."""
         from convo_tui.tui.screens.reader import ReaderScreen
 
+        self._stop_opening_notice()
         if self.quitting or self.screen is not event.origin:
             return
         self.push_screen(ReaderScreen(event.session, event.turn_index, event.query))

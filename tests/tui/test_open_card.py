@@ -11,7 +11,7 @@ from convo_tui.core.library import Library
 from convo_tui.core.settings import Settings
 from convo_tui.tui.screens.reader import ReaderScreen
 
-from tests.helpers.app import make_app, run_async, search, settle
+from tests.helpers.app import make_app, run_async, search, settle, until
 
 SIZE = (80, 24)
 TERM = "zebracorn"
@@ -160,7 +160,9 @@ async def test_a_reader_read_after_the_user_moved_on_does_not_open(corpus):
         await search(pilot, TERM)
         library.session = read_late
         try:
-            await pilot.press("ctrl+o", "f3")
+            await pilot.press("ctrl+o")  # a slow read is said to be coming
+            await until(pilot, lambda: "Opening the session…" in [str(n.message) for n in app._notifications], "the notice")
+            await pilot.press("f3")
             await pilot.pause()
             assert isinstance(app.screen, SessionsScreen)
             moved_on.set()
@@ -169,6 +171,7 @@ async def test_a_reader_read_after_the_user_moved_on_does_not_open(corpus):
             del library.session
         assert isinstance(app.screen, SessionsScreen)
         assert not any(isinstance(screen, ReaderScreen) for screen in app.screen_stack)
+        assert "Opening the session…" not in [str(n.message) for n in app._notifications]
         await pilot.press("escape", "ctrl+o")  # back where it was asked from, it opens
         await settle(pilot)
         assert isinstance(app.screen, ReaderScreen)
