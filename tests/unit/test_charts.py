@@ -2,7 +2,7 @@
 
 from __future__ import annotations
 
-from datetime import date
+from datetime import date, timedelta
 
 from convo_tui.tui.widgets.charts import ColumnChart, HeatMap, continuous_weeks
 from rich.console import Console
@@ -22,7 +22,7 @@ def test_weeks_run_on_through_quiet_ones():
 def test_columns_scale_to_the_largest_week_in_eighths():
     chart = ColumnChart("Sessions per week", continuous_weeks({"2026-W09": 4, "2026-W10": 1, "2026-W11": 2}), str, height=4)
     assert lines(chart, 80) == [
-        "Sessions per week",
+        "Sessions per week  2026-02-23 – 2026-03-15",  # the days it covers, years included
         "     4 ┤██",
         "       ┤██",
         "       ┤██    ██",
@@ -44,7 +44,7 @@ def test_columns_keep_the_newest_weeks_that_fit():
 def test_heat_map_shades_days_by_quartile_of_the_busiest():
     days = {date(2026, 3, 2): 8, date(2026, 3, 3): 1, date(2026, 3, 4): 4, date(2026, 3, 10): 6}
     drawn = lines(HeatMap("Messages per day", days, date(2026, 3, 10)), 80)
-    assert drawn[0] == "Messages per day" and drawn[1].lstrip().startswith("Dec")  # 12 weeks back to December
+    assert drawn[0] == "Messages per day  2025-12-22 – 2026-03-10" and drawn[1].lstrip().startswith("Dec")  # 12 weeks back to December
     rows = drawn[2:9]
     assert [row[:3].strip() for row in rows] == ["Mon", "", "Wed", "", "Fri", "", "Sun"]
     mon, tue, wed = rows[0][4:].split(), rows[1][4:].split(), rows[2][4:].split()
@@ -79,3 +79,12 @@ def test_the_week_axis_never_wraps_a_date_onto_its_own_line():
     for width in range(40, 90):
         drawn = lines(ColumnChart("Sessions per week", weeks, str, height=5), width)
         assert len(drawn) == 1 + 5 + 1, (width, drawn)
+
+
+def test_a_title_says_the_days_its_chart_covers_where_there_is_room():
+    """A chart shows the newest weeks that fit: two years of history read as six
+    months with nothing saying so (tmux, session 32)."""
+    days = {date(2024, 11, 4) + timedelta(days=n): 3 for n in range(0, 700, 3)}
+    wide = lines(HeatMap("Messages per day", days, date(2026, 10, 4)), 80)[0]
+    assert wide == "Messages per day  2026-04-06 – 2026-10-04"
+    assert lines(HeatMap("Messages per day", days, date(2026, 10, 4)), 30)[0] == "Messages per day"  # no room: the title alone

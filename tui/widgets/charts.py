@@ -65,10 +65,11 @@ class ColumnChart:
     def __rich_console__(self, console: Console, options: ConsoleOptions) -> RenderResult:
         room = max(1, (options.max_width - AXIS_WIDTH) // 3)
         weeks = list(self.weeks)[-room:]
-        yield Text(self.title, style="bold")
         if not weeks or not any(value for _, value in weeks):
+            yield Text(self.title, style="bold")
             yield Text("  nothing recorded", style="dim")
             return
+        yield _titled(self.title, weeks[0][0], weeks[-1][0] + timedelta(days=6), options.max_width)
         top = max(value for _, value in weeks)
         # in eighths of a row; a week with anything at all shows at least one eighth
         levels = [max(1, round(value / top * self.height * 8)) if value > 0 else 0 for _, value in weeks]
@@ -81,6 +82,17 @@ class ColumnChart:
                 line.append(" ")
             yield line
         yield _date_axis([start for start, _ in weeks], 3, options.max_width - AXIS_WIDTH)
+
+
+def _titled(title: str, first: date, last: date, width: int) -> Text:
+    """The chart's title and the days it covers, years included, where the width
+    has room: a chart shows the newest weeks that fit, and a history of two years
+    read as one of six months."""
+    line = Text(title, style="bold")
+    span = f"  {first:%Y-%m-%d} – {last:%Y-%m-%d}"
+    if len(title) + len(span) <= width:
+        line.append(span, style="dim")
+    return line
 
 
 def _date_axis(starts: list[date], step: int, width: int) -> Text:
@@ -117,7 +129,7 @@ class HeatMap:
         weeks = min(fit, self.weeks_wanted, max(span, MIN_WEEKS))
         first = monday(self.last_day) - timedelta(weeks=weeks - 1)
         busiest = max((count for day, count in self.days.items() if first <= day <= self.last_day), default=0)
-        yield Text(self.title, style="bold")
+        yield _titled(self.title, first, self.last_day, options.max_width)
         months = [" "] * (weeks * 2)
         starts: list[tuple[int, str]] = []  # (column, name) where each month's first week is
         shown_month = None
