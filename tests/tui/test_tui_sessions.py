@@ -503,6 +503,10 @@ async def test_help_names_quit_stats_and_the_browser_keys(corpus):
         rows = app.screen._rows(app.screen.under)
         for row in [("s", "Sort", "sessions.sort"), ("f", "Starred", "sessions.starred"), ("^b", "Star", "session.star")]:
             assert row[1:] in [r[1:] for r in rows], row
+        assert not app.screen.query("#help-note")  # on the list: its keys are in the table
+        await pilot.press("escape", "slash", "f1")  # in the filter, letters are typed: the note says where the keys are
+        assert isinstance(app.screen, HelpScreen)
+        assert "↓ moves to the list" in str(app.screen.query_one("#help-note", Static).render())
 
 
 @run_async

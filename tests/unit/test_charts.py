@@ -44,7 +44,9 @@ def test_columns_keep_the_newest_weeks_that_fit():
 def test_heat_map_shades_days_by_quartile_of_the_busiest():
     days = {date(2026, 3, 2): 8, date(2026, 3, 3): 1, date(2026, 3, 4): 4, date(2026, 3, 10): 6}
     drawn = lines(HeatMap("Messages per day", days, date(2026, 3, 10)), 80)
-    assert drawn[0] == "Messages per day  2025-12-22 – 2026-03-10" and drawn[1].lstrip().startswith("Dec")  # 12 weeks back to December
+    assert drawn[0] == "Messages per day  2025-12-22 – 2026-03-10" and drawn[1].lstrip().startswith(
+        "Dec"
+    )  # 12 weeks back to December
     rows = drawn[2:9]
     assert [row[:3].strip() for row in rows] == ["Mon", "", "Wed", "", "Fri", "", "Sun"]
     mon, tue, wed = rows[0][4:].split(), rows[1][4:].split(), rows[2][4:].split()

@@ -73,6 +73,16 @@ class SessionsScreen(SessionActions, Screen):
 
     app: ConvoApp
 
+    @property
+    def HELP_NOTE(self) -> str:  # read by the help screen as the search screen's constant
+        """While the filter has the focus, letters are typed into it and the list's keys
+        are not active: F1 listed none of them (tmux, session 32)."""
+        if isinstance(self.focused, Input):
+            return (
+                "Letters go into the filter here: ↓ moves to the list, and F1 there lists its keys (sort, starred, tags, delete)."
+            )
+        return ""
+
     def __init__(self) -> None:
         super().__init__()
         self.counts: SessionPage | None = None  # the latest page read: the list's counts (None: none read yet)
