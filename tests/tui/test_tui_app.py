@@ -278,6 +278,10 @@ async def test_help_lists_the_keys_with_their_ids(corpus):
         rows = [tuple(table.get_row_at(i)) for i in range(table.row_count)]
         assert ("f2", "Mode", "app.mode") in rows
         assert ("f3", "Sessions", "app.sessions") in rows
+        await pilot.press("end")  # the last row (DataTable's own End went to the last column)
+        assert table.cursor_row == table.row_count - 1 > 0
+        await pilot.press("home")
+        assert table.cursor_row == 0
         await pilot.press("escape")
         assert isinstance(app.screen, SearchScreen)
 

@@ -9,6 +9,16 @@ from textual.screen import ModalScreen, Screen
 from textual.widgets import DataTable, Static
 
 
+class KeyTable(DataTable[str]):
+    """The table of keys: a row at a time, so Home and End go to its first and last
+    row (DataTable's own go to the first and last column, and did nothing here)."""
+
+    BINDINGS = [
+        Binding("home", "scroll_top", "First", show=False),
+        Binding("end", "scroll_bottom", "Last", show=False),
+    ]
+
+
 class HelpScreen(ModalScreen[None]):
     BINDINGS = [Binding("escape,q,f1,question_mark", "close", "Close", id="help.close")]
 
@@ -37,7 +47,7 @@ class HelpScreen(ModalScreen[None]):
     def compose(self) -> ComposeResult:
         with Vertical(id="help-box"):
             yield Static("Keys on this screen (remap by binding id: [keys] in the config file)", id="help-title", markup=False)
-            table: DataTable[str] = DataTable(id="help-table", cursor_type="row", zebra_stripes=True)
+            table = KeyTable(id="help-table", cursor_type="row", zebra_stripes=True)
             table.add_columns("Key", "Action", "Binding id")
             table.add_rows(self._rows(self.under))
             yield table
