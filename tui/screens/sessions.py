@@ -74,7 +74,7 @@ class SessionsScreen(SessionActions, Screen):
     app: ConvoApp
 
     @property
-    def HELP_NOTE(self) -> str:  # read by the help screen as the search screen's constant
+    def HELP_NOTE(self) -> str:  # the help screen reads HELP_NOTE (a constant on the search screen)
         """While the filter has the focus, letters are typed into it and the list's keys
         are not active: F1 listed none of them (tmux, session 32)."""
         if isinstance(self.focused, Input):
