@@ -15,6 +15,7 @@ from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.render import session_cost
+from convo_tui.tui.screens.reader_window import TurnWindow
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_messages import SessionsChanged
 from convo_tui.tui.shown import when_shown
@@ -30,6 +31,10 @@ from textual.widgets import Footer, Header, Static
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
+
+
+# The view this close to an end of the turns mounted widens them (reader_window.py).
+EDGE_ROWS = 2
 
 
 class SessionNotes(Message):
@@ -87,6 +92,7 @@ class ReaderScreen(SessionActions, Screen):
         # kept as the reader scrolls, put back after a resize reflowed every turn.
         self._place: tuple[str, float] | None = None
         self._reflowing = False
+        self._window: TurnWindow | None = None  # the turns mounted (reader_window.py)
 
     def compose(self) -> ComposeResult:
         yield Header()
@@ -127,9 +133,16 @@ class ReaderScreen(SessionActions, Screen):
 
     async def _fill_body(self) -> None:
         body = self.query_one("#reader-body", VerticalScroll)
-        await body.remove_children()
-        await body.mount_all(build_turn_views(self.session, highlight_words(self.query_text), self.app.redactor))
-        self._mark_hits()
+        terms = highlight_words(self.query_text)
+
+        def build(start: int, end: int) -> list[TurnView]:
+            views = build_turn_views(self.session, terms, self.app.redactor, slice(start, end))
+            for view in views:
+                self._mark(view)
+            return views
+
+        self._window = TurnWindow(body, [index for index, _ in self.session.turn_groups()], build)
+        await self._window.open_at(self.current_turn)
         body.focus()
         if self.current_turn is not None:
             self.call_after_refresh(self._scroll_to_turn, self.current_turn)
@@ -169,10 +182,27 @@ class ReaderScreen(SessionActions, Screen):
 
     def _mark_hits(self) -> None:
         for view in self.query(TurnView):
-            view.set_class(view.index in self.hit_turns, "-hit")
-            view.set_class(view.index == self.current_turn, "-current")
+            self._mark(view)
+
+    def _mark(self, view: TurnView) -> None:
+        view.set_class(view.index in self.hit_turns, "-hit")
+        view.set_class(view.index == self.current_turn, "-current")
 
     def _scroll_to_turn(self, index: int) -> None:
+        view = self.turn_view(index)
+        if view is not None:
+            self.query_one("#reader-body", VerticalScroll).scroll_to_widget(view, top=True, animate=False)
+        elif self._window is not None:
+            self.call_later(self._reach_turn, index)  # outside the turns mounted
+
+    async def _reach_turn(self, index: int) -> None:
+        if self._window is not None:
+            self._reflowing = True  # what is mounted above moves the view: not the reader's place
+            await self._window.reach(index)
+            self.call_after_refresh(self._after_reach, index)
+
+    def _after_reach(self, index: int) -> None:
+        self._reflowing = False
         view = self.turn_view(index)
         if view is not None:
             self.query_one("#reader-body", VerticalScroll).scroll_to_widget(view, top=True, animate=False)
@@ -314,7 +344,22 @@ class ReaderScreen(SessionActions, Screen):
             box = view.virtual_region
             if box.bottom > body.scroll_y and view.id:
                 self._place = (view.id, (body.scroll_y - box.y) / max(1, box.height))
-                return
+                break
+        window = self._window
+        if window is not None and not window.whole:
+            if body.scroll_y <= EDGE_ROWS and window.lo > 0:
+                self._reflowing = True
+                self.call_later(self._grow, True)
+            elif body.scroll_y >= body.max_scroll_y - EDGE_ROWS and window.hi < window.size:
+                self._reflowing = True
+                self.call_later(self._grow, False)
+
+    async def _grow(self, up: bool) -> None:
+        """More turns where the view reached an end of those mounted; the turn on top
+        stays where it is on screen (turns mounted above it would push it down)."""
+        if self._window is not None:
+            await (self._window.grow_up() if up else self._window.grow_down())
+        self.call_after_refresh(self._put_back)
 
     def _keep_place(self) -> None:
         """After a resize: the same scroll offset shows other turns once every line
@@ -357,8 +402,18 @@ class ReaderScreen(SessionActions, Screen):
     def action_scroll_up(self) -> None:
         self.query_one("#reader-body", VerticalScroll).scroll_up(animate=False)
 
-    def action_top(self) -> None:
-        self.query_one("#reader-body", VerticalScroll).scroll_home(animate=False)
+    async def action_top(self) -> None:
+        window = self._window
+        if window is not None and window.lo > 0:
+            self._reflowing = True  # the turns mounted anew are not the reader's place
+            await window.open_at(window.indexes[0])
+            self._reflowing = False
+        self.call_after_refresh(self.query_one("#reader-body", VerticalScroll).scroll_home, animate=False)
 
-    def action_bottom(self) -> None:
-        self.query_one("#reader-body", VerticalScroll).scroll_end(animate=False)
+    async def action_bottom(self) -> None:
+        window = self._window
+        if window is not None and window.hi < window.size:
+            self._reflowing = True
+            await window.open_at(window.indexes[-1])
+            self._reflowing = False
+        self.call_after_refresh(self.query_one("#reader-body", VerticalScroll).scroll_end, animate=False)

@@ -75,11 +75,14 @@ def session_head(
     return head
 
 
-def build_turn_views(session: Session, terms: list[str], shown: Callable[[str], str]) -> list[TurnView]:
+def build_turn_views(
+    session: Session, terms: list[str], shown: Callable[[str], str], groups: slice = slice(None)
+) -> list[TurnView]:
+    """The views of the session's turn groups (`groups` of them: the reader mounts a window)."""
     owner = turn_of_message(session)
     turns = {t.index: t for t in session.turns}
     views = []
-    for index, messages in session.turn_groups():
+    for index, messages in session.turn_groups()[groups]:
         children: list[Widget] = []
         if index is not None:
             title = Text(f"Turn {index}", style="bold")
