@@ -15,6 +15,7 @@ from convo_tui.core.errors import ConvoError
 from convo_tui.core.model import Session
 from convo_tui.tui.query_line import highlight_words
 from convo_tui.tui.render import session_cost
+from convo_tui.tui.screens.reader_place import TurnPlace
 from convo_tui.tui.screens.reader_window import TurnWindow
 from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
 from convo_tui.tui.session_messages import SessionsChanged
@@ -31,10 +32,6 @@ from textual.widgets import Footer, Header, Static
 
 if TYPE_CHECKING:
     from convo_tui.tui.app import ConvoApp
-
-
-# The view this close to an end of the turns mounted widens them (reader_window.py).
-EDGE_ROWS = 2
 
 
 class SessionNotes(Message):
@@ -57,7 +54,7 @@ class SettingsStored(Message):
         self.error = error
 
 
-class ReaderScreen(SessionActions, Screen):
+class ReaderScreen(TurnPlace, SessionActions, Screen):
     # Shown in the footer: what fits 80 columns beside the app's keys and Quit; F1 lists them all.
     BINDINGS = [
         *[b for b in SESSION_BINDINGS if isinstance(b, Binding) and b.action != "open"],
@@ -195,18 +192,6 @@ class ReaderScreen(SessionActions, Screen):
         elif self._window is not None:
             self.call_later(self._reach_turn, index)  # outside the turns mounted
 
-    async def _reach_turn(self, index: int) -> None:
-        if self._window is not None:
-            self._reflowing = True  # what is mounted above moves the view: not the reader's place
-            await self._window.reach(index)
-            self.call_after_refresh(self._after_reach, index)
-
-    def _after_reach(self, index: int) -> None:
-        self._reflowing = False
-        view = self.turn_view(index)
-        if view is not None:
-            self.query_one("#reader-body", VerticalScroll).scroll_to_widget(view, top=True, animate=False)
-
     @work(thread=True, exclusive=True, group="reader-hits")
     def _find_hits(self, query: str, mode: str) -> None:
         app = self.app
@@ -336,49 +321,6 @@ class ReaderScreen(SessionActions, Screen):
 
             self.call_after_refresh(again)
 
-    def _remember_place(self) -> None:
-        if self._reflowing:
-            return  # the reflow's own moves are not the reader's
-        body = self.query_one("#reader-body", VerticalScroll)
-        for view in body.query_children(TurnView):
-            box = view.virtual_region
-            if box.bottom > body.scroll_y and view.id:
-                self._place = (view.id, (body.scroll_y - box.y) / max(1, box.height))
-                break
-        window = self._window
-        if window is not None and not window.whole:
-            if body.scroll_y <= EDGE_ROWS and window.lo > 0:
-                self._reflowing = True
-                self.call_later(self._grow, True)
-            elif body.scroll_y >= body.max_scroll_y - EDGE_ROWS and window.hi < window.size:
-                self._reflowing = True
-                self.call_later(self._grow, False)
-
-    async def _grow(self, up: bool) -> None:
-        """More turns where the view reached an end of those mounted; the turn on top
-        stays where it is on screen (turns mounted above it would push it down)."""
-        if self._window is not None:
-            await (self._window.grow_up() if up else self._window.grow_down())
-        self.call_after_refresh(self._put_back)
-
-    def _keep_place(self) -> None:
-        """After a resize: the same scroll offset shows other turns once every line
-        wrapped anew (a window made narrower put the reader turns away from where it was)."""
-        if self._place is not None:
-            self._reflowing = True
-            self.call_after_refresh(self._put_back)
-
-    def _put_back(self) -> None:
-        self._reflowing = False
-        if self._place is None:
-            return
-        name, share = self._place
-        found = self.query(f"#{name}")
-        if found:
-            box = found.first().virtual_region
-            body = self.query_one("#reader-body", VerticalScroll)
-            body.scroll_to(y=box.y + round(share * box.height), animate=False)
-
     def action_search_here(self) -> None:
         from convo_tui.core.search.query import session_filter
 
@@ -401,19 +343,3 @@ class ReaderScreen(SessionActions, Screen):
 
     def action_scroll_up(self) -> None:
         self.query_one("#reader-body", VerticalScroll).scroll_up(animate=False)
-
-    async def action_top(self) -> None:
-        window = self._window
-        if window is not None and window.lo > 0:
-            self._reflowing = True  # the turns mounted anew are not the reader's place
-            await window.open_at(window.indexes[0])
-            self._reflowing = False
-        self.call_after_refresh(self.query_one("#reader-body", VerticalScroll).scroll_home, animate=False)
-
-    async def action_bottom(self) -> None:
-        window = self._window
-        if window is not None and window.hi < window.size:
-            self._reflowing = True
-            await window.open_at(window.indexes[-1])
-            self._reflowing = False
-        self.call_after_refresh(self.query_one("#reader-body", VerticalScroll).scroll_end, animate=False)
