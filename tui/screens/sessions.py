@@ -10,21 +10,19 @@ choice changes; the highlighted session keeps its row when it is still there.
 
 from __future__ import annotations
 
-import dataclasses
 from typing import TYPE_CHECKING
 
 from convo_tui.core.errors import ConvoError
 from convo_tui.core.hits import PageEntry, SessionPage, SessionSummary
 from convo_tui.tui.render import plural
-from convo_tui.tui.session_actions import SESSION_BINDINGS, SessionActions, SessionTarget
-from convo_tui.tui.session_filter import SORTS
+from convo_tui.tui.screens.sessions_keys import SESSIONS_BINDINGS, ListKeys
+from convo_tui.tui.session_actions import SessionActions, SessionTarget
 from convo_tui.tui.session_messages import SessionLoaded, SessionsChanged
 from convo_tui.tui.shown import when_shown
 from convo_tui.tui.widgets.session_list import SessionList, session_line
 from rich.text import Text
-from textual import events, on, work
+from textual import on, work
 from textual.app import ComposeResult
-from textual.binding import Binding
 from textual.message import Message
 from textual.screen import Screen
 from textual.timer import Timer
@@ -52,36 +50,10 @@ class PageRead(Message):
         self.error = error
 
 
-class SessionsScreen(SessionActions, Screen):
-    BINDINGS = [
-        # Enter opens here: ctrl+o stays out of the footer, which must fit 80 columns with s and f.
-        *[dataclasses.replace(b, show=False) if isinstance(b, Binding) else b for b in SESSION_BINDINGS],
-        Binding("escape", "back", "Back", id="sessions.back"),
-        Binding("slash", "focus_filter", "Filter", show=False, id="sessions.filter"),
-        Binding("s", "cycle_sort", "Sort", id="sessions.sort"),
-        Binding("f", "toggle_starred", "Starred", id="sessions.starred"),
-        # Not a letter: a word typed into the list goes to the filter (on_key), and "dyn"
-        # must not delete the session under the cursor with its "y".
-        Binding("delete", "delete", "Delete", show=False, id="sessions.delete"),
-        Binding("number_sign", "tag", "Tags", show=False, id="sessions.tag"),  # tags show as #name
-        Binding("j", "cursor_down", "Down", show=False, id="sessions.down"),
-        Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
-        Binding("g", "first", "First", show=False, id="sessions.first"),
-        Binding("G", "last", "Last", show=False, id="sessions.last"),
-        Binding("down", "focus_list", "List", show=False, id="sessions.list"),
-    ]
+class SessionsScreen(ListKeys, SessionActions, Screen):
+    BINDINGS = SESSIONS_BINDINGS
 
     app: ConvoApp
-
-    @property
-    def HELP_NOTE(self) -> str:  # the help screen reads HELP_NOTE (a constant on the search screen)
-        """While the filter has the focus, letters are typed into it and the list's keys
-        are not active: F1 listed none of them (tmux, session 32)."""
-        if isinstance(self.focused, Input):
-            return (
-                "Letters go into the filter here: ↓ moves to the list, and F1 there lists its keys (sort, starred, tags, delete)."
-            )
-        return ""
 
     def __init__(self) -> None:
         super().__init__()
@@ -325,76 +297,6 @@ class SessionsScreen(SessionActions, Screen):
             self.notify(event.error or "Could not read the session", severity="error", markup=False)
         elif self.is_current:
             self.app.push_screen(ReaderScreen(event.session, None, ""))
-
-    # -- keys --------------------------------------------------------------------------
-
-    def on_key(self, event: events.Key) -> None:
-        """A character typed while the list has the focus goes into the filter, at its
-        end (as on the search screen), unless a key binding takes it (the list's letters,
-        as the user's `[keys]` map them, `?`)."""
-        box = self.query_one("#session-filter", Input)
-        if self.focused is not box:
-            # A key pressed on the list moves it (or reorders it, which picks its own row):
-            # the session highlighted before a new ordering is no longer where to go back to.
-            self._keep = None
-        char = event.character
-        # The box types its own characters (they never get here); these came from the list,
-        # some of them after the first of a burst moved the focus to the box.
-        if not event.is_printable or char is None or event.key in self.app.active_bindings:
-            return
-        event.stop()
-        event.prevent_default()
-        if self.focused is not box:
-            self.set_focus(box)
-        box.cursor_position = len(box.value)
-        box.insert_text_at_cursor(char)
-
-    def on_click(self) -> None:
-        self._keep = None  # a row clicked: where the user wants to be
-
-    def action_back(self) -> None:
-        self.app.pop_screen()
-
-    def action_focus_filter(self) -> None:
-        self.query_one("#session-filter", Input).focus()
-
-    def action_focus_list(self) -> None:
-        listing = self.listing
-        listing.focus()
-        if listing.highlighted is None and listing.count:
-            listing.action_first()
-
-    def _on_list(self, action: str) -> None:
-        listing = self.listing
-        if not listing.has_focus:
-            self.action_focus_list()
-            if action in ("cursor_down", "cursor_up"):
-                return  # the first key lands on the first row
-        getattr(listing, f"action_{action}")()
-
-    def action_cursor_down(self) -> None:
-        self._on_list("cursor_down")
-
-    def action_cursor_up(self) -> None:
-        self._on_list("cursor_up")
-
-    def action_first(self) -> None:
-        self._on_list("first")
-
-    def action_last(self) -> None:
-        self._on_list("last")
-
-    def action_cycle_sort(self) -> None:
-        prefs = self.app.browser
-        prefs.sort = SORTS[(SORTS.index(prefs.sort) + 1) % len(SORTS)]
-        if self.filter_text.strip():  # the list is by match while filtered: the key would seem to do nothing
-            self.notify(f"Sorted by {prefs.sort} once the filter is cleared (now: best match first)", timeout=3)
-        self.reload()
-
-    def action_toggle_starred(self) -> None:
-        prefs = self.app.browser
-        prefs.starred_only = not prefs.starred_only
-        self.reload()
 
     # -- the session actions (tui/session_actions.py) act on the highlighted row ----------
 
