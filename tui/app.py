@@ -62,12 +62,15 @@ class ConvoApp(SessionEvents, IndexFollowing, SystemCommands, App):
         STYLES / "stats.tcss",
     ]
     COMMANDS = App.COMMANDS | {ConvoCommands}
+    # The keys that change the screen are the app's first (priority): handled where the
+    # app reads them, so the keys typed right after them, in the same burst, already
+    # go to the new screen instead of the widget focused before it (tmux, session 32).
     BINDINGS = [
-        Binding("f1", "help", "Help", id="app.help"),
+        Binding("f1", "help", "Help", priority=True, id="app.help"),
         Binding("question_mark", "help", "Help", show=False, id="app.help_alt"),
         Binding("f2", "cycle_mode", "Mode", id="app.mode"),
-        Binding("f3", "sessions", "Sessions", id="app.sessions"),
-        Binding("f7", "stats", "Stats", show=False, id="app.stats"),  # in F1 and the palette
+        Binding("f3", "sessions", "Sessions", priority=True, id="app.sessions"),
+        Binding("f7", "stats", "Stats", show=False, priority=True, id="app.stats"),  # in F1 and the palette
         Binding("f5", "reindex", "Re-index", show=False, id="app.reindex"),  # in F1 and the palette
         Binding("ctrl+q", "quit", "Quit", priority=True, id="app.quit"),  # the footer fits 80 columns with it
     ]

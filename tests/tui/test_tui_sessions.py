@@ -556,3 +556,22 @@ async def test_the_reader_reads_and_writes_the_index_off_the_ui_thread(corpus):
             library.rename_session(session_id, "")
             library.star_session(session_id, False)
             library.set_session_settings(session_id, hide_thinking=False)
+
+
+@run_async
+async def test_keys_typed_while_the_browser_opens_go_where_they_would_once_open(corpus):
+    """F3, down and s sent at once (a fast typist in tmux, session 32): the browser's
+    first shown moment focused the filter after down had moved to the list, and the
+    s meant for the sort was typed into the filter."""
+    from textual import events
+
+    app = make_app(corpus)
+    async with app.run_test(size=SIZE) as pilot:
+        await settle(pilot)
+        for key, char in (("f3", None), ("down", None), ("s", "s")):
+            app.post_message(events.Key(key, char))
+        await settle(pilot)
+        screen = app.screen
+        assert isinstance(screen, SessionsScreen)
+        assert screen.query_one("#session-filter").value == ""
+        assert app.browser.sort == "title" and screen.listing.has_focus

@@ -80,7 +80,8 @@ class SessionsScreen(ListKeys, SessionActions, Screen):
 
     @when_shown
     def on_mount(self) -> None:
-        self.query_one("#session-filter", Input).focus()
+        if self.focused is None:  # a key typed as it opened (down) may have chosen the list already
+            self.query_one("#session-filter", Input).focus()
         self.reload()
 
     @property

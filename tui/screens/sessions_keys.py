@@ -30,7 +30,9 @@ SESSIONS_BINDINGS = [
     Binding("k", "cursor_up", "Up", show=False, id="sessions.up"),
     Binding("g", "first", "First", show=False, id="sessions.first"),
     Binding("G", "last", "Last", show=False, id="sessions.last"),
-    Binding("down", "focus_list", "List", show=False, id="sessions.list"),
+    # Priority: the move to the list is made where the app reads the key, so the
+    # keys typed right after it (an s to sort) already go to the list, not the filter.
+    Binding("down", "cursor_down", "List", show=False, priority=True, id="sessions.list"),
 ]
 
 
@@ -99,7 +101,7 @@ class ListKeys:
 
     def action_focus_list(self) -> None:
         listing = self.listing
-        listing.focus()
+        self.set_focus(listing)  # now: Widget.focus() waits for the app's next turn, after the keys queued behind
         if listing.highlighted is None and listing.count:
             listing.action_first()
 
