@@ -28,12 +28,12 @@ from convo_tui.core.index.manifest import Manifest, source_readings
 from convo_tui.core.index.visible import SemanticStatus, semantic_status
 from convo_tui.core.library.catalogue import Catalogue
 from convo_tui.core.library.models import Models
-from convo_tui.core.library.opening import open_checked
+from convo_tui.core.library.opening import manifest_dir, open_checked
 from convo_tui.core.library.reading import Reader
 from convo_tui.core.library.session_ids import SessionIds
 from convo_tui.core.search.in_session import hits_in_session
 from convo_tui.core.search.pipeline import search
-from convo_tui.core.settings import Settings, default_index_dir
+from convo_tui.core.settings import Settings
 from convo_tui.core.store.base import Store
 from convo_tui.core.store.guard import GuardedStore
 
@@ -47,18 +47,6 @@ if TYPE_CHECKING:
     from convo_tui.core.library.indexing import IndexRuns
     from convo_tui.core.model import Session
     from convo_tui.core.stats import Stats
-
-
-def manifest_dir(settings: Settings) -> Path:
-    """Where the manifest, the user's edits and the vector cache live: the index
-    folder, or for a server collection a folder beside this machine's settings."""
-    if not settings.qdrant_url:
-        return settings.index_dir
-    folder = default_index_dir() / "server"
-    for private in (folder.parent, folder):  # it lists every transcript path: owner only
-        private.mkdir(parents=True, exist_ok=True, mode=0o700)
-        private.chmod(0o700)
-    return folder
 
 
 class Library(Engine):

@@ -1,12 +1,14 @@
-"""Opening an index: the store, its metadata and its health, checked before use."""
+"""Opening an index: the store, its metadata and its health, checked before use,
+and where the files beside it live (manifest_dir)."""
 
 from __future__ import annotations
 
+from pathlib import Path
 from typing import Any
 
 from convo_tui.core.errors import IndexUnavailable
 from convo_tui.core.index.health import check as check_health
-from convo_tui.core.settings import Settings
+from convo_tui.core.settings import Settings, default_index_dir
 from convo_tui.core.store import open_store
 from convo_tui.core.store.base import Store
 
@@ -54,3 +56,15 @@ def open_checked(
             raise
         return store, exc
     return store, None
+
+
+def manifest_dir(settings: Settings) -> Path:
+    """Where the manifest, the user's edits and the vector cache live: the index
+    folder, or for a server collection a folder beside this machine's settings."""
+    if not settings.qdrant_url:
+        return settings.index_dir
+    folder = default_index_dir() / "server"
+    for private in (folder.parent, folder):  # it lists every transcript path: owner only
+        private.mkdir(parents=True, exist_ok=True, mode=0o700)
+        private.chmod(0o700)
+    return folder
