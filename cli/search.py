@@ -92,11 +92,13 @@ def run(args: argparse.Namespace) -> int:
         else:
             out.write(format_hit(hit, terms))
     if not hits and not args.json:  # JSON lines: none is the answer
-        wrong = (unknown_source(args.query) if parsed.source else None) or wrong_project
+        # The app's order (tui/screens/search_empty.py): source, machine, tag, project.
+        wrong = unknown_source(args.query) if parsed.source else None
         if filtered_out and parsed.machine and not wrong:
             wrong = unknown_machine(args.query, (remote.name for remote in settings.remotes))
         if filtered_out and parsed.tag and not wrong:
             wrong = wrong_tag
+        wrong = wrong or wrong_project
         if wrong:
             hint = f" ({wrong})"
         elif filtered_out:

@@ -48,6 +48,8 @@ def test_index_search_sessions_show_prune(tmp_path, capsys):
         "convo-tui: no results for 'rollback machine:devbox' "
         "(machine:devbox is no machine convo-tui pulls from: no other machine is set up ([[remotes]] in the settings))\n"
     )
+    assert main(["search", "rollback project:no-such-project machine:devbox"]) == 0  # two wrong: the app's first
+    assert "(machine:devbox is no machine convo-tui pulls from" in capsys.readouterr().err
     assert main(["search", "rollback after:2099-01-01"]) == 0  # filters that match nothing, a project or not
     assert capsys.readouterr().err == (
         "convo-tui: no results for 'rollback after:2099-01-01' (no conversation matches its filters alone)\n"
