@@ -76,3 +76,27 @@ async def test_a_long_session_opens_with_a_window_of_turns_that_grows_where_the_
         await pilot.press("G")
         await until(pilot, lambda: mounted(reader)[-1] == 199, "the last turn")
         assert mounted(reader) == sorted(mounted(reader))  # in order, each once
+
+
+@run_async
+async def test_the_first_frame_of_the_reader_shows_the_turn_it_was_opened_at(demo_index, monkeypatch):
+    """The window mounts turns above the opened one, and the body was painted at
+    its top for a few frames before the scroll to the turn (tmux, session 32):
+    every frame painted shows the opened turn on top, or the body transparent."""
+    app = make_app(demo_index)
+    painted: list[tuple[int | None, int]] = []
+    display = type(app)._display
+
+    def record(self, screen, renderable):  # every frame the app paints
+        body = screen.query("#reader-body") if isinstance(screen, ReaderScreen) and renderable is not None else None
+        if body and body.first().styles.opacity > 0:  # transparent: nothing of it is seen
+            painted.append(at_top(screen))
+        return display(self, screen, renderable)
+
+    monkeypatch.setattr(type(app), "_display", record)
+    async with app.run_test(size=(80, 24)) as pilot:
+        await pilot.pause()
+        app.push_screen(ReaderScreen(long_session(60), 40, ""))
+        await until(pilot, lambda: isinstance(app.screen, ReaderScreen) and at_top(app.screen) == (40, 0), "turn 40 shown")
+        await pilot.pause()
+    assert painted and all(top == (40, 0) for top in painted), painted[:5]

@@ -139,10 +139,28 @@ class ReaderScreen(TurnPlace, SessionActions, Screen):
             return views
 
         self._window = TurnWindow(body, [index for index, _ in self.session.turn_groups()], build)
+        if self.current_turn is not None:
+            # The window starts turns above the opened one: its first frames showed
+            # them, then jumped (tmux, session 32). The body is transparent until
+            # scrolled there (not hidden: a hidden widget has no place to scroll to).
+            body.styles.opacity = 0
         await self._window.open_at(self.current_turn)
         body.focus()
         if self.current_turn is not None:
-            self.call_after_refresh(self._scroll_to_turn, self.current_turn)
+            self.call_after_refresh(self._land, self.current_turn)
+
+    def _land(self, index: int) -> None:
+        """The first scroll to the opened turn, then the body shown, every line of it
+        drawn again (lines drawn while it was transparent are kept otherwise)."""
+        found = self.query("#reader-body")
+        if not found:
+            return  # the screen was taken down meanwhile (ctrl+q)
+        self._scroll_to_turn(index)
+        body = found.first(VerticalScroll)
+        body.styles.clear_rule("opacity")
+        for widget in (body, *body.walk_children()):
+            widget.notify_style_update()  # their styles' caches hold the transparent colours
+            widget.refresh()
 
     def _session_texts(self) -> list[str]:
         return [
